@@ -1,0 +1,137 @@
+//! Token usage and run budgets (checked before every model and tool call).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct TokenUsage {
+    pub input: u64,
+    pub output: u64,
+}
+
+impl TokenUsage {
+    pub fn new(input: u64, output: u64) -> Self {
+        Self { input, output }
+    }
+    pub fn saturating_add(self, other: TokenUsage) -> TokenUsage {
+        TokenUsage {
+            input: self.input.saturating_add(other.input),
+            output: self.output.saturating_add(other.output),
+        }
+    }
+}
+
+/// Which budget a run ran out of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BudgetKind {
+    ModelCalls,
+    ToolCalls,
+    InputTokens,
+    OutputTokens,
+    WallTime,
+}
+
+impl fmt::Display for BudgetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BudgetKind::ModelCalls => "model calls",
+            BudgetKind::ToolCalls => "tool calls",
+            BudgetKind::InputTokens => "input tokens",
+            BudgetKind::OutputTokens => "output tokens",
+            BudgetKind::WallTime => "wall time",
+        })
+    }
+}
+
+/// Limits for one run. Every limit is required: a run never has an
+/// unbounded budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budgets {
+    pub max_model_calls: u32,
+    pub max_tool_calls: u32,
+    pub max_input_tokens: u64,
+    pub max_output_tokens: u64,
+    pub max_wall_time_ms: u64,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Self {
+            max_model_calls: 50,
+            max_tool_calls: 100,
+            max_input_tokens: 2_000_000,
+            max_output_tokens: 200_000,
+            max_wall_time_ms: 30 * 60 * 1000,
+        }
+    }
+}
+
+/// What has been spent so far, as the reducer counts it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Spent {
+    pub model_calls: u32,
+    pub tool_calls: u32,
+    pub usage: TokenUsage,
+    pub elapsed_ms: u64,
+}
+
+impl Budgets {
+    /// The first budget that `spent` has reached, in a fixed order. A budget
+    /// that is reached (not only exceeded) blocks the next call: fail closed.
+    pub fn first_exhausted(&self, spent: &Spent) -> Option<BudgetKind> {
+        if spent.model_calls >= self.max_model_calls {
+            Some(BudgetKind::ModelCalls)
+        } else if spent.tool_calls >= self.max_tool_calls {
+            Some(BudgetKind::ToolCalls)
+        } else if spent.usage.input >= self.max_input_tokens {
+            Some(BudgetKind::InputTokens)
+        } else if spent.usage.output >= self.max_output_tokens {
+            Some(BudgetKind::OutputTokens)
+        } else if spent.elapsed_ms >= self.max_wall_time_ms {
+            Some(BudgetKind::WallTime)
+        } else {
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reaching_a_limit_exhausts_it() {
+        let budgets = Budgets {
+            max_model_calls: 2,
+            ..Budgets::default()
+        };
+        let mut spent = Spent {
+            model_calls: 1,
+            ..Spent::default()
+        };
+        assert_eq!(budgets.first_exhausted(&spent), None);
+        spent.model_calls = 2;
+        assert_eq!(budgets.first_exhausted(&spent), Some(BudgetKind::ModelCalls));
+    }
+
+    #[test]
+    fn token_and_time_limits_are_checked() {
+        let budgets = Budgets {
+            max_output_tokens: 10,
+            max_wall_time_ms: 5,
+            ..Budgets::default()
+        };
+        let spent = Spent {
+            usage: TokenUsage::new(0, 10),
+            elapsed_ms: 9,
+            ..Spent::default()
+        };
+        assert_eq!(budgets.first_exhausted(&spent), Some(BudgetKind::OutputTokens));
+        let spent = Spent {
+            elapsed_ms: 9,
+            ..Spent::default()
+        };
+        assert_eq!(budgets.first_exhausted(&spent), Some(BudgetKind::WallTime));
+    }
+}

@@ -1,0 +1,273 @@
+//! The event vocabulary of a run. Every fact about a run is one of these,
+//! appended to the store before anyone acts on it.
+
+use crate::budget::{BudgetKind, Budgets, TokenUsage};
+use crate::clock::Timestamp;
+use crate::ids::{CallId, ContentHash, EventSeq, RunId, ToolName, WorkspaceId};
+use crate::message::{Action, ToolCall, ToolResult};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of the event payload schema. Bumped on any incompatible change;
+/// a reader refuses events newer than it knows.
+pub const EVENT_SCHEMA_VERSION: u16 = 1;
+
+/// An event as stored: payload plus its place in the run's log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventEnvelope {
+    pub schema_version: u16,
+    pub run_id: RunId,
+    pub seq: EventSeq,
+    pub at: Timestamp,
+    /// The event that led to this one, if any.
+    pub cause: Option<EventSeq>,
+    pub payload: EventPayload,
+}
+
+/// An event not yet appended: the store assigns its sequence number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewEvent {
+    pub at: Timestamp,
+    pub cause: Option<EventSeq>,
+    pub payload: EventPayload,
+}
+
+impl NewEvent {
+    pub fn new(at: Timestamp, cause: Option<EventSeq>, payload: EventPayload) -> Self {
+        Self { at, cause, payload }
+    }
+
+    pub fn into_envelope(self, run_id: RunId, seq: EventSeq) -> EventEnvelope {
+        EventEnvelope {
+            schema_version: EVENT_SCHEMA_VERSION,
+            run_id,
+            seq,
+            at: self.at,
+            cause: self.cause,
+            payload: self.payload,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    ToolUse,
+    MaxTokens,
+    Other,
+}
+
+/// Classified model failures (provider differences stop at the adapter).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelErrorClass {
+    /// Transport, HTTP status, overload: the provider failed.
+    Provider { retryable: bool },
+    /// The model answered with something that is not a valid action.
+    InvalidOutput,
+    /// A scripted provider ran out of outcomes: a test bug.
+    ScriptExhausted,
+    /// The stream ended before its terminal event.
+    TruncatedStream,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalScope {
+    /// This one call only.
+    Once,
+    /// Every call of this tool for the rest of the run.
+    ToolForRun,
+}
+
+/// What a side-effecting tool did, or meant to do.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    pub path: String,
+    pub before_hash: Option<ContentHash>,
+    pub after_hash: Option<ContentHash>,
+    pub bytes_written: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectOutcome {
+    Applied,
+    NotApplied,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventPayload {
+    RunCreated {
+        goal: String,
+        workspace_id: WorkspaceId,
+        workspace_path: String,
+        profile: String,
+        budgets: Budgets,
+        /// Versions of config, prompt and context format in force.
+        config_versions: BTreeMap<String, String>,
+    },
+    RunStarted,
+    ModelCallRequested {
+        context_version: String,
+        context_bytes: u64,
+    },
+    ModelCallStarted {
+        provider: String,
+        model: String,
+    },
+    ModelCallRetryScheduled {
+        attempt: u32,
+        delay_ms: u64,
+        class: ModelErrorClass,
+        message: String,
+    },
+    ModelCallCompleted {
+        action: Action,
+        usage: TokenUsage,
+        stop_reason: StopReason,
+    },
+    ModelCallFailed {
+        class: ModelErrorClass,
+        message: String,
+        /// Tokens spent on the failed call (e.g. invalid output still costs).
+        usage: TokenUsage,
+    },
+    ToolCallRequested {
+        call: ToolCall,
+    },
+    ApprovalRequested {
+        call_id: CallId,
+        tool_name: ToolName,
+        summary: String,
+    },
+    ApprovalGranted {
+        call_id: CallId,
+        by: String,
+        scope: ApprovalScope,
+    },
+    ApprovalDenied {
+        call_id: CallId,
+        by: String,
+        scope: ApprovalScope,
+        reason: Option<String>,
+    },
+    ToolCallStarted {
+        call_id: CallId,
+    },
+    EffectIntended {
+        call_id: CallId,
+        path: String,
+        before_hash: Option<ContentHash>,
+    },
+    ToolCallCompleted {
+        result: ToolResult,
+        receipt: Option<Receipt>,
+        truncated: bool,
+        original_bytes: u64,
+    },
+    ToolCallFailed {
+        result: ToolResult,
+    },
+    ArtifactRecorded {
+        call_id: CallId,
+        path: String,
+        before_hash: Option<ContentHash>,
+        after_hash: Option<ContentHash>,
+    },
+    ExternalChangeObserved {
+        path: String,
+        hash: Option<ContentHash>,
+    },
+    EffectVerified {
+        call_id: CallId,
+        outcome: EffectOutcome,
+    },
+    EffectUnknown {
+        call_id: CallId,
+        path: String,
+        detail: String,
+    },
+    RunSucceeded {
+        answer: String,
+    },
+    RunFailed {
+        reason: String,
+    },
+    RunCancelled {
+        reason: Option<String>,
+    },
+    BudgetExhausted {
+        which: BudgetKind,
+    },
+    RunInterrupted {
+        reason: String,
+    },
+    /// An interrupted run continues from its committed events.
+    RunResumed,
+}
+
+impl EventPayload {
+    /// The stable name stored in the `type` column.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EventPayload::RunCreated { .. } => "run_created",
+            EventPayload::RunStarted => "run_started",
+            EventPayload::ModelCallRequested { .. } => "model_call_requested",
+            EventPayload::ModelCallStarted { .. } => "model_call_started",
+            EventPayload::ModelCallRetryScheduled { .. } => "model_call_retry_scheduled",
+            EventPayload::ModelCallCompleted { .. } => "model_call_completed",
+            EventPayload::ModelCallFailed { .. } => "model_call_failed",
+            EventPayload::ToolCallRequested { .. } => "tool_call_requested",
+            EventPayload::ApprovalRequested { .. } => "approval_requested",
+            EventPayload::ApprovalGranted { .. } => "approval_granted",
+            EventPayload::ApprovalDenied { .. } => "approval_denied",
+            EventPayload::ToolCallStarted { .. } => "tool_call_started",
+            EventPayload::EffectIntended { .. } => "effect_intended",
+            EventPayload::ToolCallCompleted { .. } => "tool_call_completed",
+            EventPayload::ToolCallFailed { .. } => "tool_call_failed",
+            EventPayload::ArtifactRecorded { .. } => "artifact_recorded",
+            EventPayload::ExternalChangeObserved { .. } => "external_change_observed",
+            EventPayload::EffectVerified { .. } => "effect_verified",
+            EventPayload::EffectUnknown { .. } => "effect_unknown",
+            EventPayload::RunSucceeded { .. } => "run_succeeded",
+            EventPayload::RunFailed { .. } => "run_failed",
+            EventPayload::RunCancelled { .. } => "run_cancelled",
+            EventPayload::BudgetExhausted { .. } => "budget_exhausted",
+            EventPayload::RunInterrupted { .. } => "run_interrupted",
+            EventPayload::RunResumed => "run_resumed",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn payload_type_tag_matches_type_name() {
+        let payloads = [
+            EventPayload::RunStarted,
+            EventPayload::RunFailed { reason: "x".into() },
+            EventPayload::BudgetExhausted {
+                which: BudgetKind::WallTime,
+            },
+            EventPayload::ToolCallRequested {
+                call: ToolCall::new("c", "read_file", json!({"path": "a"})).unwrap(),
+            },
+        ];
+        for p in payloads {
+            let v = serde_json::to_value(&p).unwrap();
+            assert_eq!(v["type"], p.type_name());
+            assert_eq!(serde_json::from_value::<EventPayload>(v).unwrap(), p);
+        }
+    }
+
+    #[test]
+    fn unknown_event_types_do_not_decode() {
+        assert!(serde_json::from_value::<EventPayload>(json!({"type": "run_exploded"})).is_err());
+    }
+}

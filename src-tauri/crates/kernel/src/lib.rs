@@ -1,0 +1,26 @@
+//! BearAgent kernel: the pure vocabulary of a run — ids, messages, actions,
+//! events and the reducer that folds events into a run projection. No IO.
+
+pub mod budget;
+pub mod clock;
+pub mod event;
+pub mod history;
+pub mod ids;
+pub mod message;
+pub mod reducer;
+
+pub use budget::{BudgetKind, Budgets, Spent, TokenUsage};
+pub use clock::{Clock, FixedClock, Timestamp};
+pub use event::{
+    ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent,
+    Receipt, StopReason, EVENT_SCHEMA_VERSION,
+};
+pub use history::{validate_history, HistoryViolation};
+pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, WorkspaceId};
+pub use message::{
+    Action, FinalAnswer, HistoryItem, Message, MessageError, Role, ToolCall, ToolResult,
+};
+pub use reducer::{apply, fold, ReduceError, RunProjection, RunStatus};
+
+#[cfg(any(test, feature = "test-support"))]
+pub mod testkit;

@@ -1,0 +1,477 @@
+//! The pure reducer: folds a run's events into its projection. Impossible
+//! transitions are rejected with an error and never applied.
+
+use crate::budget::{BudgetKind, Budgets, Spent, TokenUsage};
+use crate::clock::Timestamp;
+use crate::event::{EventEnvelope, EventPayload};
+use crate::ids::{CallId, EventSeq, RunId, ToolName, WorkspaceId};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RunStatus {
+    Created,
+    Running,
+    AwaitingApproval,
+    Succeeded,
+    Failed { reason: String },
+    Cancelled,
+    BudgetExhausted { which: BudgetKind },
+    Interrupted,
+}
+
+impl RunStatus {
+    /// Succeeded, failed, cancelled or out of budget: nothing more happens.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            RunStatus::Succeeded
+                | RunStatus::Failed { .. }
+                | RunStatus::Cancelled
+                | RunStatus::BudgetExhausted { .. }
+        )
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            RunStatus::Created => "created",
+            RunStatus::Running => "running",
+            RunStatus::AwaitingApproval => "awaiting_approval",
+            RunStatus::Succeeded => "succeeded",
+            RunStatus::Failed { .. } => "failed",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::BudgetExhausted { .. } => "budget_exhausted",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PendingApproval {
+    pub call_id: CallId,
+    pub tool_name: ToolName,
+    pub summary: String,
+    pub requested_seq: EventSeq,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelCallPhase {
+    Requested,
+    Started,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolCallPhase {
+    Requested,
+    AwaitingApproval,
+    Approved,
+    Denied,
+    Started,
+}
+
+/// Everything the UI and the loop need to know about a run, derived from
+/// its events alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunProjection {
+    pub run_id: RunId,
+    pub workspace_id: WorkspaceId,
+    pub workspace_path: String,
+    pub goal: String,
+    pub profile: String,
+    pub budgets: Budgets,
+    pub status: RunStatus,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub last_seq: EventSeq,
+    pub model_calls: u32,
+    pub tool_calls: u32,
+    pub usage: TokenUsage,
+    pub pending_approval: Option<PendingApproval>,
+    pub last_error: Option<String>,
+    pub final_answer: Option<String>,
+    pub model_call: Option<ModelCallPhase>,
+    pub open_tool_calls: BTreeMap<CallId, ToolCallPhase>,
+    pub unknown_effects: u32,
+    pub external_changes: u32,
+}
+
+impl RunProjection {
+    /// What the run has spent, with wall time measured up to `now`.
+    pub fn spent(&self, now: Timestamp) -> Spent {
+        Spent {
+            model_calls: self.model_calls,
+            tool_calls: self.tool_calls,
+            usage: self.usage,
+            elapsed_ms: now.millis_since(self.created_at),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReduceError {
+    #[error("event {seq} ({event}) arrived before run_created")]
+    NotCreated { seq: EventSeq, event: &'static str },
+    #[error("run {run_id} already exists; run_created may appear only once")]
+    AlreadyCreated { run_id: RunId },
+    #[error("event for run {got} applied to run {expected}")]
+    WrongRun { expected: RunId, got: RunId },
+    #[error("event sequence out of order: expected {expected}, got {got}")]
+    OutOfOrder { expected: EventSeq, got: EventSeq },
+    #[error("event {seq} ({event}) after the run ended as {status}")]
+    AfterTerminal {
+        seq: EventSeq,
+        event: &'static str,
+        status: &'static str,
+    },
+    #[error("event {seq} ({event}) is not allowed while the run is {status}: {reason}")]
+    Invalid {
+        seq: EventSeq,
+        event: &'static str,
+        status: &'static str,
+        reason: String,
+    },
+}
+
+/// Folds a whole event list into a projection.
+pub fn fold<'a>(
+    events: impl IntoIterator<Item = &'a EventEnvelope>,
+) -> Result<Option<RunProjection>, ReduceError> {
+    let mut state: Option<RunProjection> = None;
+    for event in events {
+        state = Some(apply(state.as_ref(), event)?);
+    }
+    Ok(state)
+}
+
+/// Applies one event. On error the given state is untouched.
+pub fn apply(
+    state: Option<&RunProjection>,
+    event: &EventEnvelope,
+) -> Result<RunProjection, ReduceError> {
+    let Some(state) = state else {
+        return create(event);
+    };
+    if event.run_id != state.run_id {
+        return Err(ReduceError::WrongRun {
+            expected: state.run_id,
+            got: event.run_id,
+        });
+    }
+    let expected = state.last_seq.next();
+    if event.seq != expected {
+        return Err(ReduceError::OutOfOrder {
+            expected,
+            got: event.seq,
+        });
+    }
+    let mut next = state.clone();
+    next.last_seq = event.seq;
+    next.updated_at = event.at;
+    Transition {
+        state: &mut next,
+        event,
+    }
+    .run()?;
+    Ok(next)
+}
+
+fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
+    let EventPayload::RunCreated {
+        goal,
+        workspace_id,
+        workspace_path,
+        profile,
+        budgets,
+        ..
+    } = &event.payload
+    else {
+        return Err(ReduceError::NotCreated {
+            seq: event.seq,
+            event: event.payload.type_name(),
+        });
+    };
+    if event.seq != EventSeq::FIRST {
+        return Err(ReduceError::OutOfOrder {
+            expected: EventSeq::FIRST,
+            got: event.seq,
+        });
+    }
+    Ok(RunProjection {
+        run_id: event.run_id,
+        workspace_id: *workspace_id,
+        workspace_path: workspace_path.clone(),
+        goal: goal.clone(),
+        profile: profile.clone(),
+        budgets: *budgets,
+        status: RunStatus::Created,
+        created_at: event.at,
+        updated_at: event.at,
+        last_seq: event.seq,
+        model_calls: 0,
+        tool_calls: 0,
+        usage: TokenUsage::default(),
+        pending_approval: None,
+        last_error: None,
+        final_answer: None,
+        model_call: None,
+        open_tool_calls: BTreeMap::new(),
+        unknown_effects: 0,
+        external_changes: 0,
+    })
+}
+
+struct Transition<'a> {
+    state: &'a mut RunProjection,
+    event: &'a EventEnvelope,
+}
+
+impl Transition<'_> {
+    fn invalid(&self, reason: impl Into<String>) -> ReduceError {
+        ReduceError::Invalid {
+            seq: self.event.seq,
+            event: self.event.payload.type_name(),
+            status: self.state.status.name(),
+            reason: reason.into(),
+        }
+    }
+
+    fn require_status(&self, allowed: &[&str]) -> Result<(), ReduceError> {
+        if allowed.contains(&self.state.status.name()) {
+            Ok(())
+        } else {
+            Err(self.invalid(format!("expected the run to be {}", allowed.join(" or "))))
+        }
+    }
+
+    fn require_idle(&self) -> Result<(), ReduceError> {
+        if self.state.model_call.is_some() {
+            return Err(self.invalid("a model call is still open"));
+        }
+        if let Some(call_id) = self.state.open_tool_calls.keys().next() {
+            return Err(self.invalid(format!("tool call {call_id} is still open")));
+        }
+        Ok(())
+    }
+
+    fn tool_phase(&self, call_id: &CallId) -> Result<ToolCallPhase, ReduceError> {
+        self.state
+            .open_tool_calls
+            .get(call_id)
+            .copied()
+            .ok_or_else(|| self.invalid(format!("tool call {call_id} is not open")))
+    }
+
+    fn require_tool_phase(
+        &self,
+        call_id: &CallId,
+        allowed: &[ToolCallPhase],
+    ) -> Result<(), ReduceError> {
+        let phase = self.tool_phase(call_id)?;
+        if allowed.contains(&phase) {
+            Ok(())
+        } else {
+            Err(self.invalid(format!("tool call {call_id} is {phase:?}")))
+        }
+    }
+
+    fn take_pending(&mut self, call_id: &CallId) -> Result<(), ReduceError> {
+        match &self.state.pending_approval {
+            Some(p) if &p.call_id == call_id => {
+                self.state.pending_approval = None;
+                self.state.status = RunStatus::Running;
+                Ok(())
+            }
+            _ => Err(self.invalid(format!("no approval is pending for {call_id}"))),
+        }
+    }
+
+    fn require_model_phase(&self, phase: ModelCallPhase) -> Result<(), ReduceError> {
+        if self.state.model_call == Some(phase) {
+            Ok(())
+        } else {
+            Err(self.invalid(format!("expected a model call in phase {phase:?}")))
+        }
+    }
+
+    fn run(mut self) -> Result<(), ReduceError> {
+        let event = self.event;
+        let annotation = matches!(
+            event.payload,
+            EventPayload::ArtifactRecorded { .. }
+                | EventPayload::ExternalChangeObserved { .. }
+                | EventPayload::EffectVerified { .. }
+                | EventPayload::EffectUnknown { .. }
+        );
+        if self.state.status.is_terminal() && !annotation {
+            return Err(ReduceError::AfterTerminal {
+                seq: event.seq,
+                event: event.payload.type_name(),
+                status: self.state.status.name(),
+            });
+        }
+        const LIVE: &[&str] = &["created", "running", "awaiting_approval"];
+        match &event.payload {
+            EventPayload::RunCreated { .. } => {
+                return Err(ReduceError::AlreadyCreated {
+                    run_id: self.state.run_id,
+                })
+            }
+            EventPayload::RunStarted => {
+                self.require_status(&["created"])?;
+                self.state.status = RunStatus::Running;
+            }
+            EventPayload::ModelCallRequested { .. } => {
+                self.require_status(&["running"])?;
+                self.require_idle()?;
+                self.state.model_call = Some(ModelCallPhase::Requested);
+            }
+            EventPayload::ModelCallStarted { .. } => {
+                self.require_status(&["running"])?;
+                self.require_model_phase(ModelCallPhase::Requested)?;
+                self.state.model_call = Some(ModelCallPhase::Started);
+                self.state.model_calls = self.state.model_calls.saturating_add(1);
+            }
+            EventPayload::ModelCallRetryScheduled { .. } => {
+                self.require_status(&["running"])?;
+                self.require_model_phase(ModelCallPhase::Started)?;
+            }
+            EventPayload::ModelCallCompleted { usage, .. } => {
+                self.require_status(&["running"])?;
+                self.require_model_phase(ModelCallPhase::Started)?;
+                self.state.model_call = None;
+                self.state.usage = self.state.usage.saturating_add(*usage);
+            }
+            EventPayload::ModelCallFailed { usage, message, .. } => {
+                self.require_status(&["running"])?;
+                self.require_model_phase(ModelCallPhase::Started)?;
+                self.state.model_call = None;
+                self.state.usage = self.state.usage.saturating_add(*usage);
+                self.state.last_error = Some(message.clone());
+            }
+            EventPayload::ToolCallRequested { call } => {
+                self.require_status(&["running"])?;
+                self.require_idle()?;
+                self.state
+                    .open_tool_calls
+                    .insert(call.call_id.clone(), ToolCallPhase::Requested);
+            }
+            EventPayload::ApprovalRequested {
+                call_id,
+                tool_name,
+                summary,
+            } => {
+                self.require_status(&["running"])?;
+                self.require_tool_phase(call_id, &[ToolCallPhase::Requested])?;
+                self.state
+                    .open_tool_calls
+                    .insert(call_id.clone(), ToolCallPhase::AwaitingApproval);
+                self.state.pending_approval = Some(PendingApproval {
+                    call_id: call_id.clone(),
+                    tool_name: tool_name.clone(),
+                    summary: summary.clone(),
+                    requested_seq: event.seq,
+                });
+                self.state.status = RunStatus::AwaitingApproval;
+            }
+            EventPayload::ApprovalGranted { call_id, .. } => {
+                self.require_status(&["awaiting_approval"])?;
+                self.take_pending(call_id)?;
+                self.state
+                    .open_tool_calls
+                    .insert(call_id.clone(), ToolCallPhase::Approved);
+            }
+            EventPayload::ApprovalDenied { call_id, .. } => {
+                self.require_status(&["awaiting_approval"])?;
+                self.take_pending(call_id)?;
+                self.state
+                    .open_tool_calls
+                    .insert(call_id.clone(), ToolCallPhase::Denied);
+            }
+            EventPayload::ToolCallStarted { call_id } => {
+                self.require_status(&["running"])?;
+                self.require_tool_phase(
+                    call_id,
+                    &[ToolCallPhase::Requested, ToolCallPhase::Approved],
+                )?;
+                self.state
+                    .open_tool_calls
+                    .insert(call_id.clone(), ToolCallPhase::Started);
+                self.state.tool_calls = self.state.tool_calls.saturating_add(1);
+            }
+            EventPayload::EffectIntended { call_id, .. } => {
+                self.require_status(&["running"])?;
+                self.require_tool_phase(call_id, &[ToolCallPhase::Started])?;
+            }
+            EventPayload::ToolCallCompleted { result, .. } => {
+                self.require_status(&["running"])?;
+                self.require_tool_phase(&result.call_id, &[ToolCallPhase::Started])?;
+                self.state.open_tool_calls.remove(&result.call_id);
+            }
+            EventPayload::ToolCallFailed { result } => {
+                self.require_status(&["running"])?;
+                self.require_tool_phase(
+                    &result.call_id,
+                    &[
+                        ToolCallPhase::Requested,
+                        ToolCallPhase::Approved,
+                        ToolCallPhase::Denied,
+                        ToolCallPhase::Started,
+                    ],
+                )?;
+                self.state.open_tool_calls.remove(&result.call_id);
+                self.state.last_error = Some(result.content.clone());
+            }
+            EventPayload::ArtifactRecorded { .. } | EventPayload::EffectVerified { .. } => {}
+            EventPayload::ExternalChangeObserved { .. } => {
+                self.state.external_changes = self.state.external_changes.saturating_add(1);
+            }
+            EventPayload::EffectUnknown { .. } => {
+                self.state.unknown_effects = self.state.unknown_effects.saturating_add(1);
+            }
+            EventPayload::RunSucceeded { answer } => {
+                self.require_status(&["running"])?;
+                self.require_idle()?;
+                self.state.final_answer = Some(answer.clone());
+                self.state.status = RunStatus::Succeeded;
+            }
+            EventPayload::RunFailed { reason } => {
+                self.require_status(&["created", "running", "awaiting_approval", "interrupted"])?;
+                self.state.last_error = Some(reason.clone());
+                self.state.status = RunStatus::Failed {
+                    reason: reason.clone(),
+                };
+            }
+            EventPayload::RunCancelled { .. } => {
+                self.require_status(&["created", "running", "awaiting_approval", "interrupted"])?;
+                self.state.status = RunStatus::Cancelled;
+            }
+            EventPayload::BudgetExhausted { which } => {
+                self.require_status(&["running", "awaiting_approval"])?;
+                self.state.status = RunStatus::BudgetExhausted { which: *which };
+            }
+            EventPayload::RunInterrupted { reason } => {
+                self.require_status(LIVE)?;
+                // A model call cut off by a crash produced nothing usable.
+                self.state.model_call = None;
+                self.state.last_error = Some(reason.clone());
+                self.state.status = RunStatus::Interrupted;
+            }
+            EventPayload::RunResumed => {
+                self.require_status(&["interrupted"])?;
+                self.state.status = if self.state.pending_approval.is_some() {
+                    RunStatus::AwaitingApproval
+                } else {
+                    RunStatus::Running
+                };
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "reducer_tests.rs"]
+mod tests;

@@ -1,0 +1,222 @@
+//! Reducer tests: given these events, then this state (or this rejection).
+
+use super::*;
+use crate::event::{ApprovalScope, NewEvent, StopReason};
+use crate::message::{Action, FinalAnswer, ToolCall, ToolResult};
+use crate::testkit::{at, call_id, run_created, valid_run_from_choices};
+use serde_json::json;
+
+struct Given {
+    run_id: RunId,
+    events: Vec<EventEnvelope>,
+}
+
+fn given(payloads: Vec<EventPayload>) -> Given {
+    let run_id = RunId::new();
+    let events = payloads
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| NewEvent::new(at(i as i64), None, p).into_envelope(run_id, EventSeq(i as u64 + 1)))
+        .collect();
+    Given { run_id, events }
+}
+
+impl Given {
+    fn state(&self) -> RunProjection {
+        fold(&self.events).unwrap().unwrap()
+    }
+    fn then_applying(&self, payload: EventPayload) -> Result<RunProjection, ReduceError> {
+        let state = self.state();
+        let ev = NewEvent::new(at(999), None, payload).into_envelope(self.run_id, state.last_seq.next());
+        apply(Some(&state), &ev)
+    }
+}
+
+fn started() -> Vec<EventPayload> {
+    vec![run_created(WorkspaceId::new(), "goal"), EventPayload::RunStarted]
+}
+
+fn write_call(n: usize) -> ToolCall {
+    ToolCall::new(call_id(n).as_str(), "write_file", json!({"path": "a"})).unwrap()
+}
+
+fn model_turn(action: Action, usage: TokenUsage) -> Vec<EventPayload> {
+    vec![
+        EventPayload::ModelCallRequested { context_version: "1".into(), context_bytes: 10 },
+        EventPayload::ModelCallStarted { provider: "script".into(), model: "m".into() },
+        EventPayload::ModelCallCompleted { action, usage, stop_reason: StopReason::EndTurn },
+    ]
+}
+
+#[test]
+fn given_created_and_started_then_running() {
+    let state = given(started()).state();
+    assert_eq!(state.status, RunStatus::Running);
+    assert_eq!(state.last_seq, EventSeq(2));
+    assert_eq!(state.goal, "goal");
+}
+
+#[test]
+fn given_a_tool_turn_and_a_final_answer_then_succeeded_with_totals() {
+    let mut events = started();
+    events.extend(model_turn(Action::ToolCall(write_call(1)), TokenUsage::new(100, 10)));
+    events.push(EventPayload::ToolCallRequested { call: write_call(1) });
+    events.push(EventPayload::ToolCallStarted { call_id: call_id(1) });
+    events.push(EventPayload::ToolCallCompleted {
+        result: ToolResult::new("call_1", "ok", false).unwrap(),
+        receipt: None,
+        truncated: false,
+        original_bytes: 2,
+    });
+    events.extend(model_turn(
+        Action::FinalAnswer(FinalAnswer { content: "done".into() }),
+        TokenUsage::new(150, 20),
+    ));
+    events.push(EventPayload::RunSucceeded { answer: "done".into() });
+    let state = given(events).state();
+    assert_eq!(state.status, RunStatus::Succeeded);
+    assert_eq!(state.model_calls, 2);
+    assert_eq!(state.tool_calls, 1);
+    assert_eq!(state.usage, TokenUsage::new(250, 30));
+    assert_eq!(state.final_answer.as_deref(), Some("done"));
+    assert!(state.open_tool_calls.is_empty());
+}
+
+#[test]
+fn given_an_approval_request_then_pending_until_granted() {
+    let mut events = started();
+    events.extend(model_turn(Action::ToolCall(write_call(1)), TokenUsage::default()));
+    events.push(EventPayload::ToolCallRequested { call: write_call(1) });
+    events.push(EventPayload::ApprovalRequested {
+        call_id: call_id(1),
+        tool_name: ToolName::new("write_file").unwrap(),
+        summary: "write a".into(),
+    });
+    let g = given(events);
+    let state = g.state();
+    assert_eq!(state.status, RunStatus::AwaitingApproval);
+    assert_eq!(state.pending_approval.as_ref().unwrap().call_id, call_id(1));
+
+    // Starting the tool before a decision is impossible.
+    assert!(matches!(
+        g.then_applying(EventPayload::ToolCallStarted { call_id: call_id(1) }),
+        Err(ReduceError::Invalid { .. })
+    ));
+    // Granting another call is impossible.
+    assert!(g
+        .then_applying(EventPayload::ApprovalGranted {
+            call_id: call_id(2),
+            by: "user".into(),
+            scope: ApprovalScope::Once
+        })
+        .is_err());
+    let granted = g
+        .then_applying(EventPayload::ApprovalGranted {
+            call_id: call_id(1),
+            by: "user".into(),
+            scope: ApprovalScope::Once,
+        })
+        .unwrap();
+    assert_eq!(granted.status, RunStatus::Running);
+    assert_eq!(granted.pending_approval, None);
+}
+
+#[test]
+fn given_a_terminal_run_then_lifecycle_events_are_rejected_but_annotations_apply() {
+    let mut events = started();
+    events.push(EventPayload::RunFailed { reason: "provider down".into() });
+    let g = given(events);
+    assert_eq!(g.state().status, RunStatus::Failed { reason: "provider down".into() });
+    assert!(matches!(
+        g.then_applying(EventPayload::RunStarted),
+        Err(ReduceError::AfterTerminal { status: "failed", .. })
+    ));
+    assert!(matches!(
+        g.then_applying(EventPayload::RunSucceeded { answer: "x".into() }),
+        Err(ReduceError::AfterTerminal { .. })
+    ));
+    let state = g
+        .then_applying(EventPayload::ExternalChangeObserved { path: "a".into(), hash: None })
+        .unwrap();
+    assert_eq!(state.external_changes, 1);
+}
+
+#[test]
+fn given_an_open_model_call_then_success_is_rejected() {
+    let mut events = started();
+    events.push(EventPayload::ModelCallRequested { context_version: "1".into(), context_bytes: 1 });
+    let g = given(events);
+    assert!(matches!(
+        g.then_applying(EventPayload::RunSucceeded { answer: "x".into() }),
+        Err(ReduceError::Invalid { event: "run_succeeded", .. })
+    ));
+}
+
+#[test]
+fn given_an_interrupted_approval_then_resuming_restores_the_pending_request() {
+    let mut events = started();
+    events.extend(model_turn(Action::ToolCall(write_call(1)), TokenUsage::default()));
+    events.push(EventPayload::ToolCallRequested { call: write_call(1) });
+    events.push(EventPayload::ApprovalRequested {
+        call_id: call_id(1),
+        tool_name: ToolName::new("write_file").unwrap(),
+        summary: "write a".into(),
+    });
+    events.push(EventPayload::RunInterrupted { reason: "app quit".into() });
+    let g = given(events);
+    assert_eq!(g.state().status, RunStatus::Interrupted);
+    assert!(!g.state().status.is_terminal());
+    let resumed = g.then_applying(EventPayload::RunResumed).unwrap();
+    assert_eq!(resumed.status, RunStatus::AwaitingApproval);
+}
+
+#[test]
+fn events_out_of_order_or_for_another_run_are_rejected() {
+    let g = given(started());
+    let state = g.state();
+    let skip = NewEvent::new(at(5), None, EventPayload::RunCancelled { reason: None })
+        .into_envelope(g.run_id, EventSeq(5));
+    assert_eq!(
+        apply(Some(&state), &skip),
+        Err(ReduceError::OutOfOrder { expected: EventSeq(3), got: EventSeq(5) })
+    );
+    let other = NewEvent::new(at(5), None, EventPayload::RunCancelled { reason: None })
+        .into_envelope(RunId::new(), EventSeq(3));
+    assert!(matches!(apply(Some(&state), &other), Err(ReduceError::WrongRun { .. })));
+}
+
+#[test]
+fn a_run_must_begin_with_run_created_at_seq_one() {
+    let g = given(vec![EventPayload::RunStarted]);
+    assert!(matches!(fold(&g.events), Err(ReduceError::NotCreated { .. })));
+    let g = given(started());
+    assert!(matches!(
+        g.then_applying(run_created(WorkspaceId::new(), "again")),
+        Err(ReduceError::AlreadyCreated { .. })
+    ));
+}
+
+#[test]
+fn failed_model_calls_still_count_their_tokens() {
+    let mut events = started();
+    events.push(EventPayload::ModelCallRequested { context_version: "1".into(), context_bytes: 1 });
+    events.push(EventPayload::ModelCallStarted { provider: "p".into(), model: "m".into() });
+    events.push(EventPayload::ModelCallFailed {
+        class: crate::event::ModelErrorClass::InvalidOutput,
+        message: "not json".into(),
+        usage: TokenUsage::new(7, 3),
+    });
+    let state = given(events).state();
+    assert_eq!(state.usage, TokenUsage::new(7, 3));
+    assert_eq!(state.last_error.as_deref(), Some("not json"));
+    assert_eq!(state.status, RunStatus::Running);
+}
+
+proptest::proptest! {
+    #[test]
+    fn generated_valid_runs_always_fold(choices in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+        let events = valid_run_from_choices(RunId::new(), WorkspaceId::new(), &choices);
+        let state = fold(&events).unwrap().unwrap();
+        proptest::prop_assert_eq!(state.last_seq, EventSeq(events.len() as u64));
+    }
+}
