@@ -112,7 +112,10 @@ mod tests {
         };
         assert_eq!(budgets.first_exhausted(&spent), None);
         spent.model_calls = 2;
-        assert_eq!(budgets.first_exhausted(&spent), Some(BudgetKind::ModelCalls));
+        assert_eq!(
+            budgets.first_exhausted(&spent),
+            Some(BudgetKind::ModelCalls)
+        );
     }
 
     #[test]
@@ -127,7 +130,10 @@ mod tests {
             elapsed_ms: 9,
             ..Spent::default()
         };
-        assert_eq!(budgets.first_exhausted(&spent), Some(BudgetKind::OutputTokens));
+        assert_eq!(
+            budgets.first_exhausted(&spent),
+            Some(BudgetKind::OutputTokens)
+        );
         let spent = Spent {
             elapsed_ms: 9,
             ..Spent::default()

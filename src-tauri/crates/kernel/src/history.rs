@@ -128,7 +128,11 @@ mod tests {
         let items = [call("a"), result("a"), call("a")];
         assert!(matches!(
             validate_history(&items),
-            Err(HistoryViolation::DuplicateCallId { index: 2, first: 0, .. })
+            Err(HistoryViolation::DuplicateCallId {
+                index: 2,
+                first: 0,
+                ..
+            })
         ));
     }
 

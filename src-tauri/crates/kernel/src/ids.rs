@@ -149,7 +149,10 @@ pub struct ContentHash(String);
 
 impl ContentHash {
     pub fn parse(value: &str) -> Result<Self, IdError> {
-        let ok = value.len() == 64 && value.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        let ok = value.len() == 64
+            && value
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
         if ok {
             Ok(Self(value.to_owned()))
         } else {
@@ -159,6 +162,16 @@ impl ContentHash {
                 reason: "expected 64 lowercase hex digits".into(),
             })
         }
+    }
+    /// The hash whose raw SHA-256 digest is `digest`.
+    pub fn from_digest(digest: [u8; 32]) -> Self {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut s = String::with_capacity(64);
+        for b in digest {
+            s.push(char::from(HEX[usize::from(b >> 4)]));
+            s.push(char::from(HEX[usize::from(b & 0x0f)]));
+        }
+        Self(s)
     }
     pub fn as_str(&self) -> &str {
         &self.0

@@ -12,8 +12,8 @@ pub mod reducer;
 pub use budget::{BudgetKind, Budgets, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
 pub use event::{
-    ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent,
-    Receipt, StopReason, EVENT_SCHEMA_VERSION,
+    ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent, Receipt,
+    StopReason, EVENT_SCHEMA_VERSION,
 };
 pub use history::{validate_history, HistoryViolation};
 pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, WorkspaceId};

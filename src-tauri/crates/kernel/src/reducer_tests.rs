@@ -16,7 +16,9 @@ fn given(payloads: Vec<EventPayload>) -> Given {
     let events = payloads
         .into_iter()
         .enumerate()
-        .map(|(i, p)| NewEvent::new(at(i as i64), None, p).into_envelope(run_id, EventSeq(i as u64 + 1)))
+        .map(|(i, p)| {
+            NewEvent::new(at(i as i64), None, p).into_envelope(run_id, EventSeq(i as u64 + 1))
+        })
         .collect();
     Given { run_id, events }
 }
@@ -27,13 +29,17 @@ impl Given {
     }
     fn then_applying(&self, payload: EventPayload) -> Result<RunProjection, ReduceError> {
         let state = self.state();
-        let ev = NewEvent::new(at(999), None, payload).into_envelope(self.run_id, state.last_seq.next());
+        let ev =
+            NewEvent::new(at(999), None, payload).into_envelope(self.run_id, state.last_seq.next());
         apply(Some(&state), &ev)
     }
 }
 
 fn started() -> Vec<EventPayload> {
-    vec![run_created(WorkspaceId::new(), "goal"), EventPayload::RunStarted]
+    vec![
+        run_created(WorkspaceId::new(), "goal"),
+        EventPayload::RunStarted,
+    ]
 }
 
 fn write_call(n: usize) -> ToolCall {
@@ -42,9 +48,19 @@ fn write_call(n: usize) -> ToolCall {
 
 fn model_turn(action: Action, usage: TokenUsage) -> Vec<EventPayload> {
     vec![
-        EventPayload::ModelCallRequested { context_version: "1".into(), context_bytes: 10 },
-        EventPayload::ModelCallStarted { provider: "script".into(), model: "m".into() },
-        EventPayload::ModelCallCompleted { action, usage, stop_reason: StopReason::EndTurn },
+        EventPayload::ModelCallRequested {
+            context_version: "1".into(),
+            context_bytes: 10,
+        },
+        EventPayload::ModelCallStarted {
+            provider: "script".into(),
+            model: "m".into(),
+        },
+        EventPayload::ModelCallCompleted {
+            action,
+            usage,
+            stop_reason: StopReason::EndTurn,
+        },
     ]
 }
 
@@ -59,9 +75,16 @@ fn given_created_and_started_then_running() {
 #[test]
 fn given_a_tool_turn_and_a_final_answer_then_succeeded_with_totals() {
     let mut events = started();
-    events.extend(model_turn(Action::ToolCall(write_call(1)), TokenUsage::new(100, 10)));
-    events.push(EventPayload::ToolCallRequested { call: write_call(1) });
-    events.push(EventPayload::ToolCallStarted { call_id: call_id(1) });
+    events.extend(model_turn(
+        Action::ToolCall(write_call(1)),
+        TokenUsage::new(100, 10),
+    ));
+    events.push(EventPayload::ToolCallRequested {
+        call: write_call(1),
+    });
+    events.push(EventPayload::ToolCallStarted {
+        call_id: call_id(1),
+    });
     events.push(EventPayload::ToolCallCompleted {
         result: ToolResult::new("call_1", "ok", false).unwrap(),
         receipt: None,
@@ -69,10 +92,14 @@ fn given_a_tool_turn_and_a_final_answer_then_succeeded_with_totals() {
         original_bytes: 2,
     });
     events.extend(model_turn(
-        Action::FinalAnswer(FinalAnswer { content: "done".into() }),
+        Action::FinalAnswer(FinalAnswer {
+            content: "done".into(),
+        }),
         TokenUsage::new(150, 20),
     ));
-    events.push(EventPayload::RunSucceeded { answer: "done".into() });
+    events.push(EventPayload::RunSucceeded {
+        answer: "done".into(),
+    });
     let state = given(events).state();
     assert_eq!(state.status, RunStatus::Succeeded);
     assert_eq!(state.model_calls, 2);
@@ -85,8 +112,13 @@ fn given_a_tool_turn_and_a_final_answer_then_succeeded_with_totals() {
 #[test]
 fn given_an_approval_request_then_pending_until_granted() {
     let mut events = started();
-    events.extend(model_turn(Action::ToolCall(write_call(1)), TokenUsage::default()));
-    events.push(EventPayload::ToolCallRequested { call: write_call(1) });
+    events.extend(model_turn(
+        Action::ToolCall(write_call(1)),
+        TokenUsage::default(),
+    ));
+    events.push(EventPayload::ToolCallRequested {
+        call: write_call(1),
+    });
     events.push(EventPayload::ApprovalRequested {
         call_id: call_id(1),
         tool_name: ToolName::new("write_file").unwrap(),
@@ -99,7 +131,9 @@ fn given_an_approval_request_then_pending_until_granted() {
 
     // Starting the tool before a decision is impossible.
     assert!(matches!(
-        g.then_applying(EventPayload::ToolCallStarted { call_id: call_id(1) }),
+        g.then_applying(EventPayload::ToolCallStarted {
+            call_id: call_id(1)
+        }),
         Err(ReduceError::Invalid { .. })
     ));
     // Granting another call is impossible.
@@ -124,19 +158,32 @@ fn given_an_approval_request_then_pending_until_granted() {
 #[test]
 fn given_a_terminal_run_then_lifecycle_events_are_rejected_but_annotations_apply() {
     let mut events = started();
-    events.push(EventPayload::RunFailed { reason: "provider down".into() });
+    events.push(EventPayload::RunFailed {
+        reason: "provider down".into(),
+    });
     let g = given(events);
-    assert_eq!(g.state().status, RunStatus::Failed { reason: "provider down".into() });
+    assert_eq!(
+        g.state().status,
+        RunStatus::Failed {
+            reason: "provider down".into()
+        }
+    );
     assert!(matches!(
         g.then_applying(EventPayload::RunStarted),
-        Err(ReduceError::AfterTerminal { status: "failed", .. })
+        Err(ReduceError::AfterTerminal {
+            status: "failed",
+            ..
+        })
     ));
     assert!(matches!(
         g.then_applying(EventPayload::RunSucceeded { answer: "x".into() }),
         Err(ReduceError::AfterTerminal { .. })
     ));
     let state = g
-        .then_applying(EventPayload::ExternalChangeObserved { path: "a".into(), hash: None })
+        .then_applying(EventPayload::ExternalChangeObserved {
+            path: "a".into(),
+            hash: None,
+        })
         .unwrap();
     assert_eq!(state.external_changes, 1);
 }
@@ -144,25 +191,38 @@ fn given_a_terminal_run_then_lifecycle_events_are_rejected_but_annotations_apply
 #[test]
 fn given_an_open_model_call_then_success_is_rejected() {
     let mut events = started();
-    events.push(EventPayload::ModelCallRequested { context_version: "1".into(), context_bytes: 1 });
+    events.push(EventPayload::ModelCallRequested {
+        context_version: "1".into(),
+        context_bytes: 1,
+    });
     let g = given(events);
     assert!(matches!(
         g.then_applying(EventPayload::RunSucceeded { answer: "x".into() }),
-        Err(ReduceError::Invalid { event: "run_succeeded", .. })
+        Err(ReduceError::Invalid {
+            event: "run_succeeded",
+            ..
+        })
     ));
 }
 
 #[test]
 fn given_an_interrupted_approval_then_resuming_restores_the_pending_request() {
     let mut events = started();
-    events.extend(model_turn(Action::ToolCall(write_call(1)), TokenUsage::default()));
-    events.push(EventPayload::ToolCallRequested { call: write_call(1) });
+    events.extend(model_turn(
+        Action::ToolCall(write_call(1)),
+        TokenUsage::default(),
+    ));
+    events.push(EventPayload::ToolCallRequested {
+        call: write_call(1),
+    });
     events.push(EventPayload::ApprovalRequested {
         call_id: call_id(1),
         tool_name: ToolName::new("write_file").unwrap(),
         summary: "write a".into(),
     });
-    events.push(EventPayload::RunInterrupted { reason: "app quit".into() });
+    events.push(EventPayload::RunInterrupted {
+        reason: "app quit".into(),
+    });
     let g = given(events);
     assert_eq!(g.state().status, RunStatus::Interrupted);
     assert!(!g.state().status.is_terminal());
@@ -178,17 +238,26 @@ fn events_out_of_order_or_for_another_run_are_rejected() {
         .into_envelope(g.run_id, EventSeq(5));
     assert_eq!(
         apply(Some(&state), &skip),
-        Err(ReduceError::OutOfOrder { expected: EventSeq(3), got: EventSeq(5) })
+        Err(ReduceError::OutOfOrder {
+            expected: EventSeq(3),
+            got: EventSeq(5)
+        })
     );
     let other = NewEvent::new(at(5), None, EventPayload::RunCancelled { reason: None })
         .into_envelope(RunId::new(), EventSeq(3));
-    assert!(matches!(apply(Some(&state), &other), Err(ReduceError::WrongRun { .. })));
+    assert!(matches!(
+        apply(Some(&state), &other),
+        Err(ReduceError::WrongRun { .. })
+    ));
 }
 
 #[test]
 fn a_run_must_begin_with_run_created_at_seq_one() {
     let g = given(vec![EventPayload::RunStarted]);
-    assert!(matches!(fold(&g.events), Err(ReduceError::NotCreated { .. })));
+    assert!(matches!(
+        fold(&g.events),
+        Err(ReduceError::NotCreated { .. })
+    ));
     let g = given(started());
     assert!(matches!(
         g.then_applying(run_created(WorkspaceId::new(), "again")),
@@ -199,8 +268,14 @@ fn a_run_must_begin_with_run_created_at_seq_one() {
 #[test]
 fn failed_model_calls_still_count_their_tokens() {
     let mut events = started();
-    events.push(EventPayload::ModelCallRequested { context_version: "1".into(), context_bytes: 1 });
-    events.push(EventPayload::ModelCallStarted { provider: "p".into(), model: "m".into() });
+    events.push(EventPayload::ModelCallRequested {
+        context_version: "1".into(),
+        context_bytes: 1,
+    });
+    events.push(EventPayload::ModelCallStarted {
+        provider: "p".into(),
+        model: "m".into(),
+    });
     events.push(EventPayload::ModelCallFailed {
         class: crate::event::ModelErrorClass::InvalidOutput,
         message: "not json".into(),

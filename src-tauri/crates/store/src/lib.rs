@@ -1,1 +1,89 @@
+//! BearAgent's append-only SQLite event store: migrations, event append with
+//! optimistic concurrency, run projections maintained in the same
+//! transaction, recent workspaces and content-addressed blobs.
 
+mod blobs;
+mod error;
+mod events;
+mod projections;
+mod schema;
+mod workspaces;
+
+pub use blobs::hash_bytes;
+pub use error::StoreError;
+pub use projections::RunFilter;
+pub use schema::SCHEMA_VERSION;
+pub use workspaces::WorkspaceRecord;
+
+use bearagent_kernel::{RunId, RunProjection};
+use rusqlite::Connection;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// File name of the database inside the BearAgent home directory.
+pub const DB_FILE_NAME: &str = "bearagent.db";
+
+/// The store. One writer connection (appends are serialised) and one reader
+/// connection; WAL lets reads proceed while a write is in progress.
+pub struct Store {
+    path: PathBuf,
+    writer: Mutex<Writer>,
+    reader: Mutex<Connection>,
+}
+
+struct Writer {
+    conn: Connection,
+    /// Projections of runs recently appended to, so an append does not
+    /// re-read and re-decode the projection each time. Always checked
+    /// against the stored `last_seq` before use.
+    cache: HashMap<RunId, RunProjection>,
+}
+
+impl Store {
+    /// Opens (creating and migrating if needed) the database at `path`.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let writer = schema::open_and_migrate(path)?;
+        let reader = schema::open_reader(path)?;
+        Ok(Store {
+            path: path.to_path_buf(),
+            writer: Mutex::new(Writer {
+                conn: writer,
+                cache: HashMap::new(),
+            }),
+            reader: Mutex::new(reader),
+        })
+    }
+
+    /// Opens `bearagent.db` inside the given home directory, creating it.
+    pub fn open_in(home: &Path) -> Result<Store, StoreError> {
+        std::fs::create_dir_all(home).map_err(|source| StoreError::Io {
+            path: home.to_path_buf(),
+            source,
+        })?;
+        Store::open(&home.join(DB_FILE_NAME))
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn writer(&self) -> Result<MutexGuard<'_, Writer>, StoreError> {
+        self.writer.lock().map_err(|_| StoreError::Poisoned)
+    }
+
+    fn reader(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
+        self.reader.lock().map_err(|_| StoreError::Poisoned)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    use super::*;
+
+    pub fn temp_store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open_in(dir.path()).unwrap();
+        (dir, store)
+    }
+}

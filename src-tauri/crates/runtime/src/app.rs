@@ -1,0 +1,201 @@
+//! The application: composition of store and clock, and the use cases.
+
+use crate::views::{RunSummary, Workspace};
+use crate::AppError;
+use bearagent_kernel::{Clock, WorkspaceId};
+use bearagent_store::{RunFilter, Store};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use tracing::instrument;
+
+/// How many recent workspaces are remembered for display.
+pub const RECENT_LIMIT: u32 = 12;
+
+pub struct Application {
+    home: PathBuf,
+    store: Arc<Store>,
+    clock: Arc<dyn Clock>,
+    current: Mutex<Option<Workspace>>,
+}
+
+impl Application {
+    /// Opens the data directory `home` (creating and migrating its
+    /// database) and restores the most recent workspace if it still exists.
+    #[instrument(skip(clock), fields(home = %home.display()))]
+    pub fn open(home: &Path, clock: Arc<dyn Clock>) -> Result<Application, AppError> {
+        let store = Arc::new(Store::open_in(home)?);
+        let last = store
+            .recent_workspaces(1)?
+            .into_iter()
+            .next()
+            .filter(|w| Path::new(&w.path).is_dir())
+            .map(Workspace::from);
+        Ok(Application {
+            home: home.to_path_buf(),
+            store,
+            clock,
+            current: Mutex::new(last),
+        })
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// Makes the folder at `path` the current workspace and records it as
+    /// recent. The path is canonicalised so the same folder is one
+    /// workspace however it was named.
+    #[instrument(skip(self))]
+    pub fn open_workspace(&self, path: &str) -> Result<Workspace, AppError> {
+        if path.trim().is_empty() {
+            return Err(AppError::InvalidInput(
+                "a workspace path is required".into(),
+            ));
+        }
+        if path.contains('\0') {
+            return Err(AppError::InvalidInput(
+                "a path cannot contain a NUL byte".into(),
+            ));
+        }
+        let raw = Path::new(path.trim());
+        if !raw.is_absolute() {
+            return Err(AppError::InvalidInput(format!(
+                "{path} is not an absolute path"
+            )));
+        }
+        let canonical = match raw.canonicalize() {
+            Ok(p) => p,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(AppError::PathMissing { path: raw.into() })
+            }
+            Err(source) => {
+                return Err(AppError::Io {
+                    path: raw.into(),
+                    source,
+                })
+            }
+        };
+        if !canonical.is_dir() {
+            return Err(AppError::NotADirectory { path: canonical });
+        }
+        let Some(canonical_str) = canonical.to_str() else {
+            return Err(AppError::InvalidInput(format!(
+                "{} is not valid UTF-8; BearAgent needs UTF-8 paths",
+                canonical.display()
+            )));
+        };
+        let name = canonical
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(canonical_str)
+            .to_owned();
+        let record = self
+            .store
+            .touch_workspace(canonical_str, &name, self.clock.now())?;
+        let workspace = Workspace::from(record);
+        if let Ok(mut current) = self.current.lock() {
+            *current = Some(workspace.clone());
+        }
+        tracing::info!(workspace = %workspace.path, "workspace opened");
+        Ok(workspace)
+    }
+
+    pub fn current_workspace(&self) -> Option<Workspace> {
+        self.current.lock().ok().and_then(|c| c.clone())
+    }
+
+    #[instrument(skip(self))]
+    pub fn recent_workspaces(&self) -> Result<Vec<Workspace>, AppError> {
+        Ok(self
+            .store
+            .recent_workspaces(RECENT_LIMIT)?
+            .into_iter()
+            .map(Workspace::from)
+            .collect())
+    }
+
+    /// Runs of one workspace, newest first.
+    #[instrument(skip(self))]
+    pub fn list_runs(&self, workspace_id: WorkspaceId) -> Result<Vec<RunSummary>, AppError> {
+        if self.store.workspace(workspace_id)?.is_none() {
+            return Err(AppError::NotFound {
+                what: "workspace",
+                id: workspace_id.to_string(),
+            });
+        }
+        let filter = RunFilter {
+            workspace_id: Some(workspace_id),
+            limit: None,
+        };
+        Ok(self
+            .store
+            .list_runs(&filter)?
+            .into_iter()
+            .map(RunSummary::from)
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+    use bearagent_kernel::{FixedClock, Timestamp};
+
+    fn app(home: &Path) -> Application {
+        let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
+        Application::open(home, Arc::new(clock)).unwrap()
+    }
+
+    #[test]
+    fn opening_a_folder_makes_it_current_and_recent_and_survives_reopen() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        let a = app(home.path());
+        assert_eq!(a.current_workspace(), None);
+        let opened = a.open_workspace(ws.path().to_str().unwrap()).unwrap();
+        assert_eq!(a.current_workspace(), Some(opened.clone()));
+        assert_eq!(a.recent_workspaces().unwrap(), vec![opened.clone()]);
+        assert!(a.list_runs(opened.id).unwrap().is_empty());
+        drop(a);
+        let b = app(home.path());
+        assert_eq!(b.recent_workspaces().unwrap(), vec![opened.clone()]);
+        assert_eq!(b.current_workspace(), Some(opened));
+    }
+
+    #[test]
+    fn the_same_folder_by_another_spelling_is_the_same_workspace() {
+        let home = tempfile::tempdir().unwrap();
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join("sub")).unwrap();
+        let a = app(home.path());
+        let first = a.open_workspace(ws.path().to_str().unwrap()).unwrap();
+        let dotted = format!("{}/sub/..", ws.path().display());
+        let second = a.open_workspace(&dotted).unwrap();
+        assert_eq!(first.id, second.id);
+        assert_eq!(a.recent_workspaces().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn bad_paths_get_clear_coded_errors() {
+        let home = tempfile::tempdir().unwrap();
+        let a = app(home.path());
+        let file = home.path().join("file.txt");
+        std::fs::write(&file, "x").unwrap();
+        let code = |p: &str| a.open_workspace(p).unwrap_err().code();
+        assert_eq!(code(""), ErrorCode::InvalidInput);
+        assert_eq!(code("relative/path"), ErrorCode::InvalidInput);
+        assert_eq!(code("/a\0b"), ErrorCode::InvalidInput);
+        assert_eq!(code("/definitely/not/here"), ErrorCode::NotFound);
+        assert_eq!(code(file.to_str().unwrap()), ErrorCode::NotADirectory);
+        assert_eq!(a.current_workspace(), None);
+        assert_eq!(
+            a.list_runs(WorkspaceId::new()).unwrap_err().code(),
+            ErrorCode::NotFound
+        );
+    }
+}

@@ -1,0 +1,45 @@
+use bearagent_store::StoreError;
+use std::path::PathBuf;
+
+/// Stable codes front ends branch on; messages are for people.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    InvalidInput,
+    NotFound,
+    NotADirectory,
+    Storage,
+    Internal,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("{0}")]
+    InvalidInput(String),
+    #[error("{what} not found: {id}")]
+    NotFound { what: &'static str, id: String },
+    #[error("{path} does not exist")]
+    PathMissing { path: PathBuf },
+    #[error("{path} is not a folder")]
+    NotADirectory { path: PathBuf },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("no data directory could be determined; set BEARAGENT_HOME")]
+    NoHome,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl AppError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            AppError::InvalidInput(_) => ErrorCode::InvalidInput,
+            AppError::NotFound { .. } | AppError::PathMissing { .. } => ErrorCode::NotFound,
+            AppError::NotADirectory { .. } => ErrorCode::NotADirectory,
+            AppError::Io { .. } | AppError::NoHome => ErrorCode::Internal,
+            AppError::Store(_) => ErrorCode::Storage,
+        }
+    }
+}

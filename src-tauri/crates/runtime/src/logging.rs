@@ -1,0 +1,40 @@
+//! Logs go to stderr and to a daily-rolling file under `<home>/logs`.
+
+use std::path::Path;
+use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{fmt, EnvFilter};
+
+/// Keep the returned guard alive for the life of the process: dropping it
+/// flushes the file writer.
+pub fn init(home: &Path, file_prefix: &str) -> Option<WorkerGuard> {
+    let filter = EnvFilter::try_from_env("BEARAGENT_LOG")
+        .unwrap_or_else(|_| EnvFilter::new("info,bearagent=debug"));
+    let (file_layer, guard) = match tracing_appender::rolling::Builder::new()
+        .rotation(tracing_appender::rolling::Rotation::DAILY)
+        .filename_prefix(file_prefix)
+        .filename_suffix("log")
+        .max_log_files(7)
+        .build(home.join("logs"))
+    {
+        Ok(appender) => {
+            let (writer, guard) = tracing_appender::non_blocking(appender);
+            (
+                Some(fmt::layer().with_ansi(false).with_writer(writer)),
+                Some(guard),
+            )
+        }
+        Err(_) => (None, None),
+    };
+    let result = tracing_subscriber::registry()
+        .with(filter)
+        .with(fmt::layer().with_writer(std::io::stderr))
+        .with(file_layer)
+        .try_init();
+    if result.is_err() {
+        // A subscriber was already installed (tests): keep it.
+        return None;
+    }
+    guard
+}

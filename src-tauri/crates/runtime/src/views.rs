@@ -1,0 +1,55 @@
+//! What the application API returns: plain data, no store or kernel
+//! internals the front ends would have to interpret.
+
+use bearagent_kernel::{RunId, RunProjection, RunStatus, Timestamp, WorkspaceId};
+use bearagent_store::WorkspaceRecord;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Workspace {
+    pub id: WorkspaceId,
+    pub path: String,
+    pub name: String,
+    pub last_opened_at: Timestamp,
+}
+
+impl From<WorkspaceRecord> for Workspace {
+    fn from(r: WorkspaceRecord) -> Self {
+        Workspace {
+            id: r.id,
+            path: r.path,
+            name: r.name,
+            last_opened_at: r.last_opened_at,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunSummary {
+    pub run_id: RunId,
+    pub workspace_id: WorkspaceId,
+    pub goal: String,
+    pub status: RunStatus,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub model_calls: u32,
+    pub tool_calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl From<RunProjection> for RunSummary {
+    fn from(p: RunProjection) -> Self {
+        RunSummary {
+            run_id: p.run_id,
+            workspace_id: p.workspace_id,
+            goal: p.goal,
+            status: p.status,
+            created_at: p.created_at,
+            updated_at: p.updated_at,
+            model_calls: p.model_calls,
+            tool_calls: p.tool_calls,
+            input_tokens: p.usage.input,
+            output_tokens: p.usage.output,
+        }
+    }
+}

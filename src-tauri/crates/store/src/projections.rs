@@ -1,0 +1,145 @@
+//! The runs projection: maintained by `append`, rebuildable from events.
+
+use crate::events::RawEvent;
+use crate::{Store, StoreError};
+use bearagent_kernel::{apply, RunId, RunProjection, WorkspaceId};
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// Which runs to list.
+#[derive(Debug, Clone, Default)]
+pub struct RunFilter {
+    pub workspace_id: Option<WorkspaceId>,
+    pub limit: Option<u32>,
+}
+
+const DEFAULT_RUN_LIMIT: u32 = 200;
+
+pub(crate) fn upsert_projection(conn: &Connection, p: &RunProjection) -> Result<(), StoreError> {
+    let json = serde_json::to_string(p).map_err(|source| StoreError::Encode {
+        what: "run projection",
+        source,
+    })?;
+    conn.prepare_cached(
+        "INSERT INTO runs (run_id, workspace_id, status, goal, created_at_ms, updated_at_ms, last_seq, projection)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT (run_id) DO UPDATE SET status = excluded.status,
+             updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq,
+             projection = excluded.projection",
+    )?
+    .execute(params![
+        p.run_id.to_string(),
+        p.workspace_id.to_string(),
+        p.status.name(),
+        p.goal,
+        p.created_at.unix_millis(),
+        p.updated_at.unix_millis(),
+        i64::try_from(p.last_seq.get()).unwrap_or(i64::MAX),
+        json,
+    ])?;
+    Ok(())
+}
+
+fn decode_projection(run_id: &str, json: &str) -> Result<RunProjection, StoreError> {
+    serde_json::from_str(json).map_err(|e| StoreError::DecodeProjection {
+        run_id: run_id.to_owned(),
+        detail: e.to_string(),
+    })
+}
+
+pub(crate) fn load_projection(
+    conn: &Connection,
+    run_id: RunId,
+) -> Result<Option<RunProjection>, StoreError> {
+    let key = run_id.to_string();
+    let json: Option<String> = conn
+        .query_row(
+            "SELECT projection FROM runs WHERE run_id = ?1",
+            [&key],
+            |r| r.get(0),
+        )
+        .optional()?;
+    json.map(|j| decode_projection(&key, &j)).transpose()
+}
+
+impl Store {
+    /// One run's projection, if the run exists.
+    pub fn get_run(&self, run_id: RunId) -> Result<Option<RunProjection>, StoreError> {
+        let conn = self.reader()?;
+        load_projection(&conn, run_id)
+    }
+
+    /// Runs newest first, optionally only one workspace's.
+    pub fn list_runs(&self, filter: &RunFilter) -> Result<Vec<RunProjection>, StoreError> {
+        let conn = self.reader()?;
+        let limit = filter.limit.unwrap_or(DEFAULT_RUN_LIMIT);
+        let workspace = filter.workspace_id.map(|w| w.to_string());
+        let mut stmt = conn.prepare_cached(
+            "SELECT run_id, projection FROM runs
+             WHERE (?1 IS NULL OR workspace_id = ?1)
+             ORDER BY created_at_ms DESC, run_id DESC LIMIT ?2",
+        )?;
+        let rows = stmt.query_map(params![workspace, limit], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, json) = row?;
+            out.push(decode_projection(&id, &json)?);
+        }
+        Ok(out)
+    }
+
+    /// Recomputes every run projection from its events, in one transaction:
+    /// if any run's events do not fold, nothing changes and the error names
+    /// the run. Returns the number of runs rebuilt.
+    pub fn rebuild_projections(&self) -> Result<usize, StoreError> {
+        let mut guard = self.writer()?;
+        let writer = &mut *guard;
+        writer.cache.clear();
+        let tx = writer.conn.transaction()?;
+        tx.execute("DELETE FROM runs", [])?;
+        let mut rebuilt = 0usize;
+        {
+            let mut stmt = tx.prepare(
+                "SELECT run_id, seq, at, cause, schema_version, payload FROM events
+                 ORDER BY run_id, seq",
+            )?;
+            let mut rows = stmt.query([])?;
+            let mut current: Option<(RunId, RunProjection)> = None;
+            while let Some(row) = rows.next()? {
+                let run_key: String = row.get(0)?;
+                let run_id: RunId = run_key.parse().map_err(|e| StoreError::Decode {
+                    run_id: run_key.clone(),
+                    seq: row.get(1).unwrap_or(0),
+                    detail: format!("{e}"),
+                })?;
+                let raw = RawEvent {
+                    seq: row.get(1)?,
+                    at: row.get(2)?,
+                    cause: row.get(3)?,
+                    schema_version: row.get(4)?,
+                    payload: row.get(5)?,
+                };
+                let event = raw.decode(run_id)?;
+                let prior = match current.take() {
+                    Some((id, state)) if id == run_id => Some(state),
+                    Some((_, finished)) => {
+                        upsert_projection(&tx, &finished)?;
+                        rebuilt += 1;
+                        None
+                    }
+                    None => None,
+                };
+                let next = apply(prior.as_ref(), &event)
+                    .map_err(|source| StoreError::Rebuild { run_id, source })?;
+                current = Some((run_id, next));
+            }
+            if let Some((_, finished)) = current {
+                upsert_projection(&tx, &finished)?;
+                rebuilt += 1;
+            }
+        }
+        tx.commit()?;
+        Ok(rebuilt)
+    }
+}

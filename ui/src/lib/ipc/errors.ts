@@ -1,0 +1,15 @@
+import type { ErrorCode } from "../../bindings";
+
+const TITLES: Record<ErrorCode, string> = {
+  invalid_input: "Invalid input",
+  not_found: "Folder not found",
+  not_a_directory: "Not a folder",
+  storage: "Storage error",
+  dialog: "Folder picker unavailable",
+  internal: "Unexpected error",
+};
+
+/** A short, human title for an error code; unknown codes still get one. */
+export function errorTitle(code: string): string {
+  return Object.hasOwn(TITLES, code) ? TITLES[code as ErrorCode] : `Error (${code})`;
+}
