@@ -1,1 +1,96 @@
+//! The BearAgent desktop shell: the only code that links Tauri. Commands are
+//! thin delegations to `bearagent_runtime::Application`; this crate holds
+//! no logic of its own.
 
+mod commands;
+mod dto;
+mod events;
+mod state;
+
+use bearagent_runtime::{home, logging, Application, SystemClock};
+use state::AppState;
+use std::process::ExitCode;
+use std::sync::Arc;
+use tauri_specta::{collect_commands, collect_events, Builder};
+
+/// The typed IPC surface; `ui/src/bindings.ts` is generated from it.
+pub fn specta_builder() -> Builder<tauri::Wry> {
+    Builder::<tauri::Wry>::new()
+        .commands(collect_commands![
+            commands::open_workspace,
+            commands::choose_workspace,
+            commands::current_workspace,
+            commands::list_recent_workspaces,
+            commands::list_runs,
+        ])
+        .events(collect_events![events::WorkspaceOpened])
+        // Token counts are u64 in Rust; they stay far below 2^53.
+        .dangerously_cast_bigints_to_number()
+        // Every IPC type has one shape in both directions.
+        .disable_serde_phases()
+}
+
+/// Exports the TypeScript bindings to `path`.
+pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
+    specta_builder()
+        .export(specta_typescript::Typescript::default(), path)
+        .map_err(|e| e.to_string())
+}
+
+pub fn run() -> ExitCode {
+    let home = home::resolve();
+    let _log_guard = home
+        .as_ref()
+        .ok()
+        .and_then(|h| logging::init(h, "bearagent-desktop"));
+    // A database we cannot open (newer schema, corrupt file) must not crash
+    // the app: the window opens and every command reports the error.
+    let app = home
+        .and_then(|h| Application::open(&h, Arc::new(SystemClock)))
+        .map(Arc::new);
+    if let Err(e) = &app {
+        tracing::error!(error = %e, "cannot open BearAgent's data");
+    }
+    let state = AppState::new(app);
+    let builder = specta_builder();
+    let result = tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(state)
+        .invoke_handler(builder.invoke_handler())
+        .setup(move |app| {
+            builder.mount_events(app);
+            Ok(())
+        })
+        .run(tauri::generate_context!());
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!(error = %e, "the desktop app failed");
+            eprintln!("BearAgent failed to start: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod bindings_tests {
+    /// The committed bindings must be what the Rust side generates. Set
+    /// `BEARAGENT_UPDATE_BINDINGS=1` to rewrite them.
+    #[test]
+    fn committed_bindings_match_the_generated_ones() {
+        let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("ui/src/bindings.ts");
+        if std::env::var_os("BEARAGENT_UPDATE_BINDINGS").is_some() {
+            super::export_bindings(&committed).unwrap();
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("bindings.ts");
+        super::export_bindings(&fresh).unwrap();
+        let fresh = std::fs::read_to_string(fresh).unwrap();
+        let current = std::fs::read_to_string(&committed).unwrap_or_default();
+        assert!(
+            fresh == current,
+            "ui/src/bindings.ts is stale: run `BEARAGENT_UPDATE_BINDINGS=1 cargo test --workspace bindings` and commit it"
+        );
+    }
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what is missing and runs every BearAgent test: formatting, lints,
+# Rust unit/integration tests (including the bindings drift check), UI type
+# check and unit tests, the UI flow test in headless Chromium, and the
+# end-to-end test of the real app under Xvfb through tauri-driver.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+step() { printf '\n==> %s\n' "$*"; }
+
+# Tests must not touch the user's real data or keychain.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+export BEARAGENT_HOME="$scratch/bearagent-home"
+export XDG_RUNTIME_DIR="$scratch/runtime"
+mkdir -p -m 700 "$XDG_RUNTIME_DIR"
+
+step "rustfmt"
+cargo fmt --all -- --check
+
+step "UI: type check, unit tests, build (the app embeds ui/dist)"
+npm --prefix ui run check
+npm --prefix ui test
+npm --prefix ui run build
+
+step "clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+step "cargo test --workspace (includes the bindings drift check)"
+cargo test --workspace --locked
+
+step "UI flow test in headless Chromium (mocked IPC)"
+npm --prefix ui run test:ui
+
+step "desktop end-to-end: the real app under Xvfb via tauri-driver + WebKitWebDriver"
+cargo build --locked --bin bearagent-desktop
+xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- npm --prefix tests/desktop test
+
+step "core crates do not link Tauri or WebKit"
+for crate in bearagent-kernel bearagent-store bearagent-runtime; do
+  if cargo tree -p "$crate" -e normal --prefix none | grep -Eiq '^(tauri|wry|webkit2gtk)'; then
+    echo "$crate depends on tauri/webkit" >&2
+    exit 1
+  fi
+done
+
+echo
+echo "all BearAgent tests passed"

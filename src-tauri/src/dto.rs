@@ -1,0 +1,134 @@
+//! Types that cross the IPC boundary. Specta derives live here, not on the
+//! core types.
+
+use bearagent_kernel::RunStatus as CoreStatus;
+use bearagent_runtime::{AppError, ErrorCode as CoreCode, RunSummary, Workspace};
+use serde::{Deserialize, Serialize};
+
+/// What the UI branches on; never the message text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    InvalidInput,
+    NotFound,
+    NotADirectory,
+    Storage,
+    Dialog,
+    Internal,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+pub struct ApiError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<&AppError> for ApiError {
+    fn from(e: &AppError) -> Self {
+        let code = match e.code() {
+            CoreCode::InvalidInput => ErrorCode::InvalidInput,
+            CoreCode::NotFound => ErrorCode::NotFound,
+            CoreCode::NotADirectory => ErrorCode::NotADirectory,
+            CoreCode::Storage => ErrorCode::Storage,
+            CoreCode::Internal => ErrorCode::Internal,
+        };
+        ApiError::new(code, e.to_string())
+    }
+}
+
+impl From<AppError> for ApiError {
+    fn from(e: AppError) -> Self {
+        ApiError::from(&e)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceView {
+    pub id: String,
+    pub path: String,
+    pub name: String,
+    /// RFC 3339.
+    pub last_opened_at: String,
+}
+
+impl From<Workspace> for WorkspaceView {
+    fn from(w: Workspace) -> Self {
+        Self {
+            id: w.id.to_string(),
+            path: w.path,
+            name: w.name,
+            last_opened_at: w.last_opened_at.to_rfc3339(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub enum RunStatus {
+    Created,
+    Running,
+    AwaitingApproval,
+    Succeeded,
+    Failed,
+    Cancelled,
+    BudgetExhausted,
+    Interrupted,
+}
+
+/// Sent to the UI only (never parsed back), so one serialised shape.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RunSummaryView {
+    pub run_id: String,
+    pub workspace_id: String,
+    pub goal: String,
+    pub status: RunStatus,
+    /// Failure reason or exhausted budget, when the status has one.
+    pub status_detail: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    pub model_calls: u32,
+    pub tool_calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+impl From<RunSummary> for RunSummaryView {
+    fn from(r: RunSummary) -> Self {
+        let (status, status_detail) = match r.status {
+            CoreStatus::Created => (RunStatus::Created, None),
+            CoreStatus::Running => (RunStatus::Running, None),
+            CoreStatus::AwaitingApproval => (RunStatus::AwaitingApproval, None),
+            CoreStatus::Succeeded => (RunStatus::Succeeded, None),
+            CoreStatus::Failed { reason } => (RunStatus::Failed, Some(reason)),
+            CoreStatus::Cancelled => (RunStatus::Cancelled, None),
+            CoreStatus::BudgetExhausted { which } => {
+                (RunStatus::BudgetExhausted, Some(which.to_string()))
+            }
+            CoreStatus::Interrupted => (RunStatus::Interrupted, None),
+        };
+        Self {
+            run_id: r.run_id.to_string(),
+            workspace_id: r.workspace_id.to_string(),
+            goal: r.goal,
+            status,
+            status_detail,
+            created_at: r.created_at.to_rfc3339(),
+            updated_at: r.updated_at.to_rfc3339(),
+            model_calls: r.model_calls,
+            tool_calls: r.tool_calls,
+            input_tokens: r.input_tokens,
+            output_tokens: r.output_tokens,
+        }
+    }
+}

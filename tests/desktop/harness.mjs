@@ -1,0 +1,116 @@
+// Shared harness for desktop end-to-end tests: one tauri-driver per test
+// file, a throwaway HOME/BEARAGENT_HOME, sessions that launch the real app
+// binary, and screenshots under target/ as evidence.
+import { spawn } from "node:child_process";
+import { mkdtempSync, mkdirSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import net from "node:net";
+import { remote } from "webdriverio";
+
+export const repoRoot = resolve(import.meta.dirname, "../..");
+export const appBinary =
+  process.env.BEARAGENT_APP_BIN ?? join(repoRoot, "target/debug/bearagent-desktop");
+export const screenshotDir = join(repoRoot, "target/e2e-screenshots");
+
+async function freePort() {
+  return new Promise((ok, fail) => {
+    const srv = net.createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => ok(port));
+    });
+    srv.on("error", fail);
+  });
+}
+
+async function waitForPort(port, ms) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const open = await new Promise((ok) => {
+      const s = net.connect(port, "127.0.0.1", () => {
+        s.end();
+        ok(true);
+      });
+      s.on("error", () => ok(false));
+    });
+    if (open) return;
+    await sleep(100);
+  }
+  throw new Error(`tauri-driver did not listen on ${port} within ${ms} ms`);
+}
+
+/** A throwaway environment: HOME, XDG dirs and BEARAGENT_HOME in a temp dir. */
+export function makeSandbox() {
+  if (!existsSync(appBinary)) {
+    throw new Error(`app binary not found at ${appBinary}: build it first (cargo build)`);
+  }
+  const root = mkdtempSync(join(tmpdir(), "bearagent-e2e-"));
+  const dirs = {
+    root,
+    home: join(root, "home"),
+    runtime: join(root, "runtime"),
+    data: join(root, "bearagent-home"),
+    workspace: join(root, "my-project"),
+  };
+  for (const d of [dirs.home, dirs.data, dirs.workspace]) mkdirSync(d, { recursive: true });
+  mkdirSync(dirs.runtime, { recursive: true, mode: 0o700 });
+  mkdirSync(screenshotDir, { recursive: true });
+  return dirs;
+}
+
+/** Starts tauri-driver with the sandbox's environment (the app inherits it). */
+export async function startDriver(sandbox) {
+  const port = await freePort();
+  const nativePort = await freePort();
+  const env = {
+    ...process.env,
+    HOME: sandbox.home,
+    XDG_RUNTIME_DIR: sandbox.runtime,
+    XDG_DATA_HOME: join(sandbox.home, ".local/share"),
+    XDG_CONFIG_HOME: join(sandbox.home, ".config"),
+    BEARAGENT_HOME: sandbox.data,
+  };
+  const driver = spawn(
+    "tauri-driver",
+    ["--port", String(port), "--native-port", String(nativePort)],
+    { env, stdio: ["ignore", "inherit", "inherit"] },
+  );
+  driver.on("error", (e) => console.error("tauri-driver failed to start:", e.message));
+  await waitForPort(port, 15_000);
+  return {
+    port,
+    async stop() {
+      driver.kill("SIGTERM");
+      await sleep(200);
+    },
+  };
+}
+
+/** Launches the app in a new WebDriver session. */
+export async function launchApp(driver) {
+  const browser = await remote({
+    hostname: "127.0.0.1",
+    port: driver.port,
+    logLevel: "warn",
+    connectionRetryCount: 0,
+    capabilities: {
+      browserName: "wry",
+      "tauri:options": { application: appBinary },
+      "wdio:enforceWebDriverClassic": true,
+    },
+  });
+  await browser.$('.shell[data-ready="true"]').waitForExist({ timeout: 20_000 });
+  return browser;
+}
+
+export const byTestId = (browser, id) => browser.$(`[data-testid="${id}"]`);
+
+export async function screenshot(browser, name) {
+  const file = join(screenshotDir, `${name}.png`);
+  // Let WebKit paint the last DOM change before capturing.
+  await browser.pause(300);
+  await browser.saveScreenshot(file);
+  return file;
+}
