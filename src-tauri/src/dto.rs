@@ -13,6 +13,7 @@ pub enum ErrorCode {
     NotFound,
     NotADirectory,
     Storage,
+    Conflict,
     Dialog,
     Internal,
 }
@@ -39,6 +40,7 @@ impl From<&AppError> for ApiError {
             CoreCode::NotFound => ErrorCode::NotFound,
             CoreCode::NotADirectory => ErrorCode::NotADirectory,
             CoreCode::Storage => ErrorCode::Storage,
+            CoreCode::Conflict => ErrorCode::Conflict,
             CoreCode::Internal => ErrorCode::Internal,
         };
         ApiError::new(code, e.to_string())

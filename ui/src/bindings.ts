@@ -26,7 +26,7 @@ export type ApiError = {
 };
 
 /**  What the UI branches on; never the message text. */
-export type ErrorCode = "invalid_input" | "not_found" | "not_a_directory" | "storage" | "dialog" | "internal";
+export type ErrorCode = "invalid_input" | "not_found" | "not_a_directory" | "storage" | "conflict" | "dialog" | "internal";
 
 export type RunStatus = "created" | "running" | "awaitingApproval" | "succeeded" | "failed" | "cancelled" | "budgetExhausted" | "interrupted";
 

@@ -1,26 +1,46 @@
 //! The application: composition of store and clock, and the use cases.
 
+use crate::live::LiveBus;
+use crate::run::approvals::ApprovalGate;
+use crate::run::reconcile::reconcile_unfinished;
 use crate::views::{RunSummary, Workspace};
 use crate::AppError;
-use bearagent_kernel::{Clock, WorkspaceId};
+use bearagent_kernel::{Clock, RunId, WorkspaceId};
 use bearagent_store::{RunFilter, Store};
+use bearagent_tools::{Executor, ExecutorLimits, Registry};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 use tracing::instrument;
 
 /// How many recent workspaces are remembered for display.
 pub const RECENT_LIMIT: u32 = 12;
 
+/// A run whose loop is alive in this process.
+pub(crate) struct ActiveRun {
+    pub cancel: CancellationToken,
+    pub handle: Option<JoinHandle<()>>,
+}
+
 pub struct Application {
-    home: PathBuf,
-    store: Arc<Store>,
-    clock: Arc<dyn Clock>,
+    pub(crate) home: PathBuf,
+    pub(crate) store: Arc<Store>,
+    pub(crate) clock: Arc<dyn Clock>,
     current: Mutex<Option<Workspace>>,
+    pub(crate) live: LiveBus,
+    pub(crate) approvals: Arc<ApprovalGate>,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) executor: Arc<Executor>,
+    pub(crate) active: Mutex<HashMap<RunId, ActiveRun>>,
 }
 
 impl Application {
     /// Opens the data directory `home` (creating and migrating its
-    /// database) and restores the most recent workspace if it still exists.
+    /// database), marks runs a previous process left unfinished as
+    /// interrupted (verifying their writes), and restores the most recent
+    /// workspace if it still exists.
     #[instrument(skip(clock), fields(home = %home.display()))]
     pub fn open(home: &Path, clock: Arc<dyn Clock>) -> Result<Application, AppError> {
         let store = Arc::new(Store::open_in(home)?);
@@ -30,12 +50,30 @@ impl Application {
             .next()
             .filter(|w| Path::new(&w.path).is_dir())
             .map(Workspace::from);
+        let live = LiveBus::new();
+        reconcile_unfinished(&store, &clock, &live)?;
         Ok(Application {
             home: home.to_path_buf(),
             store,
             clock,
             current: Mutex::new(last),
+            live,
+            approvals: Arc::new(ApprovalGate::default()),
+            registry: Arc::new(Registry::with_workspace_tools()),
+            executor: Arc::new(Executor {
+                // Above read_file's own 256 KiB cap, so its "use start_line"
+                // hint reaches the model instead of a blind cut.
+                limits: ExecutorLimits {
+                    max_output_bytes: 300 * 1024,
+                    ..ExecutorLimits::default()
+                },
+            }),
+            active: Mutex::new(HashMap::new()),
         })
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
     }
 
     pub fn home(&self) -> &Path {
@@ -116,6 +154,11 @@ impl Application {
             .into_iter()
             .map(Workspace::from)
             .collect())
+    }
+
+    /// The known workspace at exactly this (canonical) path.
+    pub fn recent_workspace_by_path(&self, path: &str) -> Result<Option<Workspace>, AppError> {
+        Ok(self.store.workspace_by_path(path)?.map(Workspace::from))
     }
 
     /// Runs of one workspace, newest first.

@@ -8,6 +8,7 @@ pub enum ErrorCode {
     NotFound,
     NotADirectory,
     Storage,
+    Conflict,
     Internal,
 }
 
@@ -30,6 +31,10 @@ pub enum AppError {
     NoHome,
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("stored events are inconsistent: {0}")]
+    Corrupt(String),
+    #[error("{0}")]
+    Conflict(String),
 }
 
 impl AppError {
@@ -39,7 +44,8 @@ impl AppError {
             AppError::NotFound { .. } | AppError::PathMissing { .. } => ErrorCode::NotFound,
             AppError::NotADirectory { .. } => ErrorCode::NotADirectory,
             AppError::Io { .. } | AppError::NoHome => ErrorCode::Internal,
-            AppError::Store(_) => ErrorCode::Storage,
+            AppError::Store(_) | AppError::Corrupt(_) => ErrorCode::Storage,
+            AppError::Conflict(_) => ErrorCode::Conflict,
         }
     }
 }

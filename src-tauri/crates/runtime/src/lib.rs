@@ -3,13 +3,22 @@
 //! they hold no state of their own.
 
 mod app;
+mod app_runs;
 mod error;
 pub mod home;
+pub mod live;
 pub mod logging;
+pub mod profile;
+mod run;
 mod system_clock;
 mod views;
 
 pub use app::Application;
+pub use app_runs::StartRun;
 pub use error::{AppError, ErrorCode};
+pub use live::LiveEvent;
+pub use profile::{ContextCaps, RunProfile};
+pub use run::approvals::Decision;
+pub use run::context::{build as build_context, BuiltContext, CONTEXT_VERSION};
 pub use system_clock::SystemClock;
 pub use views::{RunSummary, Workspace};

@@ -4,13 +4,26 @@ use std::path::Path;
 use tracing_appender::non_blocking::WorkerGuard;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::Layer;
 use tracing_subscriber::{fmt, EnvFilter};
 
 /// Keep the returned guard alive for the life of the process: dropping it
 /// flushes the file writer.
 pub fn init(home: &Path, file_prefix: &str) -> Option<WorkerGuard> {
-    let filter = EnvFilter::try_from_env("BEARAGENT_LOG")
-        .unwrap_or_else(|_| EnvFilter::new("info,bearagent=debug"));
+    init_with(home, file_prefix, "info")
+}
+
+/// For command-line use: the file gets everything, the terminal only
+/// warnings and errors so it stays readable.
+pub fn init_quiet(home: &Path, file_prefix: &str) -> Option<WorkerGuard> {
+    init_with(home, file_prefix, "warn")
+}
+
+fn init_with(home: &Path, file_prefix: &str, stderr_level: &str) -> Option<WorkerGuard> {
+    let filter =
+        EnvFilter::try_from_env("BEARAGENT_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let stderr_filter =
+        EnvFilter::try_from_env("BEARAGENT_LOG").unwrap_or_else(|_| EnvFilter::new(stderr_level));
     let (file_layer, guard) = match tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix(file_prefix)
@@ -28,9 +41,12 @@ pub fn init(home: &Path, file_prefix: &str) -> Option<WorkerGuard> {
         Err(_) => (None, None),
     };
     let result = tracing_subscriber::registry()
-        .with(filter)
-        .with(fmt::layer().with_writer(std::io::stderr))
-        .with(file_layer)
+        .with(
+            fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(stderr_filter),
+        )
+        .with(file_layer.map(|l| l.with_filter(filter)))
         .try_init();
     if result.is_err() {
         // A subscriber was already installed (tests): keep it.

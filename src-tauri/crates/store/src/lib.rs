@@ -11,6 +11,7 @@ mod workspaces;
 
 pub use blobs::hash_bytes;
 pub use error::StoreError;
+pub use events::MAX_PAGE;
 pub use projections::RunFilter;
 pub use schema::SCHEMA_VERSION;
 pub use workspaces::WorkspaceRecord;

@@ -74,6 +74,18 @@ impl Store {
         Ok(out)
     }
 
+    pub fn workspace_by_path(&self, path: &str) -> Result<Option<WorkspaceRecord>, StoreError> {
+        let conn = self.reader()?;
+        conn.query_row(
+            "SELECT workspace_id, path, name, last_opened_ms FROM workspaces WHERE path = ?1",
+            [path],
+            from_row,
+        )
+        .optional()?
+        .map(decode)
+        .transpose()
+    }
+
     pub fn workspace(&self, id: WorkspaceId) -> Result<Option<WorkspaceRecord>, StoreError> {
         let conn = self.reader()?;
         conn.query_row(

@@ -5,6 +5,7 @@ const TITLES: Record<ErrorCode, string> = {
   not_found: "Folder not found",
   not_a_directory: "Not a folder",
   storage: "Storage error",
+  conflict: "Conflict",
   dialog: "Folder picker unavailable",
   internal: "Unexpected error",
 };

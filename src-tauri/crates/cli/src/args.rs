@@ -1,0 +1,94 @@
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "bearagent",
+    version,
+    about = "BearAgent, headless: run a coding agent on a workspace and inspect past runs"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the agent on a workspace until it answers, fails or runs out of budget.
+    Run(RunArgs),
+    /// List runs, newest first.
+    Runs(RunsArgs),
+    /// Show one run's state.
+    Inspect(InspectArgs),
+    /// Print a run's events.
+    Events(EventsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The workspace folder the agent may read and change.
+    #[arg(long, short = 'w')]
+    pub workspace: PathBuf,
+    /// Run profile (budgets, approval mode, context caps).
+    #[arg(long, default_value = "default")]
+    pub profile: String,
+    /// Model provider. `script` replays a script file offline.
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// Script for the scripted provider (JSON steps); implies `--provider script`.
+    #[arg(long)]
+    pub script: Option<PathBuf>,
+    /// Which tool calls need approval: ask (every call), reads (reads run,
+    /// writes ask), all (nothing asks). Without a terminal, asking denies.
+    #[arg(long, value_parser = ["ask", "reads", "all"])]
+    pub approve: Option<String>,
+    /// Alias of --max-model-calls.
+    #[arg(long)]
+    pub max_steps: Option<u32>,
+    #[arg(long)]
+    pub max_model_calls: Option<u32>,
+    #[arg(long)]
+    pub max_tool_calls: Option<u32>,
+    #[arg(long)]
+    pub max_input_tokens: Option<u64>,
+    #[arg(long)]
+    pub max_output_tokens: Option<u64>,
+    /// Wall-time budget in seconds.
+    #[arg(long)]
+    pub max_wall_time: Option<u64>,
+    /// JSON lines instead of the human timeline.
+    #[arg(long)]
+    pub json: bool,
+    /// What the agent should achieve.
+    pub goal: String,
+}
+
+#[derive(Debug, Args)]
+pub struct RunsArgs {
+    /// Only runs of this workspace folder.
+    #[arg(long, short = 'w')]
+    pub workspace: Option<PathBuf>,
+    #[arg(long, default_value_t = 50)]
+    pub limit: u32,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    pub run_id: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    pub run_id: String,
+    /// Only events after this sequence number.
+    #[arg(long, default_value_t = 0)]
+    pub after: u64,
+    #[arg(long, default_value_t = 1000)]
+    pub limit: u32,
+    #[arg(long)]
+    pub json: bool,
+}

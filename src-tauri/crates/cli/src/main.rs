@@ -1,0 +1,60 @@
+//! `bearagent`: the headless front end over BearAgent's application API.
+//!
+//! Exit codes: 0 succeeded · 1 run failed · 2 usage error · 3 budget
+//! exhausted · 4 cancelled or interrupted · 5 BearAgent's own error (storage,
+//! data directory).
+
+mod args;
+mod exit;
+mod query_cmd;
+mod render;
+mod run_cmd;
+
+use clap::Parser;
+use exit::Exit;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = match args::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() {
+                Exit::Usage
+            } else {
+                Exit::Succeeded
+            };
+            let _ = e.print();
+            return code.into();
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("bearagent: cannot start the async runtime: {e}");
+            return Exit::Internal.into();
+        }
+    };
+    runtime.block_on(dispatch(cli)).into()
+}
+
+async fn dispatch(cli: args::Cli) -> Exit {
+    let home = match bearagent_runtime::home::resolve() {
+        Ok(h) => h,
+        Err(e) => return exit::report(&e),
+    };
+    let _guard = bearagent_runtime::logging::init_quiet(&home, "bearagent-cli");
+    let clock = std::sync::Arc::new(bearagent_runtime::SystemClock);
+    let app = match bearagent_runtime::Application::open(&home, clock) {
+        Ok(app) => std::sync::Arc::new(app),
+        Err(e) => return exit::report(&e),
+    };
+    match cli.command {
+        args::Command::Run(run) => run_cmd::run(app, run).await,
+        args::Command::Runs(q) => query_cmd::runs(&app, q),
+        args::Command::Inspect(q) => query_cmd::inspect(&app, q),
+        args::Command::Events(q) => query_cmd::events(&app, q),
+    }
+}

@@ -1,0 +1,238 @@
+//! `bearagent run`: start a run, stream its timeline, answer approvals on
+//! the terminal (or deny without one), exit with the run's outcome.
+
+use crate::args::RunArgs;
+use crate::exit::{self, Exit};
+use crate::render;
+use bearagent_kernel::{ApprovalScope, EventPayload, RunId};
+use bearagent_providers::{ModelProvider, ScriptedProvider};
+use bearagent_runtime::{Application, Decision, LiveEvent, RunProfile, StartRun};
+use bearagent_tools::ApprovalMode;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use tokio::sync::broadcast::error::RecvError;
+
+fn profile_from(args: &RunArgs) -> Result<RunProfile, Exit> {
+    if args.profile != "default" {
+        return Err(exit::usage(format!(
+            "profile {:?} is not defined (only \"default\" exists without a config file)",
+            args.profile
+        )));
+    }
+    let mut profile = RunProfile::default();
+    if let Some(mode) = &args.approve {
+        profile.approval_mode = mode.parse::<ApprovalMode>().map_err(exit::usage)?;
+    }
+    let b = &mut profile.budgets;
+    if let Some(n) = args.max_steps.or(args.max_model_calls) {
+        b.max_model_calls = n;
+    }
+    if let Some(n) = args.max_tool_calls {
+        b.max_tool_calls = n;
+    }
+    if let Some(n) = args.max_input_tokens {
+        b.max_input_tokens = n;
+    }
+    if let Some(n) = args.max_output_tokens {
+        b.max_output_tokens = n;
+    }
+    if let Some(secs) = args.max_wall_time {
+        b.max_wall_time_ms = secs.saturating_mul(1000);
+    }
+    Ok(profile)
+}
+
+fn provider_from(args: &RunArgs) -> Result<Arc<dyn ModelProvider>, Exit> {
+    let name = args.provider.clone().unwrap_or_else(|| {
+        if args.script.is_some() {
+            "script".into()
+        } else {
+            String::new()
+        }
+    });
+    match (name.as_str(), &args.script) {
+        ("script", Some(path)) => ScriptedProvider::from_file(path)
+            .map(|p| Arc::new(p) as Arc<dyn ModelProvider>)
+            .map_err(exit::usage),
+        ("script", None) => Err(exit::usage("--provider script needs --script FILE")),
+        ("", _) => Err(exit::usage("choose a model provider: --provider NAME (or --script FILE for an offline scripted run)")),
+        (other, _) => Err(exit::usage(format!(
+            "unknown provider {other:?}: only \"script\" is available in this build"
+        ))),
+    }
+}
+
+async fn ask_on_terminal(summary: String) -> Decision {
+    let answer = tokio::task::spawn_blocking(move || {
+        eprint!("\n  approve {summary}? [y]es / [n]o / [a]lways for this run: ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        std::io::stdin()
+            .read_line(&mut line)
+            .map(|_| line.trim().to_lowercase())
+    })
+    .await;
+    match answer {
+        Ok(Ok(a)) if a == "y" || a == "yes" => Decision {
+            approve: true,
+            scope: ApprovalScope::Once,
+            reason: None,
+            by: "cli:user".into(),
+        },
+        Ok(Ok(a)) if a == "a" || a == "always" => Decision {
+            approve: true,
+            scope: ApprovalScope::ToolForRun,
+            reason: None,
+            by: "cli:user".into(),
+        },
+        Ok(Ok(a)) => Decision {
+            approve: false,
+            scope: ApprovalScope::Once,
+            reason: (!a.is_empty() && a != "n" && a != "no").then_some(a),
+            by: "cli:user".into(),
+        },
+        _ => Decision {
+            approve: false,
+            scope: ApprovalScope::Once,
+            reason: Some("the terminal closed".into()),
+            by: "cli:user".into(),
+        },
+    }
+}
+
+fn no_terminal_denial() -> Decision {
+    Decision {
+        approve: false,
+        scope: ApprovalScope::Once,
+        reason: Some(
+            "no terminal to ask for approval; rerun with --approve reads or --approve all".into(),
+        ),
+        by: "cli:no-terminal".into(),
+    }
+}
+
+fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
+    match event {
+        LiveEvent::Committed(e) if json => println!("{}", render::event_json(e)),
+        LiveEvent::Committed(e) => {
+            if *in_text {
+                println!();
+                *in_text = false;
+            }
+            println!("{}", render::event_line(e));
+        }
+        LiveEvent::TextDelta {
+            text, model_call, ..
+        } if json => {
+            println!(
+                "{}",
+                serde_json::json!({"kind": "text_delta", "model_call": model_call, "text": text})
+            );
+        }
+        LiveEvent::TextDelta { text, .. } => {
+            if !*in_text {
+                print!("      │ ");
+                *in_text = true;
+            }
+            print!("{}", text.replace('\n', "\n      │ "));
+            let _ = std::io::stdout().flush();
+        }
+    }
+}
+
+pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
+    let profile = match profile_from(&args) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let provider = match provider_from(&args) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let workspace = match args.workspace.canonicalize() {
+        Ok(p) => p.display().to_string(),
+        Err(e) => return exit::usage(format!("workspace {}: {e}", args.workspace.display())),
+    };
+    let interactive = std::io::stdin().is_terminal();
+    // Subscribe first so no event of the new run is missed.
+    let mut live = app.subscribe();
+    let start = StartRun {
+        workspace,
+        goal: args.goal.clone(),
+        profile,
+        provider,
+    };
+    let run_id = match app.start_run(start) {
+        Ok(id) => id,
+        Err(e) => return exit::report(&e),
+    };
+    if !args.json {
+        eprintln!("run {run_id}");
+    }
+    let ctrl_c_app = app.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = ctrl_c_app.cancel_run(run_id);
+        }
+    });
+    follow(&app, run_id, &mut live, args.json, interactive).await;
+    match app.wait_run(run_id).await {
+        Ok(p) => {
+            if !args.json {
+                println!("\n{}", render::status_text(&p.status));
+                if let Some(answer) = &p.final_answer {
+                    println!("\n{answer}");
+                }
+            }
+            Exit::for_status(&p.status)
+        }
+        Err(e) => exit::report(&e),
+    }
+}
+
+/// Prints live events of `run_id` until it settles; answers approvals.
+async fn follow(
+    app: &Arc<Application>,
+    run_id: RunId,
+    live: &mut tokio::sync::broadcast::Receiver<LiveEvent>,
+    json: bool,
+    interactive: bool,
+) {
+    let mut in_text = false;
+    loop {
+        let event = match live.recv().await {
+            Ok(e) => e,
+            Err(RecvError::Lagged(n)) => {
+                eprintln!("bearagent: the display fell {n} updates behind; `bearagent events {run_id}` has them all");
+                continue;
+            }
+            Err(RecvError::Closed) => return,
+        };
+        if event.run_id() != run_id {
+            continue;
+        }
+        print_live(&event, json, &mut in_text);
+        let LiveEvent::Committed(envelope) = &event else {
+            continue;
+        };
+        match &envelope.payload {
+            EventPayload::ApprovalRequested {
+                call_id, summary, ..
+            } => {
+                let decision = if interactive {
+                    ask_on_terminal(summary.clone()).await
+                } else {
+                    no_terminal_denial()
+                };
+                if let Err(e) = app.decide_approval(run_id, call_id.as_str(), decision) {
+                    eprintln!("bearagent: {e}");
+                }
+            }
+            EventPayload::RunSucceeded { .. }
+            | EventPayload::RunFailed { .. }
+            | EventPayload::RunCancelled { .. }
+            | EventPayload::BudgetExhausted { .. } => return,
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,90 @@
+//! The seed's `ModelAdapter` view on top of a streaming provider: one call,
+//! one validated action.
+
+use crate::{ModelProvider, ModelRequest, ProviderError, StreamItem};
+use bearagent_kernel::{Action, FinalAnswer, StopReason, TokenUsage, ToolCall};
+use futures::StreamExt;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelResponse {
+    pub action: Action,
+    pub usage: TokenUsage,
+    pub stop_reason: StopReason,
+    /// All streamed text, including narration before a tool call.
+    pub text: String,
+}
+
+/// Drives one streamed call to its completion. `on_delta` sees text as it
+/// arrives. A stream that ends without a completion is a truncation error,
+/// never a fake completion, and its partial tool calls are discarded.
+pub async fn complete(
+    provider: &dyn ModelProvider,
+    request: ModelRequest,
+    mut on_delta: impl FnMut(&str) + Send,
+) -> Result<ModelResponse, ProviderError> {
+    let mut stream = provider.stream(request);
+    let mut text = String::new();
+    let mut calls: Vec<ToolCall> = Vec::new();
+    let mut completion: Option<(TokenUsage, StopReason)> = None;
+    while let Some(item) = stream.next().await {
+        match item? {
+            StreamItem::TextDelta(delta) => {
+                if completion.is_none() {
+                    on_delta(&delta);
+                    text.push_str(&delta);
+                }
+            }
+            StreamItem::ToolCall(call) => calls.push(call),
+            StreamItem::Completed { usage, stop_reason } => {
+                if completion.is_some() {
+                    return Err(ProviderError::InvalidOutput {
+                        message: "the stream completed twice".into(),
+                        usage,
+                    });
+                }
+                completion = Some((usage, stop_reason));
+            }
+        }
+    }
+    let Some((usage, stop_reason)) = completion else {
+        return Err(ProviderError::TruncatedStream {
+            message: "no completion was received".into(),
+        });
+    };
+    let action = match calls.len() {
+        0 if text.trim().is_empty() => {
+            return Err(ProviderError::InvalidOutput {
+                message: "the model returned neither text nor a tool call".into(),
+                usage,
+            })
+        }
+        0 => Action::FinalAnswer(FinalAnswer {
+            content: text.clone(),
+        }),
+        1 => Action::ToolCall(calls.remove(0)),
+        n => {
+            // The loop is serial: one action per turn. Say so rather than
+            // silently dropping calls the model expects answers to.
+            return Err(ProviderError::InvalidOutput {
+                message: format!(
+                    "the model proposed {n} tool calls at once; BearAgent runs one tool call per turn"
+                ),
+                usage,
+            });
+        }
+    };
+    if stop_reason == StopReason::MaxTokens {
+        if let Action::ToolCall(_) = action {
+            return Err(ProviderError::InvalidOutput {
+                message: "the output hit the token limit inside a tool call".into(),
+                usage,
+            });
+        }
+    }
+    Ok(ModelResponse {
+        action,
+        usage,
+        stop_reason,
+        text,
+    })
+}

@@ -1,0 +1,15 @@
+//! The `ModelProvider` port and its adapters. Provider differences stop
+//! here: nothing vendor-specific (wire types, raw errors, keys) leaves this
+//! crate. Adapters stream text deltas, complete tool calls and exactly one
+//! completion; `complete` turns that stream into one `ModelResponse`.
+
+mod complete;
+mod error;
+pub mod json_text;
+mod port;
+pub mod scripted;
+
+pub use complete::{complete, ModelResponse};
+pub use error::ProviderError;
+pub use port::{ModelProvider, ModelRequest, ModelStream, ProviderInfo, StreamItem, ToolSchema};
+pub use scripted::{ScriptError, ScriptedProvider};

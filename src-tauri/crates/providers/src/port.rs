@@ -1,0 +1,55 @@
+use crate::ProviderError;
+use bearagent_kernel::{HistoryItem, StopReason, TokenUsage, ToolCall};
+use futures::Stream;
+use serde::{Deserialize, Serialize};
+use std::pin::Pin;
+
+/// A tool as the model is told about it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSchema {
+    pub name: String,
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: serde_json::Value,
+}
+
+/// Everything one model call needs, built by the runtime's ContextBuilder
+/// from committed events only.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelRequest {
+    pub system: String,
+    pub history: Vec<HistoryItem>,
+    pub tools: Vec<ToolSchema>,
+    pub max_output_tokens: Option<u32>,
+}
+
+/// What an adapter's stream yields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamItem {
+    /// Model text as it arrives; shown live, never an event by itself.
+    TextDelta(String),
+    /// A tool call whose arguments are complete and valid JSON.
+    ToolCall(ToolCall),
+    /// The one terminal item of a successful stream.
+    Completed {
+        usage: TokenUsage,
+        stop_reason: StopReason,
+    },
+}
+
+pub type ModelStream = Pin<Box<dyn Stream<Item = Result<StreamItem, ProviderError>> + Send>>;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderInfo {
+    /// Configured provider name, e.g. "script" or "anthropic".
+    pub name: String,
+    pub model: String,
+    /// True for the offline scripted provider, so every view can label it.
+    pub scripted: bool,
+}
+
+pub trait ModelProvider: Send + Sync {
+    fn info(&self) -> ProviderInfo;
+    /// Starts one streamed model call. Dropping the stream aborts it.
+    fn stream(&self, request: ModelRequest) -> ModelStream;
+}

@@ -1,0 +1,308 @@
+//! The scripted provider: outcomes in order, from a JSON file or built in
+//! code. Deterministic and offline — for tests and for demo runs, always
+//! labelled as scripted. Running out of outcomes is an error, never a final
+//! answer.
+
+use crate::json_text;
+use crate::{ModelProvider, ModelRequest, ModelStream, ProviderError, ProviderInfo, StreamItem};
+use bearagent_kernel::{Action, StopReason, TokenUsage, ToolCall};
+use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::Value;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+/// One scripted model turn.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptStep {
+    /// Text streamed before the action (narration, or the final answer).
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub tool_call: Option<ScriptToolCall>,
+    #[serde(default)]
+    pub final_answer: Option<String>,
+    /// A raw reply parsed strictly as JSON-text mode would.
+    #[serde(default)]
+    pub raw_text: Option<String>,
+    #[serde(default)]
+    pub error: Option<ScriptFailure>,
+    #[serde(default)]
+    pub usage: Option<TokenUsage>,
+    /// End the stream without a completion (a broken connection).
+    #[serde(default)]
+    pub truncate: bool,
+    /// Wait this long before answering (a slow model).
+    #[serde(default)]
+    pub delay_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptToolCall {
+    #[serde(default)]
+    pub call_id: Option<String>,
+    pub tool_name: String,
+    pub arguments: Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptFailure {
+    pub message: String,
+    #[serde(default)]
+    pub retryable: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum ScriptFile {
+    Steps(Vec<ScriptStep>),
+    Wrapped {
+        #[serde(default)]
+        model: Option<String>,
+        steps: Vec<ScriptStep>,
+    },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    #[error("cannot read script {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("script {path} is not valid: {detail}")]
+    Invalid { path: String, detail: String },
+}
+
+struct State {
+    steps: Vec<ScriptStep>,
+    next: usize,
+    calls: Vec<ModelRequest>,
+}
+
+/// See the module docs. Cloning shares the script and the call record.
+#[derive(Clone)]
+pub struct ScriptedProvider {
+    model: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl std::fmt::Debug for ScriptedProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScriptedProvider")
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ScriptedProvider {
+    pub fn new(steps: Vec<ScriptStep>) -> Self {
+        Self {
+            model: "scripted".into(),
+            state: Arc::new(Mutex::new(State {
+                steps,
+                next: 0,
+                calls: Vec::new(),
+            })),
+        }
+    }
+
+    /// Reads a script: either a JSON array of steps or
+    /// `{"model": "...", "steps": [...]}`. Every step must have exactly one
+    /// of `tool_call`, `final_answer`, `raw_text`, `error`, `truncate`.
+    pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read {
+            path: shown.clone(),
+            source,
+        })?;
+        Self::from_json(&text).map_err(|detail| ScriptError::Invalid {
+            path: shown,
+            detail,
+        })
+    }
+
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let file: ScriptFile = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let (model, steps) = match file {
+            ScriptFile::Steps(steps) => (None, steps),
+            ScriptFile::Wrapped { model, steps } => (model, steps),
+        };
+        for (i, step) in steps.iter().enumerate() {
+            let kinds = [
+                step.tool_call.is_some(),
+                step.final_answer.is_some(),
+                step.raw_text.is_some(),
+                step.error.is_some(),
+                step.truncate,
+            ];
+            if kinds.iter().filter(|k| **k).count() != 1 {
+                return Err(format!(
+                    "step {}: exactly one of tool_call, final_answer, raw_text, error, truncate is required",
+                    i + 1
+                ));
+            }
+        }
+        let mut provider = Self::new(steps);
+        if let Some(model) = model {
+            provider.model = model;
+        }
+        Ok(provider)
+    }
+
+    /// Every request received so far, in order.
+    pub fn calls(&self) -> Vec<ModelRequest> {
+        self.state
+            .lock()
+            .map(|s| s.calls.clone())
+            .unwrap_or_default()
+    }
+
+    fn next_step(&self, request: ModelRequest) -> Result<(usize, ScriptStep), ProviderError> {
+        let mut state = self.state.lock().map_err(|_| ProviderError::Provider {
+            provider: "script".into(),
+            message: "script state poisoned".into(),
+            retryable: false,
+            status: None,
+        })?;
+        state.calls.push(request);
+        let index = state.next;
+        let step = state
+            .steps
+            .get(index)
+            .cloned()
+            .ok_or(ProviderError::ScriptExhausted { calls: index })?;
+        state.next += 1;
+        Ok((index, step))
+    }
+}
+
+/// Deterministic token estimate: about four bytes a token.
+fn estimate_tokens(bytes: usize) -> u64 {
+    (bytes as u64).div_ceil(4)
+}
+
+fn chunks(text: &str) -> Vec<String> {
+    // Stream in word-sized pieces so consumers see real deltas.
+    text.split_inclusive(' ').map(str::to_owned).collect()
+}
+
+fn step_items(
+    index: usize,
+    step: ScriptStep,
+    input_bytes: usize,
+) -> Vec<Result<StreamItem, ProviderError>> {
+    let mut items = Vec::new();
+    let mut output_bytes = step.text.as_ref().map_or(0, String::len);
+    if let Some(text) = &step.text {
+        items.extend(
+            chunks(text)
+                .into_iter()
+                .map(|c| Ok(StreamItem::TextDelta(c))),
+        );
+    }
+    let usage_for = |out: usize| {
+        step.usage
+            .unwrap_or_else(|| TokenUsage::new(estimate_tokens(input_bytes), estimate_tokens(out)))
+    };
+    if let Some(failure) = &step.error {
+        items.push(Err(ProviderError::Provider {
+            provider: "script".into(),
+            message: failure.message.clone(),
+            retryable: failure.retryable,
+            status: None,
+        }));
+        return items;
+    }
+    if step.truncate {
+        return items;
+    }
+    let stop_reason = match (&step.tool_call, &step.final_answer, &step.raw_text) {
+        (Some(call), _, _) => {
+            let call_id = call
+                .call_id
+                .clone()
+                .unwrap_or_else(|| format!("script_call_{}", index + 1));
+            output_bytes += call.arguments.to_string().len();
+            match ToolCall::new(call_id, call.tool_name.clone(), call.arguments.clone()) {
+                Ok(c) => items.push(Ok(StreamItem::ToolCall(c))),
+                Err(e) => {
+                    items.push(Err(ProviderError::InvalidOutput {
+                        message: e.to_string(),
+                        usage: usage_for(output_bytes),
+                    }));
+                    return items;
+                }
+            }
+            StopReason::ToolUse
+        }
+        (None, Some(answer), _) => {
+            output_bytes += answer.len();
+            items.extend(
+                chunks(answer)
+                    .into_iter()
+                    .map(|c| Ok(StreamItem::TextDelta(c))),
+            );
+            StopReason::EndTurn
+        }
+        (None, None, Some(raw)) => {
+            output_bytes += raw.len();
+            match json_text::parse_reply(raw) {
+                Ok(Action::ToolCall(c)) => {
+                    items.push(Ok(StreamItem::ToolCall(c)));
+                    StopReason::ToolUse
+                }
+                Ok(Action::FinalAnswer(a)) => {
+                    items.push(Ok(StreamItem::TextDelta(a.content)));
+                    StopReason::EndTurn
+                }
+                Err(message) => {
+                    items.push(Err(ProviderError::InvalidOutput {
+                        message,
+                        usage: usage_for(output_bytes),
+                    }));
+                    return items;
+                }
+            }
+        }
+        (None, None, None) => StopReason::Other,
+    };
+    items.push(Ok(StreamItem::Completed {
+        usage: usage_for(output_bytes),
+        stop_reason,
+    }));
+    items
+}
+
+impl ModelProvider for ScriptedProvider {
+    fn info(&self) -> ProviderInfo {
+        ProviderInfo {
+            name: "script".into(),
+            model: self.model.clone(),
+            scripted: true,
+        }
+    }
+
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let input_bytes = serde_json::to_string(&request).map_or(0, |s| s.len());
+        let (delay_ms, items) = match self.next_step(request) {
+            Ok((index, step)) => (step.delay_ms, step_items(index, step, input_bytes)),
+            Err(e) => (0, vec![Err(e)]),
+        };
+        if delay_ms == 0 {
+            return Box::pin(futures::stream::iter(items));
+        }
+        let delay = futures::stream::once(tokio::time::sleep(std::time::Duration::from_millis(
+            delay_ms,
+        )))
+        .filter_map(|()| futures::future::ready(None));
+        Box::pin(delay.chain(futures::stream::iter(items)))
+    }
+}
+
+#[cfg(test)]
+#[path = "scripted_tests.rs"]
+mod tests;

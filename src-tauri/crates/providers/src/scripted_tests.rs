@@ -1,0 +1,122 @@
+use super::*;
+use crate::complete;
+use bearagent_kernel::{FinalAnswer, HistoryItem, Message, Role};
+use serde_json::json;
+
+fn request(goal: &str) -> ModelRequest {
+    ModelRequest {
+        system: "rules".into(),
+        history: vec![HistoryItem::Message(Message::new(Role::User, goal))],
+        tools: vec![],
+        max_output_tokens: None,
+    }
+}
+
+fn run(p: &ScriptedProvider, goal: &str) -> (Result<crate::ModelResponse, ProviderError>, String) {
+    let mut seen = String::new();
+    let r = futures::executor::block_on(complete(p, request(goal), |d| seen.push_str(d)));
+    (r, seen)
+}
+
+#[test]
+fn steps_play_in_order_and_calls_are_recorded() {
+    let p = ScriptedProvider::from_json(
+        &json!([
+            {"text": "Let me look. ", "tool_call": {"tool_name": "read_file", "arguments": {"path": "a"}}},
+            {"final_answer": "All done here", "usage": {"input": 10, "output": 3}}
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let (first, seen) = run(&p, "one");
+    let first = first.unwrap();
+    assert!(matches!(&first.action, Action::ToolCall(c) if c.call_id.as_str() == "script_call_1"));
+    assert_eq!(seen, "Let me look. ");
+    let (second, seen) = run(&p, "two");
+    let second = second.unwrap();
+    assert_eq!(
+        second.action,
+        Action::FinalAnswer(FinalAnswer {
+            content: "All done here".into()
+        })
+    );
+    assert_eq!(second.usage, TokenUsage::new(10, 3));
+    assert_eq!(seen, "All done here");
+    let calls = p.calls();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1], request("two"));
+}
+
+#[test]
+fn running_out_is_an_error_never_an_answer() {
+    let p = ScriptedProvider::new(vec![]);
+    let (r, _) = run(&p, "x");
+    assert_eq!(r.unwrap_err(), ProviderError::ScriptExhausted { calls: 0 });
+}
+
+#[test]
+fn raw_text_is_parsed_strictly_and_invalid_output_carries_usage() {
+    let p = ScriptedProvider::from_json(
+        &json!([
+            {"raw_text": "sure! here is my answer", "usage": {"input": 5, "output": 7}},
+            {"raw_text": "{\"type\":\"final_answer\",\"content\":\"ok\"}"}
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let (r, _) = run(&p, "x");
+    match r.unwrap_err() {
+        ProviderError::InvalidOutput { usage, message } => {
+            assert_eq!(usage, TokenUsage::new(5, 7));
+            assert!(message.contains("not valid JSON"));
+        }
+        other => panic!("{other:?}"),
+    }
+    let (r, _) = run(&p, "x");
+    assert_eq!(
+        r.unwrap().action,
+        Action::FinalAnswer(FinalAnswer {
+            content: "ok".into()
+        })
+    );
+}
+
+#[test]
+fn a_truncated_stream_is_never_a_completion() {
+    let p = ScriptedProvider::from_json(
+        &json!([{"text": "half a thou", "truncate": true}]).to_string(),
+    )
+    .unwrap();
+    let (r, seen) = run(&p, "x");
+    assert!(matches!(r, Err(ProviderError::TruncatedStream { .. })));
+    assert_eq!(seen, "half a thou");
+}
+
+#[test]
+fn provider_errors_keep_their_retryable_flag() {
+    let p = ScriptedProvider::from_json(
+        &json!([{"error": {"message": "overloaded", "retryable": true}}]).to_string(),
+    )
+    .unwrap();
+    let (r, _) = run(&p, "x");
+    let e = r.unwrap_err();
+    assert_eq!(
+        e.class(),
+        bearagent_kernel::ModelErrorClass::Provider { retryable: true }
+    );
+}
+
+#[test]
+fn malformed_scripts_are_rejected_with_the_step_number() {
+    let both = json!([{"final_answer": "a"}, {"final_answer": "b", "raw_text": "c"}]).to_string();
+    assert!(ScriptedProvider::from_json(&both)
+        .unwrap_err()
+        .contains("step 2"));
+    let unknown = json!([{"final_answr": "a"}]).to_string();
+    assert!(ScriptedProvider::from_json(&unknown).is_err());
+    let wrapped = json!({"model": "demo", "steps": [{"final_answer": "a"}]}).to_string();
+    assert_eq!(
+        ScriptedProvider::from_json(&wrapped).unwrap().info().model,
+        "demo"
+    );
+}

@@ -1,0 +1,125 @@
+//! Agent-loop benchmark: a 500-step scripted run (read_file every step,
+//! zero-latency provider, every event durably committed) against a raw
+//! SQLite insert of the same rows, one transaction each, with the same
+//! PRAGMAs, in the same run. Prints the per-step figures and the ratio.
+//!
+//! Run: `cargo bench -p bearagent-runtime --bench agent_loop`
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+use bearagent_kernel::{EventEnvelope, EventSeq};
+use bearagent_providers::{ModelProvider, ScriptedProvider};
+use bearagent_runtime::{Application, RunProfile, StartRun, SystemClock};
+use bearagent_tools::ApprovalMode;
+use rusqlite::{params, Connection};
+use serde_json::json;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const STEPS: usize = 500;
+
+fn scripted_run(rt: &tokio::runtime::Runtime) -> (Duration, Vec<EventEnvelope>) {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "a line of text\n".repeat(64)).unwrap();
+    let mut steps: Vec<serde_json::Value> = (0..STEPS)
+        .map(|_| json!({"tool_call": {"tool_name": "read_file", "arguments": {"path": "a.txt"}}, "usage": {"input": 100, "output": 10}}))
+        .collect();
+    steps.push(json!({"final_answer": "done", "usage": {"input": 100, "output": 10}}));
+    let provider: Arc<dyn ModelProvider> = Arc::new(
+        ScriptedProvider::from_json(&serde_json::Value::Array(steps).to_string()).unwrap(),
+    );
+    let app = Application::open(home.path(), Arc::new(SystemClock)).unwrap();
+    let mut profile = RunProfile {
+        approval_mode: ApprovalMode::AllowAll,
+        ..RunProfile::default()
+    };
+    profile.budgets.max_model_calls = STEPS as u32 + 1;
+    profile.budgets.max_tool_calls = STEPS as u32;
+    profile.budgets.max_input_tokens = u64::MAX;
+    let start = Instant::now();
+    let run_id = rt.block_on(async {
+        let id = app
+            .start_run(StartRun {
+                workspace: ws.path().display().to_string(),
+                goal: "read a.txt many times".into(),
+                profile,
+                provider,
+            })
+            .unwrap();
+        let p = app.wait_run(id).await.unwrap();
+        assert_eq!(p.status, bearagent_kernel::RunStatus::Succeeded, "{p:?}");
+        id
+    });
+    let elapsed = start.elapsed();
+    let mut events = Vec::new();
+    let mut after = EventSeq(0);
+    loop {
+        let page = app.list_events(run_id, after, 5000).unwrap();
+        let Some(last) = page.last() else { break };
+        after = last.seq;
+        events.extend(page);
+    }
+    (elapsed, events)
+}
+
+fn raw_inserts(events: &[EventEnvelope]) -> Duration {
+    let dir = tempfile::tempdir().unwrap();
+    let mut conn = Connection::open(dir.path().join("raw.db")).unwrap();
+    conn.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;
+         CREATE TABLE events (id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, seq INTEGER NOT NULL,
+           type TEXT NOT NULL, at TEXT NOT NULL, cause INTEGER, schema_version INTEGER NOT NULL,
+           payload TEXT NOT NULL, UNIQUE (run_id, seq));",
+    )
+    .unwrap();
+    let start = Instant::now();
+    for e in events {
+        let tx = conn.transaction().unwrap();
+        let payload = serde_json::to_string(&e.payload).unwrap();
+        tx.prepare_cached(
+            "INSERT INTO events (run_id, seq, type, at, cause, schema_version, payload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .unwrap()
+        .execute(params![
+            e.run_id.to_string(),
+            e.seq.get() as i64,
+            e.payload.type_name(),
+            e.at.to_rfc3339(),
+            e.cause.map(|c| c.get() as i64),
+            e.schema_version,
+            payload
+        ])
+        .unwrap();
+        tx.commit().unwrap();
+    }
+    start.elapsed()
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut ours = Vec::new();
+    let mut raw = Vec::new();
+    let mut event_count = 0;
+    for _ in 0..3 {
+        let (t, events) = scripted_run(&rt);
+        event_count = events.len();
+        ours.push(t);
+        raw.push(raw_inserts(&events));
+    }
+    ours.sort();
+    raw.sort();
+    let (ours, raw) = (ours[1], raw[1]);
+    let per_step = |d: Duration| d.as_secs_f64() * 1e3 / STEPS as f64;
+    println!("agent loop benchmark: {STEPS} steps (read_file each), {event_count} events, median of 3, WAL + synchronous=FULL");
+    println!(
+        "loop {:>8.1} ms ({:.3} ms/step)   raw inserts of the same rows {:>8.1} ms ({:.3} ms/step)   ratio {:.2}x (goal <= 2.00x)",
+        ours.as_secs_f64() * 1e3,
+        per_step(ours),
+        raw.as_secs_f64() * 1e3,
+        per_step(raw),
+        ours.as_secs_f64() / raw.as_secs_f64()
+    );
+}

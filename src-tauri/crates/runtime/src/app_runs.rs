@@ -1,0 +1,195 @@
+//! Run use cases of the application API: start, cancel, decide approvals,
+//! read runs and events, subscribe to live updates.
+
+use crate::app::{ActiveRun, Application};
+use crate::live::LiveEvent;
+use crate::profile::RunProfile;
+use crate::run::agent_loop::{drive, LoopDeps};
+use crate::run::approvals::Decision;
+use crate::run::recorder::Recorder;
+use crate::views::RunSummary;
+use crate::AppError;
+use bearagent_kernel::{
+    CallId, EventEnvelope, EventPayload, EventSeq, RunId, RunProjection, WorkspaceId,
+};
+use bearagent_providers::ModelProvider;
+use bearagent_store::RunFilter;
+use bearagent_tools::WorkspaceRoot;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
+use tracing::{instrument, Instrument};
+
+pub struct StartRun {
+    /// Absolute path of the workspace folder.
+    pub workspace: String,
+    pub goal: String,
+    pub profile: RunProfile,
+    pub provider: Arc<dyn ModelProvider>,
+}
+
+impl Application {
+    /// Records the run's creation and start, then drives it in the
+    /// background. Returns once `RunCreated` and `RunStarted` are committed.
+    #[instrument(skip(self, start), fields(goal_len = start.goal.len()))]
+    pub fn start_run(&self, start: StartRun) -> Result<RunId, AppError> {
+        if start.goal.trim().is_empty() {
+            return Err(AppError::InvalidInput("a goal is required".into()));
+        }
+        let workspace = self.open_workspace(&start.workspace)?;
+        let root = WorkspaceRoot::new(std::path::Path::new(&workspace.path))
+            .map_err(|e| AppError::InvalidInput(e.to_string()))?;
+        let run_id = RunId::new();
+        let mut rec = Recorder::new(
+            self.store.clone(),
+            self.clock.clone(),
+            self.live.clone(),
+            run_id,
+        );
+        let info = start.provider.info();
+        let config_versions = BTreeMap::from([
+            ("context".to_owned(), crate::CONTEXT_VERSION.to_owned()),
+            (
+                "provider".to_owned(),
+                format!("{}:{}", info.name, info.model),
+            ),
+            ("scripted".to_owned(), info.scripted.to_string()),
+        ]);
+        let created = rec.record(
+            None,
+            EventPayload::RunCreated {
+                goal: start.goal,
+                workspace_id: workspace.id,
+                workspace_path: workspace.path,
+                profile: start.profile.name.clone(),
+                budgets: start.profile.budgets,
+                config_versions,
+            },
+        )?;
+        rec.record(Some(created), EventPayload::RunStarted)?;
+        let cancel = CancellationToken::new();
+        let deps = LoopDeps {
+            provider: start.provider,
+            registry: self.registry.clone(),
+            executor: self.executor.clone(),
+            approvals: self.approvals.clone(),
+            workspace: root,
+            profile: start.profile,
+            cancel: cancel.clone(),
+        };
+        let span = tracing::info_span!("run", %run_id);
+        let handle = tokio::spawn(
+            async move {
+                if let Err(e) = drive(rec, deps).await {
+                    tracing::error!(error = %e, "the run stopped: its events could not be stored");
+                }
+            }
+            .instrument(span),
+        );
+        if let Ok(mut active) = self.active.lock() {
+            active.insert(
+                run_id,
+                ActiveRun {
+                    cancel,
+                    handle: Some(handle),
+                },
+            );
+        }
+        Ok(run_id)
+    }
+
+    /// Waits for a run started by this process to end, then returns it.
+    pub async fn wait_run(&self, run_id: RunId) -> Result<RunProjection, AppError> {
+        let handle = self
+            .active
+            .lock()
+            .ok()
+            .and_then(|mut a| a.get_mut(&run_id).and_then(|r| r.handle.take()));
+        if let Some(handle) = handle {
+            if let Err(e) = handle.await {
+                tracing::error!(error = %e, %run_id, "run task failed");
+            }
+        }
+        if let Ok(mut active) = self.active.lock() {
+            active.remove(&run_id);
+        }
+        self.get_run(run_id)
+    }
+
+    #[instrument(skip(self))]
+    pub fn cancel_run(&self, run_id: RunId) -> Result<(), AppError> {
+        let active = self
+            .active
+            .lock()
+            .map_err(|_| AppError::Corrupt("lock poisoned".into()))?;
+        match active.get(&run_id) {
+            Some(run) => {
+                run.cancel.cancel();
+                Ok(())
+            }
+            None => Err(AppError::Conflict(format!(
+                "run {run_id} is not running in this process"
+            ))),
+        }
+    }
+
+    #[instrument(skip(self, decision), fields(approve = decision.approve))]
+    pub fn decide_approval(
+        &self,
+        run_id: RunId,
+        call_id: &str,
+        decision: Decision,
+    ) -> Result<(), AppError> {
+        let call_id = CallId::new(call_id).map_err(|e| AppError::InvalidInput(e.to_string()))?;
+        if self.approvals.decide(run_id, &call_id, decision) {
+            Ok(())
+        } else {
+            Err(AppError::NotFound {
+                what: "pending approval",
+                id: format!("{run_id}/{call_id}"),
+            })
+        }
+    }
+
+    pub fn get_run(&self, run_id: RunId) -> Result<RunProjection, AppError> {
+        self.store
+            .get_run(run_id)?
+            .ok_or_else(|| AppError::NotFound {
+                what: "run",
+                id: run_id.to_string(),
+            })
+    }
+
+    /// Every run, newest first, optionally of one workspace.
+    pub fn runs(
+        &self,
+        workspace_id: Option<WorkspaceId>,
+        limit: Option<u32>,
+    ) -> Result<Vec<RunSummary>, AppError> {
+        let filter = RunFilter {
+            workspace_id,
+            limit,
+        };
+        Ok(self
+            .store
+            .list_runs(&filter)?
+            .into_iter()
+            .map(RunSummary::from)
+            .collect())
+    }
+
+    pub fn list_events(
+        &self,
+        run_id: RunId,
+        after: EventSeq,
+        limit: u32,
+    ) -> Result<Vec<EventEnvelope>, AppError> {
+        self.get_run(run_id)?;
+        Ok(self.store.events_after(run_id, after, limit)?)
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
+        self.live.subscribe()
+    }
+}

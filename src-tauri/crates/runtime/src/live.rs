@@ -1,0 +1,54 @@
+//! Live updates for front ends: committed events plus text deltas. Only the
+//! committed events are facts; a subscriber that falls behind pages the rest
+//! from the store.
+
+use bearagent_kernel::{EventEnvelope, EventSeq, RunId};
+use tokio::sync::broadcast;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LiveEvent {
+    Committed(EventEnvelope),
+    /// Model text as it streams, for the model call whose
+    /// `ModelCallStarted` event has seq `model_call`.
+    TextDelta {
+        run_id: RunId,
+        model_call: EventSeq,
+        text: String,
+    },
+}
+
+impl LiveEvent {
+    pub fn run_id(&self) -> RunId {
+        match self {
+            LiveEvent::Committed(e) => e.run_id,
+            LiveEvent::TextDelta { run_id, .. } => *run_id,
+        }
+    }
+}
+
+#[derive(Clone)]
+pub struct LiveBus {
+    sender: broadcast::Sender<LiveEvent>,
+}
+
+impl LiveBus {
+    pub fn new() -> Self {
+        let (sender, _) = broadcast::channel(4096);
+        Self { sender }
+    }
+
+    pub fn publish(&self, event: LiveEvent) {
+        // No subscriber is fine: events are in the store.
+        let _ = self.sender.send(event);
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
+        self.sender.subscribe()
+    }
+}
+
+impl Default for LiveBus {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,232 @@
+//! The serial AgentLoop, exactly DESIGN.md's lifecycle: budget check →
+//! context → model call → (tool call → policy → approval → execute) … →
+//! a terminal event. Every fact is committed before the loop acts on it.
+
+use super::approvals::ApprovalGate;
+use super::context;
+use super::recorder::Recorder;
+use super::tool_step::{run_tool_call, ToolStepEnd};
+use crate::live::LiveEvent;
+use crate::profile::RunProfile;
+use crate::AppError;
+use bearagent_kernel::{Action, EventPayload, EventSeq, ModelErrorClass};
+use bearagent_providers::{complete, ModelProvider, ProviderError, ToolSchema};
+use bearagent_tools::{Executor, Policy, Registry, WorkspaceRoot};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+pub struct LoopDeps {
+    pub provider: Arc<dyn ModelProvider>,
+    pub registry: Arc<Registry>,
+    pub executor: Arc<Executor>,
+    pub approvals: Arc<ApprovalGate>,
+    pub workspace: WorkspaceRoot,
+    pub profile: RunProfile,
+    pub cancel: CancellationToken,
+}
+
+impl LoopDeps {
+    /// The policy comes from the trusted profile, never from the model.
+    pub fn policy(&self) -> Policy {
+        Policy {
+            mode: self.profile.approval_mode,
+        }
+    }
+}
+
+/// Per-run facts that are not events: tools the user allowed for the rest
+/// of the run ("always for this run").
+#[derive(Default)]
+pub(super) struct RunGrants {
+    pub tools: BTreeSet<String>,
+}
+
+enum Step {
+    Continue,
+    Finished,
+}
+
+/// Drives the run to a terminal state. Errors are store failures only:
+/// everything the model or a tool does wrong is an event.
+pub async fn drive(mut rec: Recorder, deps: LoopDeps) -> Result<(), AppError> {
+    let mut grants = RunGrants::default();
+    let mut invalid_outputs = 0u32;
+    let tools: Vec<ToolSchema> = deps
+        .registry
+        .specs()
+        .into_iter()
+        .map(|s| ToolSchema {
+            name: s.name.to_string(),
+            description: s.description,
+            parameters: s.parameters,
+        })
+        .collect();
+    loop {
+        match model_step(&mut rec, &deps, &tools, &mut grants, &mut invalid_outputs).await? {
+            Step::Continue => {}
+            Step::Finished => return Ok(()),
+        }
+    }
+}
+
+fn last(rec: &Recorder) -> Option<EventSeq> {
+    rec.last_seq()
+}
+
+/// Ends the run if cancelled or out of budget. True when it ended.
+pub(super) fn stop_if_needed(rec: &mut Recorder, deps: &LoopDeps) -> Result<bool, AppError> {
+    if deps.cancel.is_cancelled() {
+        rec.record(
+            last(rec),
+            EventPayload::RunCancelled {
+                reason: Some("cancelled by the user".into()),
+            },
+        )?;
+        return Ok(true);
+    }
+    let now = rec.clock().now();
+    let exhausted = rec
+        .state()
+        .and_then(|s| s.budgets.first_exhausted(&s.spent(now)));
+    if let Some(which) = exhausted {
+        rec.record(last(rec), EventPayload::BudgetExhausted { which })?;
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+fn remaining_wall_time(rec: &Recorder) -> Duration {
+    let now = rec.clock().now();
+    rec.state().map_or(Duration::ZERO, |s| {
+        let spent = s.spent(now).elapsed_ms;
+        Duration::from_millis(s.budgets.max_wall_time_ms.saturating_sub(spent))
+    })
+}
+
+async fn model_step(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    tools: &[ToolSchema],
+    grants: &mut RunGrants,
+    invalid_outputs: &mut u32,
+) -> Result<Step, AppError> {
+    if stop_if_needed(rec, deps)? {
+        return Ok(Step::Finished);
+    }
+    let built = context::build(
+        rec.events(),
+        tools,
+        &deps.profile.context,
+        &deps.workspace.path().display().to_string(),
+    );
+    let requested = rec.record(
+        last(rec),
+        EventPayload::ModelCallRequested {
+            context_version: built.version.to_owned(),
+            context_bytes: built.bytes,
+        },
+    )?;
+    let info = deps.provider.info();
+    let started = rec.record(
+        Some(requested),
+        EventPayload::ModelCallStarted {
+            provider: info.name,
+            model: info.model,
+        },
+    )?;
+    let run_id = rec.run_id();
+    let live = rec.live().clone();
+    let call = complete(deps.provider.as_ref(), built.request, |delta| {
+        live.publish(LiveEvent::TextDelta {
+            run_id,
+            model_call: started,
+            text: delta.to_owned(),
+        });
+    });
+    let outcome = tokio::select! {
+        r = call => Some(r),
+        _ = deps.cancel.cancelled() => None,
+        _ = tokio::time::sleep(remaining_wall_time(rec)) => Some(Err(ProviderError::Provider {
+            provider: "runtime".into(),
+            message: "the wall-time budget ran out during the model call".into(),
+            retryable: false,
+            status: None,
+        })),
+    };
+    let Some(outcome) = outcome else {
+        rec.record(
+            Some(started),
+            EventPayload::ModelCallFailed {
+                class: ModelErrorClass::Provider { retryable: false },
+                message: "cancelled by the user during the model call".into(),
+                usage: Default::default(),
+            },
+        )?;
+        rec.record(
+            last(rec),
+            EventPayload::RunCancelled {
+                reason: Some("cancelled by the user".into()),
+            },
+        )?;
+        return Ok(Step::Finished);
+    };
+    match outcome {
+        Ok(response) => {
+            *invalid_outputs = 0;
+            let completed = rec.record(
+                Some(started),
+                EventPayload::ModelCallCompleted {
+                    action: response.action.clone(),
+                    usage: response.usage,
+                    stop_reason: response.stop_reason,
+                },
+            )?;
+            match response.action {
+                Action::FinalAnswer(answer) => {
+                    rec.record(
+                        Some(completed),
+                        EventPayload::RunSucceeded {
+                            answer: answer.content,
+                        },
+                    )?;
+                    Ok(Step::Finished)
+                }
+                Action::ToolCall(call) => {
+                    match run_tool_call(rec, deps, grants, completed, call).await? {
+                        ToolStepEnd::Continue => Ok(Step::Continue),
+                        ToolStepEnd::RunEnded => Ok(Step::Finished),
+                    }
+                }
+            }
+        }
+        Err(error) => {
+            let failed = rec.record(
+                Some(started),
+                EventPayload::ModelCallFailed {
+                    class: error.class(),
+                    message: error.to_string(),
+                    usage: error.usage(),
+                },
+            )?;
+            if matches!(error, ProviderError::InvalidOutput { .. }) {
+                *invalid_outputs += 1;
+                if *invalid_outputs <= deps.profile.max_invalid_outputs {
+                    return Ok(Step::Continue);
+                }
+            }
+            let reason = match error.class() {
+                ModelErrorClass::InvalidOutput => format!(
+                    "invalid model output {} times in a row: {error}",
+                    invalid_outputs
+                ),
+                ModelErrorClass::Provider { .. } => format!("provider error: {error}"),
+                ModelErrorClass::ScriptExhausted => format!("script exhausted: {error}"),
+                ModelErrorClass::TruncatedStream => format!("truncated stream: {error}"),
+            };
+            rec.record(Some(failed), EventPayload::RunFailed { reason })?;
+            Ok(Step::Finished)
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! ContextBuilder: each model request is assembled from committed events
+//! only, so the same events always give byte-identical context, and "what
+//! the model saw" can be rebuilt for any past call.
+
+use crate::profile::ContextCaps;
+use bearagent_kernel::{
+    Action, EventEnvelope, EventPayload, HistoryItem, Message, ModelErrorClass, Role, ToolResult,
+};
+use bearagent_providers::{ModelRequest, ToolSchema};
+
+/// Bumped whenever the way context is assembled changes.
+pub const CONTEXT_VERSION: &str = "context-v1";
+
+const RUNTIME_RULES: &str = "You are BearAgent, a careful coding agent working inside one workspace folder. \
+Use the tools to inspect and change files; paths are relative to the workspace root. \
+Every write may need the user's approval; a denied call comes back as an error result with the user's reason — adapt instead of retrying the same call. \
+Tool results may be shortened to a head and tail preview; read narrower ranges when you need the middle. \
+When the goal is met, answer with a concise summary of what you did and where.";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuiltContext {
+    pub request: ModelRequest,
+    pub version: &'static str,
+    /// Size of the serialised request.
+    pub bytes: u64,
+}
+
+/// Head + "[N bytes omitted]" + tail, cut on character boundaries.
+pub fn preview(content: &str, max: usize) -> String {
+    if content.len() <= max {
+        return content.to_owned();
+    }
+    let head_len = floor_char_boundary(content, max * 2 / 3);
+    let tail_start = ceil_char_boundary(content, content.len() - max / 3);
+    let omitted = tail_start - head_len;
+    format!(
+        "{}\n[... {omitted} bytes omitted; original size {} bytes ...]\n{}",
+        &content[..head_len],
+        content.len(),
+        &content[tail_start..]
+    )
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+fn history_from_events(events: &[EventEnvelope], caps: &ContextCaps) -> Vec<HistoryItem> {
+    let mut history = Vec::new();
+    for event in events {
+        match &event.payload {
+            EventPayload::RunCreated { goal, .. } => {
+                history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
+            }
+            EventPayload::ModelCallCompleted { action, .. } => match action {
+                Action::ToolCall(call) => history.push(HistoryItem::ToolCall(call.clone())),
+                Action::FinalAnswer(answer) => history.push(HistoryItem::Message(Message::new(
+                    Role::Assistant,
+                    answer.content.clone(),
+                ))),
+            },
+            EventPayload::ModelCallFailed {
+                class: ModelErrorClass::InvalidOutput,
+                message,
+                ..
+            } => history.push(HistoryItem::Message(Message::new(
+                Role::User,
+                format!(
+                    "Your previous reply could not be used: {message}. Reply again with one valid action."
+                ),
+            ))),
+            EventPayload::ToolCallCompleted { result, .. }
+            | EventPayload::ToolCallFailed { result } => {
+                history.push(HistoryItem::ToolResult(ToolResult {
+                    call_id: result.call_id.clone(),
+                    content: preview(&result.content, caps.max_tool_result_bytes),
+                    is_error: result.is_error,
+                }));
+            }
+            EventPayload::RunStarted
+            | EventPayload::ModelCallRequested { .. }
+            | EventPayload::ModelCallStarted { .. }
+            | EventPayload::ModelCallRetryScheduled { .. }
+            | EventPayload::ModelCallFailed { .. }
+            | EventPayload::ToolCallRequested { .. }
+            | EventPayload::ApprovalRequested { .. }
+            | EventPayload::ApprovalGranted { .. }
+            | EventPayload::ApprovalDenied { .. }
+            | EventPayload::ToolCallStarted { .. }
+            | EventPayload::EffectIntended { .. }
+            | EventPayload::ArtifactRecorded { .. }
+            | EventPayload::ExternalChangeObserved { .. }
+            | EventPayload::EffectVerified { .. }
+            | EventPayload::EffectUnknown { .. }
+            | EventPayload::RunSucceeded { .. }
+            | EventPayload::RunFailed { .. }
+            | EventPayload::RunCancelled { .. }
+            | EventPayload::BudgetExhausted { .. }
+            | EventPayload::RunInterrupted { .. }
+            | EventPayload::RunResumed => {}
+        }
+    }
+    history
+}
+
+fn item_bytes(item: &HistoryItem) -> usize {
+    match item {
+        HistoryItem::Message(m) => m.content.len(),
+        HistoryItem::ToolCall(c) => c.arguments.len() * 16 + c.tool_name.as_str().len(),
+        HistoryItem::ToolResult(r) => r.content.len(),
+    }
+}
+
+/// Keeps the total under the cap by replacing the oldest tool results'
+/// content with a marker, oldest first. The goal and the calls stay.
+fn fit(history: &mut [HistoryItem], max_bytes: usize) {
+    let mut total: usize = history.iter().map(item_bytes).sum();
+    for item in history.iter_mut() {
+        if total <= max_bytes {
+            break;
+        }
+        if let HistoryItem::ToolResult(result) = item {
+            let before = result.content.len();
+            result.content = format!("[result omitted to fit the context: {before} bytes]");
+            total = total - before + result.content.len();
+        }
+    }
+}
+
+pub fn build(
+    events: &[EventEnvelope],
+    tools: &[ToolSchema],
+    caps: &ContextCaps,
+    workspace: &str,
+) -> BuiltContext {
+    let mut history = history_from_events(events, caps);
+    fit(&mut history, caps.max_context_bytes);
+    let request = ModelRequest {
+        system: format!("{RUNTIME_RULES}\nWorkspace: {workspace}"),
+        history,
+        tools: tools.to_vec(),
+        max_output_tokens: None,
+    };
+    let bytes = serde_json::to_vec(&request).map_or(0, |v| v.len() as u64);
+    BuiltContext {
+        request,
+        version: CONTEXT_VERSION,
+        bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bearagent_kernel::testkit::{at, run_created, valid_run_from_choices};
+    use bearagent_kernel::{CallId, EventSeq, NewEvent, RunId, WorkspaceId};
+
+    #[test]
+    fn preview_keeps_head_and_tail_and_counts_what_it_cut() {
+        let text = "é".repeat(10_000); // 20 000 bytes, two-byte chars
+        let p = preview(&text, 3_000);
+        assert!(p.len() < 3_200);
+        assert!(p.contains("bytes omitted; original size 20000 bytes"));
+        assert!(p.starts_with('é') && p.ends_with('é'));
+        assert_eq!(preview("short", 3_000), "short");
+    }
+
+    #[test]
+    fn the_same_events_always_give_byte_identical_context() {
+        let events = valid_run_from_choices(RunId::new(), WorkspaceId::new(), &[0, 1, 2, 3, 0]);
+        let caps = ContextCaps::default();
+        let a = build(&events, &[], &caps, "/w");
+        let b = build(&events.clone(), &[], &caps, "/w");
+        assert_eq!(
+            serde_json::to_vec(&a.request).unwrap(),
+            serde_json::to_vec(&b.request).unwrap()
+        );
+        assert_eq!(a.bytes, b.bytes);
+        assert_eq!(a.version, CONTEXT_VERSION);
+    }
+
+    #[test]
+    fn goal_calls_results_and_invalid_output_feedback_enter_history_in_order() {
+        let events = valid_run_from_choices(RunId::new(), WorkspaceId::new(), &[0, 3]);
+        let history = build(&events, &[], &ContextCaps::default(), "/w")
+            .request
+            .history;
+        assert!(matches!(&history[0], HistoryItem::Message(m) if m.content == "property goal"));
+        assert!(
+            matches!(&history[1], HistoryItem::ToolCall(c) if c.call_id == CallId::new("call_0").unwrap())
+        );
+        assert!(matches!(&history[2], HistoryItem::ToolResult(r) if r.content == "ok"));
+        assert!(
+            matches!(&history[3], HistoryItem::Message(m) if m.content.contains("could not be used: not json"))
+        );
+        assert!(bearagent_kernel::validate_history(&history).is_ok());
+    }
+
+    #[test]
+    fn large_results_are_previewed_and_old_ones_dropped_to_fit() {
+        let run = RunId::new();
+        let mut events = vec![
+            NewEvent::new(at(0), None, run_created(WorkspaceId::new(), "g"))
+                .into_envelope(run, EventSeq(1)),
+        ];
+        for i in 0..3 {
+            let result = ToolResult::new(format!("c{i}"), "x".repeat(50_000), false).unwrap();
+            events.push(
+                NewEvent::new(
+                    at(1),
+                    None,
+                    EventPayload::ToolCallCompleted {
+                        result,
+                        receipt: None,
+                        truncated: false,
+                        original_bytes: 50_000,
+                    },
+                )
+                .into_envelope(run, EventSeq(i + 2)),
+            );
+        }
+        let caps = ContextCaps {
+            max_context_bytes: 25_000,
+            max_tool_result_bytes: 10_000,
+        };
+        let history = build(&events, &[], &caps, "/w").request.history;
+        let sizes: Vec<usize> = history.iter().map(item_bytes).collect();
+        assert!(sizes.iter().sum::<usize>() <= 25_000, "{sizes:?}");
+        assert!(
+            matches!(&history[1], HistoryItem::ToolResult(r) if r.content.starts_with("[result omitted"))
+        );
+        assert!(
+            matches!(&history[3], HistoryItem::ToolResult(r) if r.content.contains("bytes omitted"))
+        );
+    }
+}

@@ -1,0 +1,9 @@
+//! Running an agent: the serial loop, its tool step, context, approvals,
+//! and crash reconciliation.
+
+pub mod agent_loop;
+pub mod approvals;
+pub mod context;
+pub mod reconcile;
+pub mod recorder;
+mod tool_step;

@@ -1,0 +1,102 @@
+//! Appends a run's events one fact at a time, keeps the committed list the
+//! context is built from, and publishes each committed event.
+
+use crate::live::{LiveBus, LiveEvent};
+use crate::AppError;
+use bearagent_kernel::{
+    apply, Clock, EventEnvelope, EventPayload, EventSeq, NewEvent, RunId, RunProjection,
+};
+use bearagent_store::Store;
+use std::sync::Arc;
+
+pub struct Recorder {
+    store: Arc<Store>,
+    clock: Arc<dyn Clock>,
+    live: LiveBus,
+    run_id: RunId,
+    events: Vec<EventEnvelope>,
+    state: Option<RunProjection>,
+}
+
+impl Recorder {
+    pub fn new(store: Arc<Store>, clock: Arc<dyn Clock>, live: LiveBus, run_id: RunId) -> Self {
+        Self {
+            store,
+            clock,
+            live,
+            run_id,
+            events: Vec::new(),
+            state: None,
+        }
+    }
+
+    /// Resumes recording after the given committed events.
+    pub fn resume(
+        store: Arc<Store>,
+        clock: Arc<dyn Clock>,
+        live: LiveBus,
+        run_id: RunId,
+        events: Vec<EventEnvelope>,
+    ) -> Result<Self, AppError> {
+        let state =
+            bearagent_kernel::fold(&events).map_err(|e| AppError::Corrupt(e.to_string()))?;
+        Ok(Self {
+            store,
+            clock,
+            live,
+            run_id,
+            events,
+            state,
+        })
+    }
+
+    pub fn run_id(&self) -> RunId {
+        self.run_id
+    }
+
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.clock
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    pub fn live(&self) -> &LiveBus {
+        &self.live
+    }
+
+    pub fn events(&self) -> &[EventEnvelope] {
+        &self.events
+    }
+
+    pub fn state(&self) -> Option<&RunProjection> {
+        self.state.as_ref()
+    }
+
+    pub fn last_seq(&self) -> Option<EventSeq> {
+        self.events.last().map(|e| e.seq)
+    }
+
+    /// Commits one event caused by `cause` and returns its seq.
+    pub fn record(
+        &mut self,
+        cause: Option<EventSeq>,
+        payload: EventPayload,
+    ) -> Result<EventSeq, AppError> {
+        let next = self.last_seq().map_or(EventSeq::FIRST, EventSeq::next);
+        let event = NewEvent::new(self.clock.now(), cause, payload);
+        let stamped = self.store.append(self.run_id, next, vec![event])?;
+        let mut seq = next;
+        for envelope in stamped {
+            self.state = Some(
+                apply(self.state.as_ref(), &envelope)
+                    .map_err(|e| AppError::Corrupt(e.to_string()))?,
+            );
+            seq = envelope.seq;
+            self.live.publish(LiveEvent::Committed(envelope.clone()));
+            self.events.push(envelope);
+        }
+        Ok(seq)
+    }
+}

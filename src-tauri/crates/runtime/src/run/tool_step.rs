@@ -1,0 +1,326 @@
+//! One tool call: exact registry lookup → prepare → policy → approval →
+//! receipt intent → execute once (bounded) → result and receipt.
+
+use super::agent_loop::{stop_if_needed, LoopDeps, RunGrants};
+use super::approvals::Decision;
+use super::recorder::Recorder;
+use crate::AppError;
+use bearagent_kernel::{
+    ApprovalScope, CallId, ContentHash, EffectOutcome, EventPayload, EventSeq, Receipt, ToolCall,
+    ToolResult,
+};
+use bearagent_store::hash_bytes;
+use bearagent_tools::{PolicyDecision, PreparedCall, WriteTarget};
+
+pub enum ToolStepEnd {
+    Continue,
+    RunEnded,
+}
+
+fn result(call_id: &CallId, content: String, is_error: bool) -> ToolResult {
+    ToolResult {
+        call_id: call_id.clone(),
+        content,
+        is_error,
+    }
+}
+
+fn fail(
+    rec: &mut Recorder,
+    cause: EventSeq,
+    call_id: &CallId,
+    message: String,
+) -> Result<ToolStepEnd, AppError> {
+    rec.record(
+        Some(cause),
+        EventPayload::ToolCallFailed {
+            result: result(call_id, message, true),
+        },
+    )?;
+    Ok(ToolStepEnd::Continue)
+}
+
+pub async fn run_tool_call(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    grants: &mut RunGrants,
+    completed: EventSeq,
+    call: ToolCall,
+) -> Result<ToolStepEnd, AppError> {
+    if stop_if_needed(rec, deps)? {
+        return Ok(ToolStepEnd::RunEnded);
+    }
+    let call_id = call.call_id.clone();
+    let requested = rec.record(
+        Some(completed),
+        EventPayload::ToolCallRequested { call: call.clone() },
+    )?;
+    let Some(tool) = deps.registry.get(call.tool_name.as_str()) else {
+        let known: Vec<String> = deps
+            .registry
+            .specs()
+            .into_iter()
+            .map(|s| s.name.to_string())
+            .collect();
+        return fail(
+            rec,
+            requested,
+            &call_id,
+            format!(
+                "unknown tool {:?}; available tools: {}",
+                call.tool_name.as_str(),
+                known.join(", ")
+            ),
+        );
+    };
+    let prepared = match tool.prepare(&call.arguments, &deps.workspace) {
+        Ok(p) => p,
+        Err(e) => return fail(rec, requested, &call_id, format!("invalid arguments: {e}")),
+    };
+    let mut decision = deps.policy().decide(tool.spec(), &prepared);
+    if decision == PolicyDecision::Ask && grants.tools.contains(call.tool_name.as_str()) {
+        decision = PolicyDecision::Allow;
+    }
+    let mut cause = requested;
+    match decision {
+        PolicyDecision::Allow => {}
+        PolicyDecision::Deny { reason } => {
+            return fail(
+                rec,
+                requested,
+                &call_id,
+                format!("refused by policy: {reason}"),
+            )
+        }
+        PolicyDecision::Ask => match ask(rec, deps, requested, &call, &prepared).await? {
+            Asked::Granted { seq, scope } => {
+                if scope == ApprovalScope::ToolForRun {
+                    grants.tools.insert(call.tool_name.to_string());
+                }
+                cause = seq;
+            }
+            Asked::Denied { seq, reason } => {
+                let why = reason.map_or_else(String::new, |r| format!(": {r}"));
+                return fail(
+                    rec,
+                    seq,
+                    &call_id,
+                    format!("the user denied this call{why}"),
+                );
+            }
+            Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
+        },
+    }
+    let started = rec.record(
+        Some(cause),
+        EventPayload::ToolCallStarted {
+            call_id: call_id.clone(),
+        },
+    )?;
+    let intent = match &prepared.write_target {
+        Some(target) => Some(record_intent(rec, started, &call_id, target)?),
+        None => None,
+    };
+    let outcome = deps
+        .executor
+        .execute(
+            tool,
+            prepared.clone(),
+            deps.workspace.clone(),
+            deps.cancel.child_token(),
+        )
+        .await;
+    let receipt = match (&prepared.write_target, intent) {
+        (Some(target), Some(before)) => Some(receipt_after(rec, target, before)?),
+        _ => None,
+    };
+    if outcome.is_error {
+        let failed = rec.record(
+            Some(started),
+            EventPayload::ToolCallFailed {
+                result: result(&call_id, outcome.content, true),
+            },
+        )?;
+        if let Some(receipt) = receipt {
+            let applied = receipt.after_hash != receipt.before_hash;
+            rec.record(
+                Some(failed),
+                EventPayload::EffectVerified {
+                    call_id: call_id.clone(),
+                    outcome: if applied {
+                        EffectOutcome::Applied
+                    } else {
+                        EffectOutcome::NotApplied
+                    },
+                },
+            )?;
+        }
+        if outcome.cancelled {
+            rec.record(
+                rec.last_seq(),
+                EventPayload::RunCancelled {
+                    reason: Some("cancelled by the user".into()),
+                },
+            )?;
+            return Ok(ToolStepEnd::RunEnded);
+        }
+        return Ok(ToolStepEnd::Continue);
+    }
+    let done = rec.record(
+        Some(started),
+        EventPayload::ToolCallCompleted {
+            result: result(&call_id, outcome.content, false),
+            receipt: receipt.clone(),
+            truncated: outcome.truncated,
+            original_bytes: outcome.original_bytes,
+        },
+    )?;
+    if let Some(receipt) = receipt {
+        rec.record(
+            Some(done),
+            EventPayload::ArtifactRecorded {
+                call_id,
+                path: receipt.path,
+                before_hash: receipt.before_hash,
+                after_hash: receipt.after_hash,
+            },
+        )?;
+    }
+    Ok(ToolStepEnd::Continue)
+}
+
+enum Asked {
+    Granted {
+        seq: EventSeq,
+        scope: ApprovalScope,
+    },
+    Denied {
+        seq: EventSeq,
+        reason: Option<String>,
+    },
+    Cancelled,
+}
+
+async fn ask(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    requested: EventSeq,
+    call: &ToolCall,
+    prepared: &PreparedCall,
+) -> Result<Asked, AppError> {
+    // Register before committing the request so no decision can be lost.
+    let waiter = deps.approvals.wait(rec.run_id(), call.call_id.clone());
+    let asked = rec.record(
+        Some(requested),
+        EventPayload::ApprovalRequested {
+            call_id: call.call_id.clone(),
+            tool_name: call.tool_name.clone(),
+            summary: prepared.summary.clone(),
+        },
+    )?;
+    let decision: Option<Decision> = tokio::select! {
+        d = waiter => d.ok(),
+        _ = deps.cancel.cancelled() => None,
+    };
+    let Some(decision) = decision else {
+        deps.approvals.forget(rec.run_id(), &call.call_id);
+        rec.record(
+            Some(asked),
+            EventPayload::RunCancelled {
+                reason: Some("cancelled while waiting for approval".into()),
+            },
+        )?;
+        return Ok(Asked::Cancelled);
+    };
+    if decision.approve {
+        let seq = rec.record(
+            Some(asked),
+            EventPayload::ApprovalGranted {
+                call_id: call.call_id.clone(),
+                by: decision.by,
+                scope: decision.scope,
+            },
+        )?;
+        Ok(Asked::Granted {
+            seq,
+            scope: decision.scope,
+        })
+    } else {
+        let seq = rec.record(
+            Some(asked),
+            EventPayload::ApprovalDenied {
+                call_id: call.call_id.clone(),
+                by: decision.by,
+                scope: decision.scope,
+                reason: decision.reason.clone(),
+            },
+        )?;
+        Ok(Asked::Denied {
+            seq,
+            reason: decision.reason,
+        })
+    }
+}
+
+/// What a write target holds now: its hash, or None when it is absent.
+pub(crate) fn current_hash(
+    target: &std::path::Path,
+) -> Result<Option<(ContentHash, Vec<u8>)>, std::io::Error> {
+    match std::fs::read(target) {
+        Ok(bytes) => Ok(Some((hash_bytes(&bytes), bytes))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Saves the pre-image and commits the intent before the file is touched.
+fn record_intent(
+    rec: &mut Recorder,
+    started: EventSeq,
+    call_id: &CallId,
+    target: &WriteTarget,
+) -> Result<Option<ContentHash>, AppError> {
+    let before = current_hash(&target.abs_path).map_err(|source| AppError::Io {
+        path: target.abs_path.clone(),
+        source,
+    })?;
+    let before_hash = match before {
+        Some((_, bytes)) => Some(rec.store().put_blob(&bytes, rec.clock().now())?),
+        None => None,
+    };
+    rec.record(
+        Some(started),
+        EventPayload::EffectIntended {
+            call_id: call_id.clone(),
+            path: target.rel_path.clone(),
+            before_hash: before_hash.clone(),
+        },
+    )?;
+    Ok(before_hash)
+}
+
+/// Hashes the file after the tool ran and keeps its post-image as a blob
+/// (for diffs and revert).
+fn receipt_after(
+    rec: &Recorder,
+    target: &WriteTarget,
+    before_hash: Option<ContentHash>,
+) -> Result<Receipt, AppError> {
+    let after = current_hash(&target.abs_path).map_err(|source| AppError::Io {
+        path: target.abs_path.clone(),
+        source,
+    })?;
+    let (after_hash, bytes_written) = match after {
+        Some((_, bytes)) => (
+            Some(rec.store().put_blob(&bytes, rec.clock().now())?),
+            bytes.len() as u64,
+        ),
+        None => (None, 0),
+    };
+    Ok(Receipt {
+        path: target.rel_path.clone(),
+        before_hash,
+        after_hash,
+        bytes_written,
+    })
+}

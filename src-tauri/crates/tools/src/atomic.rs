@@ -1,0 +1,122 @@
+//! Atomic file replacement: write a temporary file in the target's directory
+//! (name starting `.bearagent-tmp-`), flush it to disk, then rename it over
+//! the target. Readers see the old file or the new one, never a mix.
+
+use crate::error::ToolError;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) const TEMP_PREFIX: &str = ".bearagent-tmp-";
+
+/// Replace (or create) `target` with `content`. Parent directories are
+/// created. An existing file keeps its permissions. `shown` is the
+/// workspace-relative path used in error messages. Cancellation is honoured
+/// up to the rename, which is the commit point.
+pub(crate) fn write_atomic(
+    target: &Path,
+    shown: &str,
+    content: &[u8],
+    cancel: &CancellationToken,
+) -> Result<(), ToolError> {
+    let io = |e: std::io::Error| ToolError::io(shown, &e);
+    let parent = target
+        .parent()
+        .ok_or_else(|| ToolError::bad_call(format!("{shown} has no parent directory")))?;
+    fs::create_dir_all(parent).map_err(io)?;
+    let existing = match fs::metadata(target) {
+        Ok(meta) if meta.is_dir() => return Err(ToolError::IsADirectory { path: shown.into() }),
+        Ok(meta) => Some(meta.permissions()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io(e)),
+    };
+
+    let mut temp = tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(parent)
+        .map_err(io)?;
+    temp.write_all(content).map_err(io)?;
+    if let Some(permissions) = existing {
+        temp.as_file().set_permissions(permissions).map_err(io)?;
+    }
+    temp.as_file().sync_all().map_err(io)?;
+    if cancel.is_cancelled() {
+        // Dropping `temp` removes the temporary file.
+        return Err(ToolError::Cancelled);
+    }
+    temp.persist(target).map_err(|e| io(e.error))?;
+    sync_dir(parent);
+    Ok(())
+}
+
+/// Best effort: make the rename durable.
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(handle) = fs::File::open(dir) {
+        if let Err(err) = handle.sync_all() {
+            tracing::debug!(dir = %dir.display(), %err, "could not fsync directory");
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn creates_parents_and_leaves_no_temp_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("a/b/c.txt");
+        write_atomic(&target, "a/b/c.txt", b"hello", &CancellationToken::new()).unwrap();
+        assert_eq!(fs::read_to_string(&target).unwrap(), "hello");
+        assert_eq!(entries(&dir.path().join("a/b")), ["c.txt"]);
+    }
+
+    #[test]
+    fn cancelled_before_commit_leaves_the_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("c.txt");
+        fs::write(&target, "old").unwrap();
+        let cancel = CancellationToken::new();
+        cancel.cancel();
+        assert_eq!(
+            write_atomic(&target, "c.txt", b"new", &cancel),
+            Err(ToolError::Cancelled)
+        );
+        assert_eq!(fs::read_to_string(&target).unwrap(), "old");
+        assert_eq!(entries(dir.path()), ["c.txt"]);
+    }
+
+    #[test]
+    fn refuses_to_replace_a_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("d")).unwrap();
+        let err = write_atomic(&dir.path().join("d"), "d", b"x", &CancellationToken::new());
+        assert!(matches!(err, Err(ToolError::IsADirectory { .. })));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn overwrite_keeps_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("run.sh");
+        fs::write(&target, "old").unwrap();
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o755)).unwrap();
+        write_atomic(&target, "run.sh", b"new", &CancellationToken::new()).unwrap();
+        let mode = fs::metadata(&target).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755);
+    }
+}

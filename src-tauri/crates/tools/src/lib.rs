@@ -1,0 +1,38 @@
+//! BearAgent tools: the `Tool` trait, the registry, the approval policy, the
+//! bounded executor, workspace confinement and the workspace tools.
+//!
+//! Every tool call walks one path (DESIGN principle 3): exact registry lookup
+//! ([`Registry::get`]) → [`Tool::prepare`] (parse and normalise arguments,
+//! confine paths to the [`WorkspaceRoot`]) → [`Policy::decide`] (from the
+//! trusted [`ToolSpec`] and the [`PreparedCall`] only) → approval if asked →
+//! [`Executor::execute`] (once, on a blocking thread, inside a timeout, with
+//! the output size bounded).
+//!
+//! Receipts: every writing call carries a [`WriteTarget`] naming the one file
+//! it will change, so the runtime can hash that file before (intent) and after
+//! (outcome). The writing tools replace the file atomically (temporary file in
+//! the same directory, then rename), so the file is always either the before
+//! or the after image — never a partial write.
+
+mod args;
+mod atomic;
+mod error;
+mod executor;
+mod policy;
+mod registry;
+mod spec;
+mod text;
+pub mod tools;
+mod workspace;
+
+#[cfg(test)]
+mod flow_tests;
+#[cfg(test)]
+mod testutil;
+
+pub use error::{ArgumentError, ToolError};
+pub use executor::{ExecOutcome, Executor, ExecutorLimits};
+pub use policy::{ApprovalMode, ParseApprovalModeError, Policy, PolicyDecision};
+pub use registry::{Registry, RegistryError};
+pub use spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WriteTarget};
+pub use workspace::{PathError, WorkspaceRoot};

@@ -1,0 +1,231 @@
+//! The approval policy: allow, ask or deny, decided from the trusted spec and
+//! the prepared call only — never from anything the model wrote.
+
+use crate::spec::{Effect, PreparedCall, ToolSpec};
+use crate::workspace::has_git_component;
+use serde::{Deserialize, Serialize};
+use std::path::{Component, Path};
+use std::str::FromStr;
+
+/// How much the user wants to be asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalMode {
+    /// Ask before every tool call.
+    AskAll,
+    /// Reads run without asking; writes are asked.
+    AskWrites,
+    /// Everything runs without asking (the hard denials still apply).
+    AllowAll,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown approval mode {value:?}; expected \"ask\", \"reads\" or \"all\"")]
+pub struct ParseApprovalModeError {
+    pub value: String,
+}
+
+impl FromStr for ApprovalMode {
+    type Err = ParseApprovalModeError;
+
+    /// `ask` (= AskAll), `reads` (= AskWrites: reads allowed, writes asked),
+    /// `all` (= AllowAll); the snake_case names are accepted too.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "ask" | "ask_all" => Ok(ApprovalMode::AskAll),
+            "reads" | "ask_writes" => Ok(ApprovalMode::AskWrites),
+            "all" | "allow_all" => Ok(ApprovalMode::AllowAll),
+            _ => Err(ParseApprovalModeError { value: s.into() }),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "decision", rename_all = "snake_case")]
+pub enum PolicyDecision {
+    Allow,
+    Ask,
+    Deny { reason: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    pub mode: ApprovalMode,
+}
+
+impl Policy {
+    pub fn new(mode: ApprovalMode) -> Self {
+        Self { mode }
+    }
+
+    pub fn decide(&self, spec: &ToolSpec, call: &PreparedCall) -> PolicyDecision {
+        if call.tool != spec.name {
+            return deny(format!(
+                "the prepared call is for {} but the spec is {}",
+                call.tool, spec.name
+            ));
+        }
+        // The stronger of the two declarations wins; the spec is trusted.
+        let writes = spec.effect == Effect::Writes
+            || call.effect == Effect::Writes
+            || call.write_target.is_some();
+        if writes {
+            let Some(target) = &call.write_target else {
+                return deny("a writing call must name its target file".into());
+            };
+            if let Some(reason) = refused_target(&target.rel_path) {
+                return deny(reason);
+            }
+        }
+        match (self.mode, writes) {
+            (ApprovalMode::AllowAll, _) | (ApprovalMode::AskWrites, false) => PolicyDecision::Allow,
+            (ApprovalMode::AskAll, _) | (ApprovalMode::AskWrites, true) => PolicyDecision::Ask,
+        }
+    }
+}
+
+/// Defence in depth: even if `prepare` let it through, never write inside
+/// `.git` or to a target that is not a plain workspace-relative path.
+fn refused_target(rel: &str) -> Option<String> {
+    let path = Path::new(rel);
+    if rel.is_empty() || rel == "." || rel.contains('\0') {
+        return Some(format!("invalid write target {rel:?}"));
+    }
+    if has_git_component(path) {
+        return Some(format!("writes inside .git are never allowed ({rel})"));
+    }
+    let plain = path.components().all(|c| matches!(c, Component::Normal(_)));
+    if !plain {
+        return Some(format!(
+            "write target {rel} is not a plain workspace-relative path"
+        ));
+    }
+    None
+}
+
+fn deny(reason: String) -> PolicyDecision {
+    PolicyDecision::Deny { reason }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::WriteTarget;
+    use bearagent_kernel::ToolName;
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    fn spec(name: &str, effect: Effect) -> ToolSpec {
+        ToolSpec {
+            name: ToolName::new(name).unwrap(),
+            description: String::new(),
+            parameters: json!({"type": "object"}),
+            effect,
+        }
+    }
+
+    fn call(name: &str, effect: Effect, target: Option<&str>) -> PreparedCall {
+        PreparedCall {
+            tool: ToolName::new(name).unwrap(),
+            effect,
+            summary: String::new(),
+            write_target: target.map(|rel| WriteTarget {
+                rel_path: rel.into(),
+                abs_path: PathBuf::from("/ws").join(rel),
+            }),
+            args: json!({}),
+        }
+    }
+
+    #[test]
+    fn modes_parse_from_short_and_long_names() {
+        assert_eq!("ask".parse(), Ok(ApprovalMode::AskAll));
+        assert_eq!("reads".parse(), Ok(ApprovalMode::AskWrites));
+        assert_eq!(" ALL ".parse(), Ok(ApprovalMode::AllowAll));
+        assert_eq!("ask_writes".parse(), Ok(ApprovalMode::AskWrites));
+        assert!("sometimes".parse::<ApprovalMode>().is_err());
+        assert_eq!(
+            serde_json::to_value(ApprovalMode::AskWrites).unwrap(),
+            json!("ask_writes")
+        );
+        assert_eq!(
+            serde_json::from_value::<ApprovalMode>(json!("allow_all")).unwrap(),
+            ApprovalMode::AllowAll
+        );
+    }
+
+    #[test]
+    fn ask_all_asks_for_everything() {
+        let p = Policy::new(ApprovalMode::AskAll);
+        let read = spec("read_file", Effect::ReadOnly);
+        let write = spec("write_file", Effect::Writes);
+        assert_eq!(
+            p.decide(&read, &call("read_file", Effect::ReadOnly, None)),
+            PolicyDecision::Ask
+        );
+        assert_eq!(
+            p.decide(&write, &call("write_file", Effect::Writes, Some("a.md"))),
+            PolicyDecision::Ask
+        );
+    }
+
+    #[test]
+    fn ask_writes_allows_reads_and_asks_writes() {
+        let p = Policy::new(ApprovalMode::AskWrites);
+        let read = spec("read_file", Effect::ReadOnly);
+        let write = spec("write_file", Effect::Writes);
+        assert_eq!(
+            p.decide(&read, &call("read_file", Effect::ReadOnly, None)),
+            PolicyDecision::Allow
+        );
+        assert_eq!(
+            p.decide(&write, &call("write_file", Effect::Writes, Some("a.md"))),
+            PolicyDecision::Ask
+        );
+    }
+
+    #[test]
+    fn allow_all_allows_but_still_denies_git_writes() {
+        let p = Policy::new(ApprovalMode::AllowAll);
+        let write = spec("write_file", Effect::Writes);
+        assert_eq!(
+            p.decide(&write, &call("write_file", Effect::Writes, Some("a.md"))),
+            PolicyDecision::Allow
+        );
+        for bad in [
+            ".git/config",
+            "sub/.git/HEAD",
+            ".Git/x",
+            "../x",
+            "/etc/x",
+            "",
+        ] {
+            let decision = p.decide(&write, &call("write_file", Effect::Writes, Some(bad)));
+            assert!(
+                matches!(decision, PolicyDecision::Deny { .. }),
+                "{bad}: {decision:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_trusted_spec_wins_over_the_call() {
+        let p = Policy::new(ApprovalMode::AskWrites);
+        let write = spec("write_file", Effect::Writes);
+        // A call that claims to be read-only is still a write: no target → deny.
+        assert!(matches!(
+            p.decide(&write, &call("write_file", Effect::ReadOnly, None)),
+            PolicyDecision::Deny { .. }
+        ));
+        // With its target it is asked, not allowed.
+        assert_eq!(
+            p.decide(&write, &call("write_file", Effect::ReadOnly, Some("a.md"))),
+            PolicyDecision::Ask
+        );
+        // A call for another tool is denied.
+        assert!(matches!(
+            p.decide(&write, &call("read_file", Effect::ReadOnly, None)),
+            PolicyDecision::Deny { .. }
+        ));
+    }
+}

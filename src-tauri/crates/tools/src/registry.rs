@@ -1,0 +1,115 @@
+//! The registry of tools, looked up by exact name.
+
+use crate::spec::{Tool, ToolSpec};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistryError {
+    #[error("a tool named {name} is already registered")]
+    Duplicate { name: String },
+}
+
+#[derive(Clone, Default)]
+pub struct Registry {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("tools", &self.tools.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The five workspace tools: `list_dir`, `read_file`, `search_text`,
+    /// `write_file`, `edit_file`.
+    pub fn with_workspace_tools() -> Self {
+        let mut registry = Self::new();
+        for tool in crate::tools::workspace_tools() {
+            let name = tool.spec().name.as_str().to_owned();
+            registry.tools.insert(name, tool);
+        }
+        registry
+    }
+
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.spec().name.as_str().to_owned();
+        if self.tools.contains_key(&name) {
+            return Err(RegistryError::Duplicate { name });
+        }
+        self.tools.insert(name, tool);
+        Ok(())
+    }
+
+    /// Exact, case-sensitive lookup. No fuzzy matching: an unknown name is
+    /// the caller's error to report.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.tools.get(name).cloned()
+    }
+
+    /// Specs of all tools, sorted by name (stable across calls).
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.values().map(|t| t.spec().clone()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::list_dir::ListDir;
+
+    #[test]
+    fn workspace_tools_are_registered_and_sorted() {
+        let registry = Registry::with_workspace_tools();
+        let names: Vec<String> = registry
+            .specs()
+            .into_iter()
+            .map(|s| s.name.as_str().to_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "edit_file",
+                "list_dir",
+                "read_file",
+                "search_text",
+                "write_file"
+            ]
+        );
+        for spec in registry.specs() {
+            assert_eq!(spec.parameters["type"], "object");
+            assert_eq!(spec.parameters["additionalProperties"], false);
+            assert!(!spec.description.is_empty());
+        }
+    }
+
+    #[test]
+    fn lookup_is_exact() {
+        let registry = Registry::with_workspace_tools();
+        assert!(registry.get("read_file").is_some());
+        assert!(registry.get("Read_File").is_none());
+        assert!(registry.get("read_file ").is_none());
+        assert!(registry.get("read").is_none());
+    }
+
+    #[test]
+    fn duplicates_are_refused() {
+        let mut registry = Registry::new();
+        registry.register(Arc::new(ListDir::new())).unwrap();
+        assert_eq!(
+            registry.register(Arc::new(ListDir::new())),
+            Err(RegistryError::Duplicate {
+                name: "list_dir".into()
+            })
+        );
+        assert_eq!(registry.specs().len(), 1);
+    }
+}

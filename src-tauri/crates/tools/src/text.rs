@@ -1,0 +1,90 @@
+//! Small text helpers: UTF-8-safe truncation and human-readable sizes.
+
+/// The largest index `<= max` that is a char boundary of `s`.
+pub(crate) fn floor_char_boundary(s: &str, max: usize) -> usize {
+    if max >= s.len() {
+        return s.len();
+    }
+    let mut i = max;
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The largest index `<= max` that does not split a UTF-8 sequence in
+/// `bytes` (which may itself be invalid UTF-8).
+pub(crate) fn floor_utf8_boundary(bytes: &[u8], max: usize) -> usize {
+    if max >= bytes.len() {
+        return bytes.len();
+    }
+    let mut i = max;
+    // Back off over at most three continuation bytes (0b10xx_xxxx).
+    while i > 0 && max - i < 3 && (bytes[i] & 0xC0) == 0x80 {
+        i -= 1;
+    }
+    if (bytes[i] & 0xC0) == 0x80 {
+        max
+    } else {
+        i
+    }
+}
+
+/// `12 bytes`, `1 byte`, `1.2 KB`, `3.4 MB`, `1.0 GB` (1024-based).
+pub(crate) fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 3] = ["KB", "MB", "GB"];
+    if n < 1024 {
+        return plural(n, "byte", "bytes");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// `1 match`, `3 matches`.
+pub(crate) fn plural(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn char_boundary_never_splits_a_character() {
+        let s = "aé€😀";
+        for max in 0..=s.len() + 2 {
+            let cut = floor_char_boundary(s, max);
+            assert!(s.is_char_boundary(cut));
+            assert!(cut <= max.min(s.len()));
+        }
+        assert_eq!(floor_char_boundary(s, 2), 1);
+    }
+
+    #[test]
+    fn utf8_boundary_on_bytes() {
+        let bytes = "a😀b".as_bytes();
+        assert_eq!(floor_utf8_boundary(bytes, 3), 1);
+        assert_eq!(floor_utf8_boundary(bytes, 5), 5);
+        assert_eq!(floor_utf8_boundary(b"\x80\x80\x80\x80\x80", 4), 4);
+    }
+
+    #[test]
+    fn human_sizes() {
+        assert_eq!(human_bytes(1), "1 byte");
+        assert_eq!(human_bytes(12), "12 bytes");
+        assert_eq!(human_bytes(1229), "1.2 KB");
+        assert_eq!(human_bytes(3 * 1024 * 1024 + 400_000), "3.4 MB");
+        assert_eq!(plural(3u64, "match", "matches"), "3 matches");
+        assert_eq!(plural(1u64, "entry", "entries"), "1 entry");
+    }
+}

@@ -1,0 +1,264 @@
+//! `edit_file`: change part of an existing text file, either by replacing one
+//! exact, unique occurrence of `old_string` with `new_string`, or by applying
+//! a unified diff. The file is replaced atomically.
+
+use super::{checked_target, make_spec, own_args};
+use crate::args::Args;
+use crate::atomic::write_atomic;
+use crate::error::{ArgumentError, ToolError};
+use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WriteTarget};
+use crate::text::{human_bytes, plural};
+use crate::workspace::{PathError, WorkspaceRoot};
+use diffy::{Line, Patch};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+pub const NAME: &str = "edit_file";
+
+#[derive(Debug, Serialize, Deserialize)]
+struct EditArgs<'a> {
+    path: &'a str,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    old_string: Option<&'a str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    new_string: Option<&'a str>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    diff: Option<&'a str>,
+}
+
+pub struct EditFile {
+    spec: ToolSpec,
+}
+
+impl Default for EditFile {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EditFile {
+    pub fn new() -> Self {
+        let parameters = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Existing file to edit, relative to the workspace root."},
+                "old_string": {"type": "string", "description": "Exact text to replace; must occur exactly once in the file. Use with new_string."},
+                "new_string": {"type": "string", "description": "Replacement for old_string."},
+                "diff": {"type": "string", "description": "A unified diff of this one file (hunks starting with @@), instead of old_string/new_string. File names in ---/+++ lines are ignored."}
+            },
+            "required": ["path"],
+            "additionalProperties": false
+        });
+        Self {
+            spec: make_spec(
+                NAME,
+                "Edit an existing text file. Either give old_string and new_string (old_string must occur exactly once; \
+                 include surrounding lines to make it unique), or give diff: a unified diff against the current content.",
+                parameters,
+                Effect::Writes,
+            ),
+        }
+    }
+}
+
+impl Tool for EditFile {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(
+        &self,
+        args: &Map<String, Value>,
+        ws: &WorkspaceRoot,
+    ) -> Result<PreparedCall, ArgumentError> {
+        let args = Args::new(args, &["path", "old_string", "new_string", "diff"])?;
+        let exact = args.has("old_string") || args.has("new_string");
+        if exact && args.has("diff") {
+            return Err(ArgumentError::invalid(
+                "diff",
+                "give either old_string and new_string, or diff, not both",
+            ));
+        }
+        if !exact && !args.has("diff") {
+            return Err(ArgumentError::Missing {
+                name: "old_string and new_string (or diff)".into(),
+            });
+        }
+        let (abs, rel) = args.write_path("path", ws)?;
+        match std::fs::metadata(&abs) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(ArgumentError::invalid(
+                    "path",
+                    format!("{rel} is a directory"),
+                ))
+            }
+            Ok(_) => {}
+            Err(_) => {
+                return Err(ArgumentError::path(
+                    "path",
+                    PathError::NotFound { path: rel.clone() },
+                ))
+            }
+        }
+
+        let (normalised, summary) = if exact {
+            let old = args.required_str("old_string")?;
+            let new = args.required_str("new_string")?;
+            if old.is_empty() {
+                return Err(ArgumentError::invalid(
+                    "old_string",
+                    "old_string is empty; to create or replace a whole file use write_file",
+                ));
+            }
+            if old == new {
+                return Err(ArgumentError::invalid(
+                    "new_string",
+                    "new_string is identical to old_string; nothing would change",
+                ));
+            }
+            let summary = format!(
+                "edit {rel}: replace {} with {}",
+                describe(old),
+                describe(new)
+            );
+            let args = EditArgs {
+                path: &rel,
+                old_string: Some(old),
+                new_string: Some(new),
+                diff: None,
+            };
+            (json!(args), summary)
+        } else {
+            let diff = args.required_str("diff")?;
+            let patch = parse_diff(diff)?;
+            let args = EditArgs {
+                path: &rel,
+                old_string: None,
+                new_string: None,
+                diff: Some(diff),
+            };
+            (
+                json!(args),
+                format!("edit {rel}: apply diff ({})", diff_stats(&patch)),
+            )
+        };
+        Ok(PreparedCall {
+            tool: self.spec.name.clone(),
+            effect: Effect::Writes,
+            summary,
+            args: normalised,
+            write_target: Some(WriteTarget {
+                rel_path: rel,
+                abs_path: abs,
+            }),
+        })
+    }
+
+    fn execute(
+        &self,
+        call: &PreparedCall,
+        ws: &WorkspaceRoot,
+        cancel: &CancellationToken,
+    ) -> Result<ToolOutput, ToolError> {
+        let args: EditArgs<'_> = own_args(&self.spec, call)?;
+        let target = checked_target(call, ws)?;
+        let path = target.rel_path.as_str();
+        if args.path != path {
+            return Err(ToolError::bad_call("path and write target disagree"));
+        }
+        let bytes = std::fs::read(&target.abs_path).map_err(|e| ToolError::io(path, &e))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| ToolError::InvalidUtf8 { path: path.into() })?;
+
+        let (updated, what) = match (args.old_string, args.new_string, args.diff) {
+            (Some(old), Some(new), None) => {
+                let count = text.matches(old).count();
+                match count {
+                    0 => return Err(ToolError::NoMatch { path: path.into() }),
+                    1 => (
+                        text.replacen(old, new, 1),
+                        "replaced 1 occurrence".to_owned(),
+                    ),
+                    _ => {
+                        return Err(ToolError::MultipleMatches {
+                            path: path.into(),
+                            count,
+                        })
+                    }
+                }
+            }
+            (None, None, Some(diff)) => {
+                let patch = Patch::from_str(diff)
+                    .map_err(|e| ToolError::bad_call(format!("diff no longer parses: {e}")))?;
+                let updated =
+                    diffy::apply(&text, &patch).map_err(|e| ToolError::DiffDoesNotApply {
+                        path: path.into(),
+                        reason: e.to_string(),
+                    })?;
+                (updated, format!("applied diff ({})", diff_stats(&patch)))
+            }
+            _ => {
+                return Err(ToolError::bad_call(
+                    "expected old_string/new_string or diff",
+                ))
+            }
+        };
+        write_atomic(&target.abs_path, path, updated.as_bytes(), cancel)?;
+        Ok(ToolOutput::new(format!(
+            "edited {path}: {what}; the file is now {} ({})",
+            human_bytes(updated.len() as u64),
+            plural(updated.lines().count() as u64, "line", "lines")
+        )))
+    }
+}
+
+fn parse_diff(diff: &str) -> Result<Patch<'_, str>, ArgumentError> {
+    let patch = Patch::from_str(diff).map_err(|e| {
+        ArgumentError::invalid(
+            "diff",
+            format!("not a valid unified diff ({e}); hunk headers must look like '@@ -12,3 +12,4 @@' and their line counts must match"),
+        )
+    })?;
+    if patch.hunks().is_empty() {
+        return Err(ArgumentError::invalid(
+            "diff",
+            "the diff has no hunks ('@@ ... @@' sections)",
+        ));
+    }
+    Ok(patch)
+}
+
+/// `2 hunks, +5 -3`.
+fn diff_stats(patch: &Patch<'_, str>) -> String {
+    let (mut added, mut removed) = (0u64, 0u64);
+    for hunk in patch.hunks() {
+        for line in hunk.lines() {
+            match line {
+                Line::Insert(_) => added += 1,
+                Line::Delete(_) => removed += 1,
+                Line::Context(_) => {}
+            }
+        }
+    }
+    let hunks = plural(patch.hunks().len() as u64, "hunk", "hunks");
+    format!("{hunks}, +{added} -{removed}")
+}
+
+/// `3 lines (120 bytes)` or `12 bytes` for a part of one line.
+fn describe(s: &str) -> String {
+    let lines = s.lines().count().max(1) as u64;
+    if lines == 1 {
+        human_bytes(s.len() as u64)
+    } else {
+        format!(
+            "{} ({})",
+            plural(lines, "line", "lines"),
+            human_bytes(s.len() as u64)
+        )
+    }
+}
+
+#[cfg(test)]
+#[path = "edit_file_tests.rs"]
+mod tests;

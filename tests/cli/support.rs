@@ -1,0 +1,146 @@
+//! Helpers for driving the real `bearagent` binary on temp workspaces.
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct Env {
+    pub home: tempfile::TempDir,
+    pub workspace: tempfile::TempDir,
+    pub scratch: tempfile::TempDir,
+}
+
+pub fn env() -> Env {
+    Env {
+        home: tempfile::tempdir().unwrap(),
+        workspace: tempfile::tempdir().unwrap(),
+        scratch: tempfile::tempdir().unwrap(),
+    }
+}
+
+impl Env {
+    pub fn ws(&self) -> &Path {
+        self.workspace.path()
+    }
+
+    pub fn write(&self, rel: &str, content: &str) {
+        let p = self.ws().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, content).unwrap();
+    }
+
+    pub fn read(&self, rel: &str) -> Option<String> {
+        std::fs::read_to_string(self.ws().join(rel)).ok()
+    }
+
+    pub fn script(&self, steps: Value) -> PathBuf {
+        let p = self
+            .scratch
+            .path()
+            .join(format!("script-{}.json", rand_suffix()));
+        std::fs::write(&p, steps.to_string()).unwrap();
+        p
+    }
+
+    pub fn command(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_bearagent"));
+        c.env("BEARAGENT_HOME", self.home.path())
+            .env_remove("BEARAGENT_LOG")
+            .stdin(std::process::Stdio::null());
+        c
+    }
+
+    /// `bearagent run --json --script S --workspace W EXTRA... GOAL`
+    pub fn run(&self, steps: Value, extra: &[&str], goal: &str) -> RunResult {
+        let script = self.script(steps);
+        let out = self
+            .command()
+            .args(["run", "--json", "--script"])
+            .arg(&script)
+            .arg("--workspace")
+            .arg(self.ws())
+            .args(extra)
+            .arg(goal)
+            .output()
+            .unwrap();
+        RunResult::from_output(out)
+    }
+
+    pub fn bearagent(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().unwrap()
+    }
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
+}
+
+pub struct RunResult {
+    pub code: i32,
+    pub events: Vec<Value>,
+    pub stderr: String,
+    pub stdout: String,
+}
+
+impl RunResult {
+    fn from_output(out: Output) -> Self {
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        let events = stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["kind"] == "event")
+            .map(|v| v["event"].clone())
+            .collect();
+        RunResult {
+            code: out.status.code().unwrap_or(-1),
+            events,
+            stderr: String::from_utf8_lossy(&out.stderr).to_string(),
+            stdout,
+        }
+    }
+
+    pub fn types(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .map(|e| e["payload"]["type"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    pub fn of_type(&self, t: &str) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| e["payload"]["type"] == t)
+            .collect()
+    }
+
+    pub fn run_id(&self) -> String {
+        self.events[0]["run_id"].as_str().unwrap().to_owned()
+    }
+
+    pub fn assert_seqs_contiguous(&self) {
+        for (i, e) in self.events.iter().enumerate() {
+            assert_eq!(
+                e["seq"],
+                json!(i as u64 + 1),
+                "event {i} out of order: {}",
+                self.stdout
+            );
+        }
+    }
+}
+
+pub fn read(path: &str) -> Value {
+    json!({"tool_call": {"tool_name": "read_file", "arguments": {"path": path}}})
+}
+
+pub fn write(path: &str, content: &str) -> Value {
+    json!({"tool_call": {"tool_name": "write_file", "arguments": {"path": path, "content": content}}})
+}
+
+pub fn answer(text: &str) -> Value {
+    json!({"final_answer": text})
+}
