@@ -76,20 +76,50 @@ pub struct Spent {
     pub elapsed_ms: u64,
 }
 
+/// What is about to happen, so only the budgets it would spend are checked:
+/// a run out of tool calls may still ask the model for its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NextCall {
+    Model,
+    Tool,
+}
+
 impl Budgets {
-    /// The first budget that `spent` has reached, in a fixed order. A budget
-    /// that is reached (not only exceeded) blocks the next call: fail closed.
+    /// The first budget that `spent` has reached, in a fixed order, among
+    /// those `next` would spend. A budget that is reached (not only
+    /// exceeded) blocks the call: fail closed.
+    pub fn exhausted_before(&self, next: NextCall, spent: &Spent) -> Option<BudgetKind> {
+        match next {
+            NextCall::Model if spent.model_calls >= self.max_model_calls => {
+                Some(BudgetKind::ModelCalls)
+            }
+            NextCall::Tool if spent.tool_calls >= self.max_tool_calls => {
+                Some(BudgetKind::ToolCalls)
+            }
+            _ if spent.elapsed_ms >= self.max_wall_time_ms => Some(BudgetKind::WallTime),
+            NextCall::Model => self.tokens_exhausted(spent),
+            NextCall::Tool => None,
+        }
+    }
+
+    /// The first budget that `spent` has reached, in a fixed order.
     pub fn first_exhausted(&self, spent: &Spent) -> Option<BudgetKind> {
         if spent.model_calls >= self.max_model_calls {
             Some(BudgetKind::ModelCalls)
         } else if spent.tool_calls >= self.max_tool_calls {
             Some(BudgetKind::ToolCalls)
-        } else if spent.usage.input >= self.max_input_tokens {
+        } else if spent.elapsed_ms >= self.max_wall_time_ms {
+            Some(BudgetKind::WallTime)
+        } else {
+            self.tokens_exhausted(spent)
+        }
+    }
+
+    fn tokens_exhausted(&self, spent: &Spent) -> Option<BudgetKind> {
+        if spent.usage.input >= self.max_input_tokens {
             Some(BudgetKind::InputTokens)
         } else if spent.usage.output >= self.max_output_tokens {
             Some(BudgetKind::OutputTokens)
-        } else if spent.elapsed_ms >= self.max_wall_time_ms {
-            Some(BudgetKind::WallTime)
         } else {
             None
         }
@@ -115,6 +145,47 @@ mod tests {
         assert_eq!(
             budgets.first_exhausted(&spent),
             Some(BudgetKind::ModelCalls)
+        );
+    }
+
+    #[test]
+    fn each_call_is_checked_against_the_budgets_it_spends() {
+        let budgets = Budgets {
+            max_tool_calls: 1,
+            max_output_tokens: 10,
+            ..Budgets::default()
+        };
+        let out_of_tools = Spent {
+            tool_calls: 1,
+            ..Spent::default()
+        };
+        assert_eq!(
+            budgets.exhausted_before(NextCall::Model, &out_of_tools),
+            None
+        );
+        assert_eq!(
+            budgets.exhausted_before(NextCall::Tool, &out_of_tools),
+            Some(BudgetKind::ToolCalls)
+        );
+        let out_of_tokens = Spent {
+            usage: TokenUsage::new(0, 10),
+            ..Spent::default()
+        };
+        assert_eq!(
+            budgets.exhausted_before(NextCall::Model, &out_of_tokens),
+            Some(BudgetKind::OutputTokens)
+        );
+        assert_eq!(
+            budgets.exhausted_before(NextCall::Tool, &out_of_tokens),
+            None
+        );
+        let late = Spent {
+            elapsed_ms: u64::MAX,
+            ..Spent::default()
+        };
+        assert_eq!(
+            budgets.exhausted_before(NextCall::Tool, &late),
+            Some(BudgetKind::WallTime)
         );
     }
 

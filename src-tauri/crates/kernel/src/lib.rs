@@ -9,7 +9,7 @@ pub mod ids;
 pub mod message;
 pub mod reducer;
 
-pub use budget::{BudgetKind, Budgets, Spent, TokenUsage};
+pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
 pub use event::{
     ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent, Receipt,

@@ -5,7 +5,7 @@
 
 use crate::json_text;
 use crate::{ModelProvider, ModelRequest, ModelStream, ProviderError, ProviderInfo, StreamItem};
-use bearagent_kernel::{Action, StopReason, TokenUsage, ToolCall};
+use bearagent_kernel::{Action, HistoryItem, StopReason, TokenUsage, ToolCall};
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::Value;
@@ -180,6 +180,25 @@ impl ScriptedProvider {
     }
 }
 
+/// Size of what the model would read: system prompt, history and tools.
+fn request_bytes(request: &ModelRequest) -> usize {
+    let history: usize = request
+        .history
+        .iter()
+        .map(|item| match item {
+            HistoryItem::Message(m) => m.content.len(),
+            HistoryItem::ToolCall(c) => c.tool_name.as_str().len() + c.call_id.as_str().len() + 64,
+            HistoryItem::ToolResult(r) => r.content.len() + r.call_id.as_str().len(),
+        })
+        .sum();
+    let tools: usize = request
+        .tools
+        .iter()
+        .map(|t| t.name.len() + t.description.len() + 256)
+        .sum();
+    request.system.len() + history + tools
+}
+
 /// Deterministic token estimate: about four bytes a token.
 fn estimate_tokens(bytes: usize) -> u64 {
     (bytes as u64).div_ceil(4)
@@ -287,7 +306,7 @@ impl ModelProvider for ScriptedProvider {
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
-        let input_bytes = serde_json::to_string(&request).map_or(0, |s| s.len());
+        let input_bytes = request_bytes(&request);
         let (delay_ms, items) = match self.next_step(request) {
             Ok((index, step)) => (step.delay_ms, step_items(index, step, input_bytes)),
             Err(e) => (0, vec![Err(e)]),

@@ -193,3 +193,7 @@ impl Application {
         self.live.subscribe()
     }
 }
+
+#[cfg(test)]
+#[path = "app_runs_tests.rs"]
+mod tests;

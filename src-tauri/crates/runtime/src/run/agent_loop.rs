@@ -9,7 +9,7 @@ use super::tool_step::{run_tool_call, ToolStepEnd};
 use crate::live::LiveEvent;
 use crate::profile::RunProfile;
 use crate::AppError;
-use bearagent_kernel::{Action, EventPayload, EventSeq, ModelErrorClass};
+use bearagent_kernel::{Action, EventPayload, EventSeq, ModelErrorClass, NextCall};
 use bearagent_providers::{complete, ModelProvider, ProviderError, ToolSchema};
 use bearagent_tools::{Executor, Policy, Registry, WorkspaceRoot};
 use std::collections::BTreeSet;
@@ -76,7 +76,11 @@ fn last(rec: &Recorder) -> Option<EventSeq> {
 }
 
 /// Ends the run if cancelled or out of budget. True when it ended.
-pub(super) fn stop_if_needed(rec: &mut Recorder, deps: &LoopDeps) -> Result<bool, AppError> {
+pub(super) fn stop_if_needed(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    next: NextCall,
+) -> Result<bool, AppError> {
     if deps.cancel.is_cancelled() {
         rec.record(
             last(rec),
@@ -89,7 +93,7 @@ pub(super) fn stop_if_needed(rec: &mut Recorder, deps: &LoopDeps) -> Result<bool
     let now = rec.clock().now();
     let exhausted = rec
         .state()
-        .and_then(|s| s.budgets.first_exhausted(&s.spent(now)));
+        .and_then(|s| s.budgets.exhausted_before(next, &s.spent(now)));
     if let Some(which) = exhausted {
         rec.record(last(rec), EventPayload::BudgetExhausted { which })?;
         return Ok(true);
@@ -112,7 +116,7 @@ async fn model_step(
     grants: &mut RunGrants,
     invalid_outputs: &mut u32,
 ) -> Result<Step, AppError> {
-    if stop_if_needed(rec, deps)? {
+    if stop_if_needed(rec, deps, NextCall::Model)? {
         return Ok(Step::Finished);
     }
     let built = context::build(

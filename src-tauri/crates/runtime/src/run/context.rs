@@ -137,6 +137,25 @@ fn fit(history: &mut [HistoryItem], max_bytes: usize) {
     }
 }
 
+/// Length of the JSON encoding, counted without building it.
+fn serialized_len(request: &ModelRequest) -> u64 {
+    struct Counter(u64);
+    impl std::io::Write for Counter {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len() as u64;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    match serde_json::to_writer(&mut counter, request) {
+        Ok(()) => counter.0,
+        Err(_) => 0,
+    }
+}
+
 pub fn build(
     events: &[EventEnvelope],
     tools: &[ToolSchema],
@@ -151,7 +170,7 @@ pub fn build(
         tools: tools.to_vec(),
         max_output_tokens: None,
     };
-    let bytes = serde_json::to_vec(&request).map_or(0, |v| v.len() as u64);
+    let bytes = serialized_len(&request);
     BuiltContext {
         request,
         version: CONTEXT_VERSION,

@@ -6,8 +6,8 @@ use super::approvals::Decision;
 use super::recorder::Recorder;
 use crate::AppError;
 use bearagent_kernel::{
-    ApprovalScope, CallId, ContentHash, EffectOutcome, EventPayload, EventSeq, Receipt, ToolCall,
-    ToolResult,
+    ApprovalScope, CallId, ContentHash, EffectOutcome, EventPayload, EventSeq, NextCall, Receipt,
+    ToolCall, ToolResult,
 };
 use bearagent_store::hash_bytes;
 use bearagent_tools::{PolicyDecision, PreparedCall, WriteTarget};
@@ -47,7 +47,7 @@ pub async fn run_tool_call(
     completed: EventSeq,
     call: ToolCall,
 ) -> Result<ToolStepEnd, AppError> {
-    if stop_if_needed(rec, deps)? {
+    if stop_if_needed(rec, deps, NextCall::Tool)? {
         return Ok(ToolStepEnd::RunEnded);
     }
     let call_id = call.call_id.clone();

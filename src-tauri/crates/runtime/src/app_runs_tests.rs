@@ -1,0 +1,193 @@
+//! Application API tests: given a scripted model, when the user decides or
+//! cancels, then these events.
+
+use super::*;
+use bearagent_kernel::{ApprovalScope, FixedClock, RunStatus, Timestamp};
+use bearagent_providers::ScriptedProvider;
+use bearagent_tools::ApprovalMode;
+use serde_json::json;
+use std::time::Duration;
+
+struct Fixture {
+    _home: tempfile::TempDir,
+    ws: tempfile::TempDir,
+    app: Arc<Application>,
+}
+
+fn fixture() -> Fixture {
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
+    let app = Arc::new(Application::open(home.path(), Arc::new(clock)).unwrap());
+    Fixture {
+        _home: home,
+        ws,
+        app,
+    }
+}
+
+fn start(f: &Fixture, steps: serde_json::Value, mode: ApprovalMode) -> RunId {
+    let provider = Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap());
+    f.app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "goal".into(),
+            profile: RunProfile {
+                approval_mode: mode,
+                ..RunProfile::default()
+            },
+            provider,
+        })
+        .unwrap()
+}
+
+fn write(path: &str) -> serde_json::Value {
+    json!({"tool_call": {"tool_name": "write_file", "arguments": {"path": path, "content": "hi"}}})
+}
+
+async fn next_approval(rx: &mut broadcast::Receiver<LiveEvent>) -> String {
+    loop {
+        if let LiveEvent::Committed(e) = rx.recv().await.unwrap() {
+            if let EventPayload::ApprovalRequested { call_id, .. } = e.payload {
+                return call_id.to_string();
+            }
+        }
+    }
+}
+
+fn types(app: &Application, run: RunId) -> Vec<&'static str> {
+    app.list_events(run, EventSeq(0), 1000)
+        .unwrap()
+        .iter()
+        .map(|e| e.payload.type_name())
+        .collect()
+}
+
+#[tokio::test]
+async fn always_for_this_run_approves_later_calls_of_the_same_tool() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let run = start(
+        &f,
+        json!([write("a.txt"), write("b.txt"), {"final_answer": "ok"}]),
+        ApprovalMode::AskWrites,
+    );
+    let call = next_approval(&mut rx).await;
+    let decision = Decision {
+        approve: true,
+        scope: ApprovalScope::ToolForRun,
+        reason: None,
+        by: "user".into(),
+    };
+    f.app.decide_approval(run, &call, decision).unwrap();
+    let p = tokio::time::timeout(Duration::from_secs(10), f.app.wait_run(run))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    let t = types(&f.app, run);
+    assert_eq!(t.iter().filter(|t| **t == "approval_requested").count(), 1);
+    assert_eq!(t.iter().filter(|t| **t == "artifact_recorded").count(), 2);
+    assert_eq!(
+        std::fs::read_to_string(f.ws.path().join("b.txt")).unwrap(),
+        "hi"
+    );
+}
+
+#[tokio::test]
+async fn a_denial_with_a_reason_reaches_the_model_as_an_error_result() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let steps =
+        ScriptedProvider::from_json(&json!([write("a.txt"), {"final_answer": "ok"}]).to_string())
+            .unwrap();
+    let recorder = steps.clone();
+    let run = f
+        .app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "goal".into(),
+            profile: RunProfile::default(),
+            provider: Arc::new(steps),
+        })
+        .unwrap();
+    let call = next_approval(&mut rx).await;
+    let decision = Decision {
+        approve: false,
+        scope: ApprovalScope::Once,
+        reason: Some("use notes/ instead".into()),
+        by: "user".into(),
+    };
+    f.app.decide_approval(run, &call, decision).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert!(!f.ws.path().join("a.txt").exists());
+    let second = &recorder.calls()[1];
+    let last = second.history.last().unwrap();
+    assert!(
+        matches!(last, bearagent_kernel::HistoryItem::ToolResult(r) if r.is_error && r.content.contains("use notes/ instead")),
+        "{last:?}"
+    );
+    // Deciding again finds nothing pending.
+    let again = Decision {
+        approve: true,
+        scope: ApprovalScope::Once,
+        reason: None,
+        by: "user".into(),
+    };
+    assert!(f.app.decide_approval(run, &call, again).is_err());
+}
+
+#[tokio::test]
+async fn cancelling_during_a_slow_model_call_ends_the_run_cancelled() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let run = start(
+        &f,
+        json!([{"final_answer": "late", "delay_ms": 60000}]),
+        ApprovalMode::AllowAll,
+    );
+    loop {
+        if let LiveEvent::Committed(e) = rx.recv().await.unwrap() {
+            if matches!(e.payload, EventPayload::ModelCallStarted { .. }) {
+                break;
+            }
+        }
+    }
+    f.app.cancel_run(run).unwrap();
+    let p = tokio::time::timeout(Duration::from_secs(5), f.app.wait_run(run))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(p.status, RunStatus::Cancelled);
+    assert_eq!(types(&f.app, run).last(), Some(&"run_cancelled"));
+}
+
+#[tokio::test]
+async fn cancelling_while_waiting_for_approval_ends_the_run_cancelled() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let run = start(&f, json!([write("a.txt")]), ApprovalMode::AskAll);
+    next_approval(&mut rx).await;
+    f.app.cancel_run(run).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Cancelled);
+    assert!(!f.ws.path().join("a.txt").exists());
+}
+
+#[test]
+fn a_blank_goal_is_refused_before_anything_is_recorded() {
+    let f = fixture();
+    let provider = Arc::new(ScriptedProvider::new(vec![]));
+    let err = f
+        .app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "  ".into(),
+            profile: RunProfile::default(),
+            provider,
+        })
+        .unwrap_err();
+    assert_eq!(err.code(), crate::ErrorCode::InvalidInput);
+    assert!(f.app.runs(None, None).unwrap().is_empty());
+}
