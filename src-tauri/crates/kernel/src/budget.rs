@@ -201,14 +201,15 @@ mod tests {
             elapsed_ms: 9,
             ..Spent::default()
         };
+        // Time is checked before tokens.
+        assert_eq!(budgets.first_exhausted(&spent), Some(BudgetKind::WallTime));
+        let spent = Spent {
+            usage: TokenUsage::new(0, 10),
+            ..Spent::default()
+        };
         assert_eq!(
             budgets.first_exhausted(&spent),
             Some(BudgetKind::OutputTokens)
         );
-        let spent = Spent {
-            elapsed_ms: 9,
-            ..Spent::default()
-        };
-        assert_eq!(budgets.first_exhausted(&spent), Some(BudgetKind::WallTime));
     }
 }
