@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TokenUsage {
     pub input: u64,
@@ -22,6 +23,7 @@ impl TokenUsage {
 }
 
 /// Which budget a run ran out of.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BudgetKind {
@@ -46,6 +48,7 @@ impl fmt::Display for BudgetKind {
 
 /// Limits for one run. Every limit is required: a run never has an
 /// unbounded budget.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Budgets {
     pub max_model_calls: u32,
@@ -68,6 +71,7 @@ impl Default for Budgets {
 }
 
 /// What has been spent so far, as the reducer counts it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Spent {
     pub model_calls: u32,

@@ -59,6 +59,14 @@ impl<'de> Deserialize<'de> for Timestamp {
     }
 }
 
+/// An RFC 3339 string on the wire.
+#[cfg(feature = "specta")]
+impl specta::Type for Timestamp {
+    fn definition(types: &mut specta::Types) -> specta::datatype::DataType {
+        <String as specta::Type>::definition(types)
+    }
+}
+
 /// Source of the current time.
 pub trait Clock: Send + Sync {
     fn now(&self) -> Timestamp;

@@ -5,6 +5,7 @@ use crate::budget::{BudgetKind, Budgets, TokenUsage};
 use crate::clock::Timestamp;
 use crate::ids::{CallId, ContentHash, EventSeq, RunId, ToolName, WorkspaceId};
 use crate::message::{Action, ToolCall, ToolResult};
+use crate::settings::{ApprovalMode, ContextCaps};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -13,6 +14,7 @@ use std::collections::BTreeMap;
 pub const EVENT_SCHEMA_VERSION: u16 = 1;
 
 /// An event as stored: payload plus its place in the run's log.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventEnvelope {
     pub schema_version: u16,
@@ -25,6 +27,7 @@ pub struct EventEnvelope {
 }
 
 /// An event not yet appended: the store assigns its sequence number.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NewEvent {
     pub at: Timestamp,
@@ -49,6 +52,7 @@ impl NewEvent {
     }
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
@@ -59,6 +63,7 @@ pub enum StopReason {
 }
 
 /// Classified model failures (provider differences stop at the adapter).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelErrorClass {
@@ -72,6 +77,7 @@ pub enum ModelErrorClass {
     TruncatedStream,
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalScope {
@@ -82,6 +88,7 @@ pub enum ApprovalScope {
 }
 
 /// What a side-effecting tool did, or meant to do.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
     pub path: String,
@@ -90,6 +97,7 @@ pub struct Receipt {
     pub bytes_written: u64,
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectOutcome {
@@ -97,6 +105,7 @@ pub enum EffectOutcome {
     NotApplied,
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventPayload {
@@ -106,6 +115,13 @@ pub enum EventPayload {
         workspace_path: String,
         profile: String,
         budgets: Budgets,
+        approval_mode: ApprovalMode,
+        context_caps: ContextCaps,
+        /// Invalid model replies fed back before the run fails.
+        max_invalid_outputs: u32,
+        /// Configured provider name and model (never a key).
+        provider: String,
+        model: String,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },

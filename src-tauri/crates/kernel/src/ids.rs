@@ -20,6 +20,7 @@ pub enum IdError {
 macro_rules! uuid_id {
     ($(#[$doc:meta])* $name:ident, $kind:literal) => {
         $(#[$doc])*
+        #[cfg_attr(feature = "specta", derive(specta::Type))]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(transparent)]
         pub struct $name(Uuid);
@@ -77,6 +78,7 @@ uuid_id!(
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
 )]
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[serde(transparent)]
 pub struct EventSeq(pub u64);
 
@@ -99,6 +101,7 @@ impl fmt::Display for EventSeq {
 macro_rules! string_id {
     ($(#[$doc:meta])* $name:ident, $kind:literal) => {
         $(#[$doc])*
+        #[cfg_attr(feature = "specta", derive(specta::Type))]
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(transparent)]
         pub struct $name(String);
@@ -143,6 +146,7 @@ string_id!(
 );
 
 /// SHA-256 of some content, lowercase hex. Names blobs and file versions.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
 pub struct ContentHash(String);

@@ -8,6 +8,7 @@ pub mod history;
 pub mod ids;
 pub mod message;
 pub mod reducer;
+pub mod settings;
 
 pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
@@ -21,6 +22,7 @@ pub use message::{
     Action, FinalAnswer, HistoryItem, Message, MessageError, Role, ToolCall, ToolResult,
 };
 pub use reducer::{apply, fold, ReduceError, RunProjection, RunStatus};
+pub use settings::{ApprovalMode, ContextCaps, ParseApprovalModeError};
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testkit;

@@ -14,6 +14,7 @@ pub enum MessageError {
     ArgumentsNotObject { found: &'static str },
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
@@ -22,6 +23,7 @@ pub enum Role {
     Assistant,
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
     pub role: Role,
@@ -38,6 +40,7 @@ impl Message {
 }
 
 /// A tool invocation proposed by the model. It executes nothing by itself.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolCall {
     pub call_id: CallId,
@@ -67,6 +70,7 @@ impl ToolCall {
     }
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Deserialize)]
 struct RawToolCall {
     call_id: String,
@@ -82,6 +86,7 @@ impl<'de> Deserialize<'de> for ToolCall {
 }
 
 /// The outcome of a tool call, as the model will see it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolResult {
     pub call_id: CallId,
@@ -103,12 +108,14 @@ impl ToolResult {
     }
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FinalAnswer {
     pub content: String,
 }
 
 /// What a model proposes in one turn.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
@@ -117,6 +124,7 @@ pub enum Action {
 }
 
 /// One item of the conversation history sent to a model.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HistoryItem {

@@ -8,6 +8,7 @@ use crate::ids::{CallId, EventSeq, RunId, ToolName, WorkspaceId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RunStatus {
@@ -47,6 +48,7 @@ impl RunStatus {
     }
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PendingApproval {
     pub call_id: CallId,
@@ -55,6 +57,7 @@ pub struct PendingApproval {
     pub requested_seq: EventSeq,
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ModelCallPhase {
@@ -62,6 +65,7 @@ pub enum ModelCallPhase {
     Started,
 }
 
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ToolCallPhase {
@@ -74,6 +78,7 @@ pub enum ToolCallPhase {
 
 /// Everything the UI and the loop need to know about a run, derived from
 /// its events alone.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunProjection {
     pub run_id: RunId,

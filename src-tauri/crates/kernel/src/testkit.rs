@@ -21,6 +21,11 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         workspace_path: "/tmp/workspace".to_owned(),
         profile: "default".to_owned(),
         budgets: Budgets::default(),
+        approval_mode: crate::ApprovalMode::AskWrites,
+        context_caps: crate::ContextCaps::default(),
+        max_invalid_outputs: 2,
+        provider: "script".to_owned(),
+        model: "scripted".to_owned(),
         config_versions: BTreeMap::from([("context".to_owned(), "1".to_owned())]),
     }
 }

@@ -1,7 +1,7 @@
 //! The seed's `ModelAdapter` view on top of a streaming provider: one call,
 //! one validated action.
 
-use crate::{ModelProvider, ModelRequest, ProviderError, StreamItem};
+use crate::{ModelProvider, ModelRequest, ProviderError, RetryNotice, StreamItem};
 use bearagent_kernel::{Action, FinalAnswer, StopReason, TokenUsage, ToolCall};
 use futures::StreamExt;
 
@@ -14,13 +14,21 @@ pub struct ModelResponse {
     pub text: String,
 }
 
-/// Drives one streamed call to its completion. `on_delta` sees text as it
-/// arrives. A stream that ends without a completion is a truncation error,
-/// never a fake completion, and its partial tool calls are discarded.
+/// What a caller sees while a call streams.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress<'a> {
+    TextDelta(&'a str),
+    Retrying(&'a RetryNotice),
+}
+
+/// Drives one streamed call to its completion. `on_progress` sees text as it
+/// arrives and each retry. A stream that ends without a completion is a
+/// truncation error, never a fake completion, and its partial tool calls
+/// are discarded.
 pub async fn complete(
     provider: &dyn ModelProvider,
     request: ModelRequest,
-    mut on_delta: impl FnMut(&str) + Send,
+    mut on_progress: impl FnMut(Progress<'_>) + Send,
 ) -> Result<ModelResponse, ProviderError> {
     let mut stream = provider.stream(request);
     let mut text = String::new();
@@ -30,9 +38,15 @@ pub async fn complete(
         match item? {
             StreamItem::TextDelta(delta) => {
                 if completion.is_none() {
-                    on_delta(&delta);
+                    on_progress(Progress::TextDelta(&delta));
                     text.push_str(&delta);
                 }
+            }
+            StreamItem::Retrying(notice) => {
+                // A retry restarts the answer from scratch.
+                text.clear();
+                calls.clear();
+                on_progress(Progress::Retrying(&notice));
             }
             StreamItem::ToolCall(call) => calls.push(call),
             StreamItem::Completed { usage, stop_reason } => {

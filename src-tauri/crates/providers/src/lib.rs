@@ -9,7 +9,9 @@ pub mod json_text;
 mod port;
 pub mod scripted;
 
-pub use complete::{complete, ModelResponse};
+pub use complete::{complete, ModelResponse, Progress};
 pub use error::ProviderError;
-pub use port::{ModelProvider, ModelRequest, ModelStream, ProviderInfo, StreamItem, ToolSchema};
+pub use port::{
+    ModelProvider, ModelRequest, ModelStream, ProviderInfo, RetryNotice, StreamItem, ToolSchema,
+};
 pub use scripted::{ScriptError, ScriptedProvider};

@@ -35,6 +35,18 @@ pub enum StreamItem {
         usage: TokenUsage,
         stop_reason: StopReason,
     },
+    /// The adapter is about to retry the request after a retryable failure
+    /// (429, 5xx, overloaded). Anything streamed before it is void.
+    Retrying(RetryNotice),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetryNotice {
+    /// 1 for the first retry.
+    pub attempt: u32,
+    pub delay_ms: u64,
+    /// Sanitised: provider name, status, short reason — never a key.
+    pub message: String,
 }
 
 pub type ModelStream = Pin<Box<dyn Stream<Item = Result<StreamItem, ProviderError>> + Send>>;

@@ -14,7 +14,11 @@ fn request(goal: &str) -> ModelRequest {
 
 fn run(p: &ScriptedProvider, goal: &str) -> (Result<crate::ModelResponse, ProviderError>, String) {
     let mut seen = String::new();
-    let r = futures::executor::block_on(complete(p, request(goal), |d| seen.push_str(d)));
+    let r = futures::executor::block_on(complete(p, request(goal), |progress| {
+        if let crate::Progress::TextDelta(d) = progress {
+            seen.push_str(d)
+        }
+    }));
     (r, seen)
 }
 

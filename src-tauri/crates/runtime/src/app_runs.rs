@@ -64,6 +64,11 @@ impl Application {
                 workspace_path: workspace.path,
                 profile: start.profile.name.clone(),
                 budgets: start.profile.budgets,
+                approval_mode: start.profile.approval_mode,
+                context_caps: start.profile.context,
+                max_invalid_outputs: start.profile.max_invalid_outputs,
+                provider: info.name.clone(),
+                model: info.model.clone(),
                 config_versions,
             },
         )?;

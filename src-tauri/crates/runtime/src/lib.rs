@@ -15,9 +15,10 @@ mod views;
 
 pub use app::Application;
 pub use app_runs::StartRun;
+pub use bearagent_kernel::{ApprovalMode, ContextCaps};
 pub use error::{AppError, ErrorCode};
 pub use live::LiveEvent;
-pub use profile::{ContextCaps, RunProfile};
+pub use profile::RunProfile;
 pub use run::approvals::Decision;
 pub use run::context::{build as build_context, BuiltContext, CONTEXT_VERSION};
 pub use system_clock::SystemClock;

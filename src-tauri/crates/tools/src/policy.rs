@@ -3,42 +3,10 @@
 
 use crate::spec::{Effect, PreparedCall, ToolSpec};
 use crate::workspace::has_git_component;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::path::{Component, Path};
-use std::str::FromStr;
 
-/// How much the user wants to be asked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalMode {
-    /// Ask before every tool call.
-    AskAll,
-    /// Reads run without asking; writes are asked.
-    AskWrites,
-    /// Everything runs without asking (the hard denials still apply).
-    AllowAll,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown approval mode {value:?}; expected \"ask\", \"reads\" or \"all\"")]
-pub struct ParseApprovalModeError {
-    pub value: String,
-}
-
-impl FromStr for ApprovalMode {
-    type Err = ParseApprovalModeError;
-
-    /// `ask` (= AskAll), `reads` (= AskWrites: reads allowed, writes asked),
-    /// `all` (= AllowAll); the snake_case names are accepted too.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "ask" | "ask_all" => Ok(ApprovalMode::AskAll),
-            "reads" | "ask_writes" => Ok(ApprovalMode::AskWrites),
-            "all" | "allow_all" => Ok(ApprovalMode::AllowAll),
-            _ => Err(ParseApprovalModeError { value: s.into() }),
-        }
-    }
-}
+pub use bearagent_kernel::{ApprovalMode, ParseApprovalModeError};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "decision", rename_all = "snake_case")]

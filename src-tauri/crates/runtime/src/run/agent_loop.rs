@@ -10,10 +10,12 @@ use crate::live::LiveEvent;
 use crate::profile::RunProfile;
 use crate::AppError;
 use bearagent_kernel::{Action, EventPayload, EventSeq, ModelErrorClass, NextCall};
-use bearagent_providers::{complete, ModelProvider, ProviderError, ToolSchema};
+use bearagent_providers::{
+    complete, ModelProvider, Progress, ProviderError, RetryNotice, ToolSchema,
+};
 use bearagent_tools::{Executor, Policy, Registry, WorkspaceRoot};
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -142,13 +144,24 @@ async fn model_step(
     )?;
     let run_id = rec.run_id();
     let live = rec.live().clone();
-    let call = complete(deps.provider.as_ref(), built.request, |delta| {
-        live.publish(LiveEvent::TextDelta {
-            run_id,
-            model_call: started,
-            text: delta.to_owned(),
-        });
-    });
+    let retries: Arc<Mutex<Vec<RetryNotice>>> = Arc::default();
+    let seen_retries = retries.clone();
+    let call = complete(
+        deps.provider.as_ref(),
+        built.request,
+        move |progress| match progress {
+            Progress::TextDelta(delta) => live.publish(LiveEvent::TextDelta {
+                run_id,
+                model_call: started,
+                text: delta.to_owned(),
+            }),
+            Progress::Retrying(notice) => {
+                if let Ok(mut r) = seen_retries.lock() {
+                    r.push(notice.clone());
+                }
+            }
+        },
+    );
     let outcome = tokio::select! {
         r = call => Some(r),
         _ = deps.cancel.cancelled() => None,
@@ -159,6 +172,22 @@ async fn model_step(
             status: None,
         })),
     };
+    // Retries happened inside the call; they are recorded before its end.
+    let notices = retries
+        .lock()
+        .map(|mut r| std::mem::take(&mut *r))
+        .unwrap_or_default();
+    for notice in notices {
+        rec.record(
+            Some(started),
+            EventPayload::ModelCallRetryScheduled {
+                attempt: notice.attempt,
+                delay_ms: notice.delay_ms,
+                class: ModelErrorClass::Provider { retryable: true },
+                message: notice.message,
+            },
+        )?;
+    }
     let Some(outcome) = outcome else {
         rec.record(
             Some(started),

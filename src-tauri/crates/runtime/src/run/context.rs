@@ -2,9 +2,9 @@
 //! only, so the same events always give byte-identical context, and "what
 //! the model saw" can be rebuilt for any past call.
 
-use crate::profile::ContextCaps;
 use bearagent_kernel::{
-    Action, EventEnvelope, EventPayload, HistoryItem, Message, ModelErrorClass, Role, ToolResult,
+    Action, ContextCaps, EventEnvelope, EventPayload, HistoryItem, Message, ModelErrorClass, Role,
+    ToolResult,
 };
 use bearagent_providers::{ModelRequest, ToolSchema};
 
@@ -83,7 +83,7 @@ fn history_from_events(events: &[EventEnvelope], caps: &ContextCaps) -> Vec<Hist
             | EventPayload::ToolCallFailed { result } => {
                 history.push(HistoryItem::ToolResult(ToolResult {
                     call_id: result.call_id.clone(),
-                    content: preview(&result.content, caps.max_tool_result_bytes),
+                    content: preview(&result.content, caps.max_tool_result_bytes as usize),
                     is_error: result.is_error,
                 }));
             }
@@ -163,7 +163,7 @@ pub fn build(
     workspace: &str,
 ) -> BuiltContext {
     let mut history = history_from_events(events, caps);
-    fit(&mut history, caps.max_context_bytes);
+    fit(&mut history, caps.max_context_bytes as usize);
     let request = ModelRequest {
         system: format!("{RUNTIME_RULES}\nWorkspace: {workspace}"),
         history,
