@@ -48,7 +48,7 @@ fn write(path: &str) -> serde_json::Value {
 async fn next_approval(rx: &mut broadcast::Receiver<LiveEvent>) -> String {
     loop {
         if let LiveEvent::Committed(e) = rx.recv().await.unwrap() {
-            if let EventPayload::ApprovalRequested { call_id, .. } = e.payload {
+            if let EventPayload::ApprovalRequested { call_id, .. } = &e.payload {
                 return call_id.to_string();
             }
         }

@@ -3,11 +3,13 @@
 //! from the store.
 
 use bearagent_kernel::{EventEnvelope, EventSeq, RunId};
+use std::sync::Arc;
 use tokio::sync::broadcast;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum LiveEvent {
-    Committed(EventEnvelope),
+    /// Shared: every subscriber gets the same committed event.
+    Committed(Arc<EventEnvelope>),
     /// Model text as it streams, for the model call whose
     /// `ModelCallStarted` event has seq `model_call`.
     TextDelta {

@@ -94,7 +94,8 @@ impl Recorder {
                     .map_err(|e| AppError::Corrupt(e.to_string()))?,
             );
             seq = envelope.seq;
-            self.live.publish(LiveEvent::Committed(envelope.clone()));
+            self.live
+                .publish(LiveEvent::Committed(Arc::new(envelope.clone())));
             self.events.push(envelope);
         }
         Ok(seq)
