@@ -36,6 +36,10 @@ pub struct ScriptStep {
     /// Wait this long before answering (a slow model).
     #[serde(default)]
     pub delay_ms: u64,
+    /// Played instead of this step when the last thing the model saw was an
+    /// error result (a denial, a refused path), so a script can recover.
+    #[serde(default)]
+    pub after_error: Option<Box<ScriptStep>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -86,6 +90,7 @@ struct State {
 /// See the module docs. Cloning shares the script and the call record.
 #[derive(Clone)]
 pub struct ScriptedProvider {
+    name: String,
     model: String,
     state: Arc<Mutex<State>>,
 }
@@ -101,6 +106,7 @@ impl std::fmt::Debug for ScriptedProvider {
 impl ScriptedProvider {
     pub fn new(steps: Vec<ScriptStep>) -> Self {
         Self {
+            name: "script".into(),
             model: "scripted".into(),
             state: Arc::new(Mutex::new(State {
                 steps,
@@ -132,18 +138,9 @@ impl ScriptedProvider {
             ScriptFile::Wrapped { model, steps } => (model, steps),
         };
         for (i, step) in steps.iter().enumerate() {
-            let kinds = [
-                step.tool_call.is_some(),
-                step.final_answer.is_some(),
-                step.raw_text.is_some(),
-                step.error.is_some(),
-                step.truncate,
-            ];
-            if kinds.iter().filter(|k| **k).count() != 1 {
-                return Err(format!(
-                    "step {}: exactly one of tool_call, final_answer, raw_text, error, truncate is required",
-                    i + 1
-                ));
+            check_step(i, step)?;
+            if let Some(alt) = &step.after_error {
+                check_step(i, alt)?;
             }
         }
         let mut provider = Self::new(steps);
@@ -153,6 +150,44 @@ impl ScriptedProvider {
         Ok(provider)
     }
 
+    /// Marks the first `n` steps as already played (a resumed run).
+    pub fn skip(&self, n: usize) {
+        if let Ok(mut state) = self.state.lock() {
+            state.next = state.next.max(n);
+        }
+    }
+
+    /// Names the provider as runs record it (default "script").
+    pub fn named(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Names the model.
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = model.into();
+        self
+    }
+}
+
+fn check_step(i: usize, step: &ScriptStep) -> Result<(), String> {
+    let kinds = [
+        step.tool_call.is_some(),
+        step.final_answer.is_some(),
+        step.raw_text.is_some(),
+        step.error.is_some(),
+        step.truncate,
+    ];
+    if kinds.iter().filter(|k| **k).count() != 1 {
+        return Err(format!(
+            "step {}: exactly one of tool_call, final_answer, raw_text, error, truncate is required",
+            i + 1
+        ));
+    }
+    Ok(())
+}
+
+impl ScriptedProvider {
     /// Every request received so far, in order.
     pub fn calls(&self) -> Vec<ModelRequest> {
         self.state
@@ -168,6 +203,10 @@ impl ScriptedProvider {
             retryable: false,
             status: None,
         })?;
+        let last_was_error = matches!(
+            request.history.last(),
+            Some(HistoryItem::ToolResult(r)) if r.is_error
+        );
         state.calls.push(request);
         let index = state.next;
         let step = state
@@ -176,6 +215,13 @@ impl ScriptedProvider {
             .cloned()
             .ok_or(ProviderError::ScriptExhausted { calls: index })?;
         state.next += 1;
+        let step = match (last_was_error, step.after_error) {
+            (true, Some(alt)) => *alt,
+            (_, _) => ScriptStep {
+                after_error: None,
+                ..step
+            },
+        };
         Ok((index, step))
     }
 }
@@ -299,7 +345,7 @@ fn step_items(
 impl ModelProvider for ScriptedProvider {
     fn info(&self) -> ProviderInfo {
         ProviderInfo {
-            name: "script".into(),
+            name: self.name.clone(),
             model: self.model.clone(),
             scripted: true,
         }

@@ -124,3 +124,47 @@ fn malformed_scripts_are_rejected_with_the_step_number() {
         "demo"
     );
 }
+
+#[test]
+fn an_after_error_alternative_plays_when_the_last_result_was_an_error() {
+    let script = json!([
+        {"final_answer": "it worked", "after_error": {"final_answer": "it was refused"}}
+    ])
+    .to_string();
+    let mut req = request("x");
+    req.history.push(HistoryItem::ToolResult(
+        bearagent_kernel::ToolResult::new("c1", "denied", true).unwrap(),
+    ));
+    let p = ScriptedProvider::from_json(&script).unwrap();
+    let r = futures::executor::block_on(complete(&p, req, |_| {})).unwrap();
+    assert_eq!(
+        r.action,
+        Action::FinalAnswer(FinalAnswer {
+            content: "it was refused".into()
+        })
+    );
+    let p = ScriptedProvider::from_json(&script).unwrap();
+    let r = futures::executor::block_on(complete(&p, request("x"), |_| {})).unwrap();
+    assert_eq!(
+        r.action,
+        Action::FinalAnswer(FinalAnswer {
+            content: "it worked".into()
+        })
+    );
+}
+
+#[test]
+fn skipping_resumes_a_script_part_way() {
+    let p = ScriptedProvider::from_json(
+        &json!([{"final_answer": "one"}, {"final_answer": "two"}]).to_string(),
+    )
+    .unwrap();
+    p.skip(1);
+    let (r, _) = run(&p, "x");
+    assert_eq!(
+        r.unwrap().action,
+        Action::FinalAnswer(FinalAnswer {
+            content: "two".into()
+        })
+    );
+}

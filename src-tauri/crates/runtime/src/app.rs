@@ -172,7 +172,7 @@ impl Application {
         }
         let filter = RunFilter {
             workspace_id: Some(workspace_id),
-            limit: None,
+            ..RunFilter::default()
         };
         Ok(self
             .store

@@ -4,7 +4,7 @@
 use crate::app::{ActiveRun, Application};
 use crate::live::LiveEvent;
 use crate::profile::RunProfile;
-use crate::run::agent_loop::{drive, LoopDeps};
+use crate::run::agent_loop::{drive, LoopDeps, LoopStart};
 use crate::run::approvals::Decision;
 use crate::run::recorder::Recorder;
 use crate::views::RunSummary;
@@ -73,20 +73,34 @@ impl Application {
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;
+        self.spawn_loop(rec, root, start.profile, start.provider, LoopStart::Fresh);
+        Ok(run_id)
+    }
+
+    /// Runs the loop in the background and remembers it as active.
+    pub(crate) fn spawn_loop(
+        &self,
+        rec: Recorder,
+        workspace: WorkspaceRoot,
+        profile: RunProfile,
+        provider: Arc<dyn ModelProvider>,
+        start: LoopStart,
+    ) {
+        let run_id = rec.run_id();
         let cancel = CancellationToken::new();
         let deps = LoopDeps {
-            provider: start.provider,
+            provider,
             registry: self.registry.clone(),
             executor: self.executor.clone(),
             approvals: self.approvals.clone(),
-            workspace: root,
-            profile: start.profile,
+            workspace,
+            profile,
             cancel: cancel.clone(),
         };
         let span = tracing::info_span!("run", %run_id);
         let handle = tokio::spawn(
             async move {
-                if let Err(e) = drive(rec, deps).await {
+                if let Err(e) = drive(rec, deps, start).await {
                     tracing::error!(error = %e, "the run stopped: its events could not be stored");
                 }
             }
@@ -101,7 +115,19 @@ impl Application {
                 },
             );
         }
-        Ok(run_id)
+    }
+
+    /// Runs whose loop is alive in this process.
+    pub fn active_runs(&self) -> Vec<RunId> {
+        self.active
+            .lock()
+            .map(|a| {
+                a.iter()
+                    .filter(|(_, r)| r.handle.as_ref().is_none_or(|h| !h.is_finished()))
+                    .map(|(id, _)| *id)
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Waits for a run started by this process to end, then returns it.
@@ -147,14 +173,11 @@ impl Application {
         decision: Decision,
     ) -> Result<(), AppError> {
         let call_id = CallId::new(call_id).map_err(|e| AppError::InvalidInput(e.to_string()))?;
-        if self.approvals.decide(run_id, &call_id, decision) {
-            Ok(())
-        } else {
-            Err(AppError::NotFound {
-                what: "pending approval",
-                id: format!("{run_id}/{call_id}"),
-            })
+        if self.approvals.decide(run_id, &call_id, decision.clone()) {
+            return Ok(());
         }
+        // No loop waits here: maybe the app quit while this run waited.
+        self.resume_at_approval(run_id, &call_id, decision)
     }
 
     pub fn get_run(&self, run_id: RunId) -> Result<RunProjection, AppError> {
@@ -172,10 +195,15 @@ impl Application {
         workspace_id: Option<WorkspaceId>,
         limit: Option<u32>,
     ) -> Result<Vec<RunSummary>, AppError> {
-        let filter = RunFilter {
+        self.search_runs(RunFilter {
             workspace_id,
             limit,
-        };
+            ..RunFilter::default()
+        })
+    }
+
+    /// Runs matching a filter (workspace, status name, text in the goal).
+    pub fn search_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, AppError> {
         Ok(self
             .store
             .list_runs(&filter)?
@@ -192,6 +220,49 @@ impl Application {
     ) -> Result<Vec<EventEnvelope>, AppError> {
         self.get_run(run_id)?;
         Ok(self.store.events_after(run_id, after, limit)?)
+    }
+
+    /// Exactly what the model was sent for the model call whose
+    /// `ModelCallRequested` event has seq `requested`, rebuilt from the
+    /// events committed before it.
+    pub fn model_context(
+        &self,
+        run_id: RunId,
+        requested: EventSeq,
+    ) -> Result<crate::BuiltContext, AppError> {
+        let events = crate::run::reconcile::all_events(&self.store, run_id)?;
+        let Some(EventPayload::RunCreated {
+            workspace_path,
+            context_caps,
+            ..
+        }) = events.first().map(|e| &e.payload)
+        else {
+            return Err(AppError::NotFound {
+                what: "run",
+                id: run_id.to_string(),
+            });
+        };
+        let is_request = events.iter().any(|e| {
+            e.seq == requested && matches!(e.payload, EventPayload::ModelCallRequested { .. })
+        });
+        if !is_request {
+            return Err(AppError::NotFound {
+                what: "model call",
+                id: format!("{run_id}#{requested}"),
+            });
+        }
+        let before: Vec<EventEnvelope> = events
+            .iter()
+            .filter(|e| e.seq < requested)
+            .cloned()
+            .collect();
+        let tools = crate::run::agent_loop::tool_schemas(&self.registry);
+        Ok(crate::run::context::build(
+            &before,
+            &tools,
+            context_caps,
+            workspace_path,
+        ))
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {

@@ -191,3 +191,109 @@ fn a_blank_goal_is_refused_before_anything_is_recorded() {
     assert_eq!(err.code(), crate::ErrorCode::InvalidInput);
     assert!(f.app.runs(None, None).unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn the_demo_reads_asks_before_writing_and_answers() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let (workspace, run) = f.app.start_demo_run().unwrap();
+    let call = next_approval(&mut rx).await;
+    let approve = Decision {
+        approve: true,
+        scope: ApprovalScope::Once,
+        reason: None,
+        by: "user".into(),
+    };
+    f.app.decide_approval(run, &call, approve).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert!(p.final_answer.unwrap().contains("wrote docs/plan.md"));
+    let plan = std::path::Path::new(&workspace.path).join("docs/plan.md");
+    assert!(std::fs::read_to_string(plan).unwrap().starts_with("# Plan"));
+    let created = &f.app.list_events(run, EventSeq(0), 1).unwrap()[0];
+    assert!(
+        matches!(&created.payload, EventPayload::RunCreated { provider, .. } if provider == "demo")
+    );
+    std::fs::remove_dir_all(&workspace.path).unwrap();
+}
+
+#[tokio::test]
+async fn a_run_interrupted_at_an_approval_resumes_when_it_is_answered() {
+    let home = tempfile::tempdir().unwrap();
+    let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
+    let first = Application::open(home.path(), Arc::new(clock)).unwrap();
+    let mut rx = first.subscribe();
+    let (workspace, run) = first.start_demo_run().unwrap();
+    let call = next_approval(&mut rx).await;
+    // The app dies while the run waits: its task is gone, nothing recorded.
+    let handle = first
+        .active
+        .lock()
+        .unwrap()
+        .get_mut(&run)
+        .unwrap()
+        .handle
+        .take()
+        .unwrap();
+    handle.abort();
+    let _ = handle.await;
+    drop(first);
+
+    let second = Application::open(home.path(), Arc::new(clock)).unwrap();
+    let p = second.get_run(run).unwrap();
+    assert_eq!(p.status, RunStatus::Interrupted);
+    assert_eq!(p.pending_approval.as_ref().unwrap().call_id.as_str(), call);
+    let approve = Decision {
+        approve: true,
+        scope: ApprovalScope::Once,
+        reason: None,
+        by: "user".into(),
+    };
+    second.decide_approval(run, &call, approve).unwrap();
+    let p = second.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded, "{p:?}");
+    assert!(std::path::Path::new(&workspace.path)
+        .join("docs/plan.md")
+        .exists());
+    let t = types(&second, run);
+    let resumed = t.iter().position(|t| *t == "run_resumed").unwrap();
+    assert_eq!(t[resumed - 1], "run_interrupted");
+    assert_eq!(t[resumed + 1], "approval_granted");
+    std::fs::remove_dir_all(&workspace.path).unwrap();
+}
+
+#[tokio::test]
+async fn the_context_of_any_model_call_can_be_rebuilt_from_events() {
+    let f = fixture();
+    let steps =
+        ScriptedProvider::from_json(&json!([write("a.txt"), {"final_answer": "ok"}]).to_string())
+            .unwrap();
+    let recorder = steps.clone();
+    let run = f
+        .app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "goal".into(),
+            profile: RunProfile {
+                approval_mode: ApprovalMode::AllowAll,
+                ..RunProfile::default()
+            },
+            provider: Arc::new(steps),
+        })
+        .unwrap();
+    f.app.wait_run(run).await.unwrap();
+    let requests: Vec<EventSeq> = f
+        .app
+        .list_events(run, EventSeq(0), 1000)
+        .unwrap()
+        .iter()
+        .filter(|e| matches!(e.payload, EventPayload::ModelCallRequested { .. }))
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(requests.len(), 2);
+    for (i, seq) in requests.iter().enumerate() {
+        let rebuilt = f.app.model_context(run, *seq).unwrap();
+        assert_eq!(rebuilt.request, recorder.calls()[i], "model call {i}");
+    }
+    assert!(f.app.model_context(run, EventSeq(1)).is_err());
+}

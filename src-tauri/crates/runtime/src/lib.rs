@@ -3,7 +3,9 @@
 //! they hold no state of their own.
 
 mod app;
+mod app_resume;
 mod app_runs;
+pub mod demo;
 mod error;
 pub mod home;
 pub mod live;
@@ -16,6 +18,7 @@ mod views;
 pub use app::Application;
 pub use app_runs::StartRun;
 pub use bearagent_kernel::{ApprovalMode, ContextCaps};
+pub use bearagent_store::RunFilter;
 pub use error::{AppError, ErrorCode};
 pub use live::LiveEvent;
 pub use profile::RunProfile;

@@ -194,6 +194,28 @@ fn runs_are_listed_newest_first_and_filtered_by_workspace() {
         .map(|p| p.run_id)
         .collect();
     assert_eq!(only_a, vec![r3, r1]);
+    let running = store
+        .list_runs(&RunFilter {
+            status: Some("running".into()),
+            text: Some("GOA".into()),
+            ..RunFilter::default()
+        })
+        .unwrap();
+    assert_eq!(running.len(), 3);
+    let none = store
+        .list_runs(&RunFilter {
+            text: Some("100%_".into()),
+            ..RunFilter::default()
+        })
+        .unwrap();
+    assert!(none.is_empty());
+    let failed = store
+        .list_runs(&RunFilter {
+            status: Some("failed".into()),
+            ..RunFilter::default()
+        })
+        .unwrap();
+    assert!(failed.is_empty());
 }
 
 #[test]

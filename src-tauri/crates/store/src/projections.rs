@@ -9,6 +9,10 @@ use rusqlite::{params, Connection, OptionalExtension};
 #[derive(Debug, Clone, Default)]
 pub struct RunFilter {
     pub workspace_id: Option<WorkspaceId>,
+    /// A status name as `RunStatus::name` gives it, e.g. "failed".
+    pub status: Option<String>,
+    /// Case-insensitive text the goal must contain.
+    pub text: Option<String>,
     pub limit: Option<u32>,
 }
 
@@ -73,12 +77,21 @@ impl Store {
         let conn = self.reader()?;
         let limit = filter.limit.unwrap_or(DEFAULT_RUN_LIMIT);
         let workspace = filter.workspace_id.map(|w| w.to_string());
+        let text = filter.text.as_ref().map(|t| {
+            let escaped = t
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_");
+            format!("%{escaped}%")
+        });
         let mut stmt = conn.prepare_cached(
             "SELECT run_id, projection FROM runs
              WHERE (?1 IS NULL OR workspace_id = ?1)
+               AND (?3 IS NULL OR status = ?3)
+               AND (?4 IS NULL OR goal LIKE ?4 ESCAPE '\\')
              ORDER BY created_at_ms DESC, run_id DESC LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![workspace, limit], |r| {
+        let rows = stmt.query_map(params![workspace, limit, filter.status, text], |r| {
             Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
         })?;
         let mut out = Vec::new();

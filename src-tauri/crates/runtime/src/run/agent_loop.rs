@@ -50,13 +50,47 @@ enum Step {
     Finished,
 }
 
+/// Where a loop starts: a new run, or a run resumed at its pending
+/// approval with the user's decision.
+pub enum LoopStart {
+    Fresh,
+    Resumed {
+        asked: EventSeq,
+        call: bearagent_kernel::ToolCall,
+        decision: super::approvals::Decision,
+    },
+}
+
 /// Drives the run to a terminal state. Errors are store failures only:
 /// everything the model or a tool does wrong is an event.
-pub async fn drive(mut rec: Recorder, deps: LoopDeps) -> Result<(), AppError> {
+pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Result<(), AppError> {
     let mut grants = RunGrants::default();
     let mut invalid_outputs = 0u32;
-    let tools: Vec<ToolSchema> = deps
-        .registry
+    if let LoopStart::Resumed {
+        asked,
+        call,
+        decision,
+    } = start
+    {
+        let end =
+            super::tool_step::resume_decided(&mut rec, &deps, &mut grants, asked, call, decision)
+                .await?;
+        if matches!(end, ToolStepEnd::RunEnded) {
+            return Ok(());
+        }
+    }
+    let tools = tool_schemas(&deps.registry);
+    loop {
+        match model_step(&mut rec, &deps, &tools, &mut grants, &mut invalid_outputs).await? {
+            Step::Continue => {}
+            Step::Finished => return Ok(()),
+        }
+    }
+}
+
+/// The tools as the model is told about them (sorted by name: stable).
+pub fn tool_schemas(registry: &Registry) -> Vec<ToolSchema> {
+    registry
         .specs()
         .into_iter()
         .map(|s| ToolSchema {
@@ -64,13 +98,7 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps) -> Result<(), AppError> {
             description: s.description,
             parameters: s.parameters,
         })
-        .collect();
-    loop {
-        match model_step(&mut rec, &deps, &tools, &mut grants, &mut invalid_outputs).await? {
-            Step::Continue => {}
-            Step::Finished => return Ok(()),
-        }
-    }
+        .collect()
 }
 
 fn last(rec: &Recorder) -> Option<EventSeq> {

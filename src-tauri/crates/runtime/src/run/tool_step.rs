@@ -10,7 +10,8 @@ use bearagent_kernel::{
     ToolCall, ToolResult,
 };
 use bearagent_store::hash_bytes;
-use bearagent_tools::{PolicyDecision, PreparedCall, WriteTarget};
+use bearagent_tools::{PolicyDecision, PreparedCall, Tool, WriteTarget};
+use std::sync::Arc;
 
 pub enum ToolStepEnd {
     Continue,
@@ -111,6 +112,19 @@ pub async fn run_tool_call(
             Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
         },
     }
+    execute_allowed(rec, deps, tool, call_id, prepared, cause).await
+}
+
+/// Runs a call that policy or the user allowed: intent, execute once,
+/// outcome and artifact.
+async fn execute_allowed(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    tool: Arc<dyn Tool>,
+    call_id: CallId,
+    prepared: PreparedCall,
+    cause: EventSeq,
+) -> Result<ToolStepEnd, AppError> {
     let started = rec.record(
         Some(cause),
         EventPayload::ToolCallStarted {
@@ -189,6 +203,48 @@ pub async fn run_tool_call(
     Ok(ToolStepEnd::Continue)
 }
 
+/// Continues a run resumed after a restart at its pending approval: the
+/// call is prepared again (prepare is pure), the user's decision recorded,
+/// and the call executed or the denial fed back. Nothing ran before.
+pub async fn resume_decided(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    grants: &mut RunGrants,
+    asked: EventSeq,
+    call: ToolCall,
+    decision: Decision,
+) -> Result<ToolStepEnd, AppError> {
+    let call_id = call.call_id.clone();
+    let Some(tool) = deps.registry.get(call.tool_name.as_str()) else {
+        return Err(AppError::Corrupt(format!(
+            "the pending call names tool {} which this BearAgent does not have",
+            call.tool_name
+        )));
+    };
+    let prepared = tool.prepare(&call.arguments, &deps.workspace);
+    match record_decision(rec, asked, &call, decision)? {
+        Asked::Granted { seq, scope } => {
+            if scope == ApprovalScope::ToolForRun {
+                grants.tools.insert(call.tool_name.to_string());
+            }
+            match prepared {
+                Ok(prepared) => execute_allowed(rec, deps, tool, call_id, prepared, seq).await,
+                Err(e) => fail(rec, seq, &call_id, format!("invalid arguments: {e}")),
+            }
+        }
+        Asked::Denied { seq, reason } => {
+            let why = reason.map_or_else(String::new, |r| format!(": {r}"));
+            fail(
+                rec,
+                seq,
+                &call_id,
+                format!("the user denied this call{why}"),
+            )
+        }
+        Asked::Cancelled => Ok(ToolStepEnd::RunEnded),
+    }
+}
+
 enum Asked {
     Granted {
         seq: EventSeq,
@@ -232,6 +288,15 @@ async fn ask(
         )?;
         return Ok(Asked::Cancelled);
     };
+    record_decision(rec, asked, call, decision)
+}
+
+fn record_decision(
+    rec: &mut Recorder,
+    asked: EventSeq,
+    call: &ToolCall,
+    decision: Decision,
+) -> Result<Asked, AppError> {
     if decision.approve {
         let seq = rec.record(
             Some(asked),

@@ -1,0 +1,89 @@
+//! Resuming a run that was interrupted while it waited for an approval:
+//! nothing had executed, so answering the request continues the run from
+//! its committed events.
+
+use crate::app::Application;
+use crate::profile::RunProfile;
+use crate::run::agent_loop::LoopStart;
+use crate::run::approvals::Decision;
+use crate::run::reconcile::all_events;
+use crate::run::recorder::Recorder;
+use crate::AppError;
+use bearagent_kernel::{CallId, EventPayload, RunId, RunStatus};
+use bearagent_tools::WorkspaceRoot;
+
+impl Application {
+    pub(crate) fn resume_at_approval(
+        &self,
+        run_id: RunId,
+        call_id: &CallId,
+        decision: Decision,
+    ) -> Result<(), AppError> {
+        let not_pending = || AppError::NotFound {
+            what: "pending approval",
+            id: format!("{run_id}/{call_id}"),
+        };
+        let projection = self.get_run(run_id)?;
+        let pending = match (&projection.status, &projection.pending_approval) {
+            (RunStatus::Interrupted, Some(p)) if &p.call_id == call_id => p.clone(),
+            _ => return Err(not_pending()),
+        };
+        let events = all_events(&self.store, run_id)?;
+        let Some(EventPayload::RunCreated {
+            workspace_path,
+            profile,
+            budgets,
+            approval_mode,
+            context_caps,
+            max_invalid_outputs,
+            provider,
+            model,
+            ..
+        }) = events.first().map(|e| e.payload.clone())
+        else {
+            return Err(AppError::Corrupt(format!(
+                "run {run_id} has no RunCreated event"
+            )));
+        };
+        let call = events
+            .iter()
+            .find_map(|e| match &e.payload {
+                EventPayload::ToolCallRequested { call } if &call.call_id == call_id => {
+                    Some(call.clone())
+                }
+                _ => None,
+            })
+            .ok_or_else(not_pending)?;
+        let provider = self.provider_for_resume(&provider, &model, projection.model_calls)?;
+        let workspace = WorkspaceRoot::new(std::path::Path::new(&workspace_path))
+            .map_err(|e| AppError::InvalidInput(format!("the run's workspace is gone: {e}")))?;
+        let profile = RunProfile {
+            name: profile,
+            budgets,
+            approval_mode,
+            max_invalid_outputs,
+            context: context_caps,
+        };
+        let mut rec = Recorder::resume(
+            self.store.clone(),
+            self.clock.clone(),
+            self.live.clone(),
+            run_id,
+            events,
+        )?;
+        rec.record(rec.last_seq(), EventPayload::RunResumed)?;
+        tracing::info!(%run_id, "resuming an interrupted run at its pending approval");
+        self.spawn_loop(
+            rec,
+            workspace,
+            profile,
+            provider,
+            LoopStart::Resumed {
+                asked: pending.requested_seq,
+                call,
+                decision,
+            },
+        );
+        Ok(())
+    }
+}

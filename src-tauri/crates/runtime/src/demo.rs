@@ -1,0 +1,106 @@
+//! The offline demo: a small sample workspace in a temp folder and a
+//! scripted model that reads, asks to write, and answers. Always labelled
+//! as a demo wherever it is shown.
+
+use crate::app::Application;
+use crate::profile::RunProfile;
+use crate::views::Workspace;
+use crate::{AppError, StartRun};
+use bearagent_kernel::{ApprovalMode, RunId};
+use bearagent_providers::ScriptedProvider;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Provider name runs of the demo record.
+pub const DEMO_PROVIDER: &str = "demo";
+
+const FILES: &[(&str, &str)] = &[
+    ("README.md", "# Greeter\n\nA tiny sample project for the BearAgent demo.\n"),
+    (
+        "docs/notes.md",
+        "# Notes\n\n- The greeter says hello in English only.\n- Users asked for French and Spanish.\n- Keep the API: `greet(name, lang=\"en\")`.\n",
+    ),
+    (
+        "src/greeter.py",
+        "def greet(name, lang=\"en\"):\n    return f\"Hello, {name}!\"\n",
+    ),
+];
+
+const SCRIPT: &str = r##"[
+  {"text": "Let me look at the project first. ",
+   "tool_call": {"tool_name": "list_dir", "arguments": {"path": "."}}},
+  {"text": "Reading the notes. ",
+   "tool_call": {"tool_name": "read_file", "arguments": {"path": "docs/notes.md"}}},
+  {"text": "I will write a short plan next to the notes; this write needs your approval. ",
+   "tool_call": {"tool_name": "write_file", "arguments": {"path": "docs/plan.md",
+     "content": "# Plan\n\n1. Add a table of greetings per language (en, fr, es).\n2. Look the greeting up in `greet`, defaulting to English.\n3. Add tests for each language.\n"}}},
+  {"final_answer": "I read docs/notes.md and wrote docs/plan.md: add a per-language greeting table to greet(), default to English, and test each language.",
+   "after_error": {"final_answer": "I read docs/notes.md. You declined the write, so nothing was changed; the plan would be: add a per-language greeting table to greet(), default to English, and test each language."}}
+]"##;
+
+/// The demo's scripted model.
+pub fn demo_provider() -> Result<ScriptedProvider, AppError> {
+    ScriptedProvider::from_json(SCRIPT)
+        .map(|p| p.named(DEMO_PROVIDER).with_model("demo-script"))
+        .map_err(|e| AppError::Corrupt(format!("the built-in demo script is invalid: {e}")))
+}
+
+/// Writes the sample workspace into a new folder under `parent`.
+pub fn create_demo_workspace(parent: &Path) -> Result<PathBuf, AppError> {
+    let root = parent.join(format!("bearagent-demo-{}", RunId::new()));
+    for (rel, content) in FILES {
+        let path = root.join(rel);
+        let io = |source| AppError::Io {
+            path: path.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        std::fs::write(&path, content).map_err(io)?;
+    }
+    Ok(root)
+}
+
+impl Application {
+    /// Creates a sample workspace in the temp folder and starts the demo run
+    /// on it, asking before the write.
+    pub fn start_demo_run(&self) -> Result<(Workspace, RunId), AppError> {
+        let root = create_demo_workspace(&std::env::temp_dir())?;
+        let path = root.display().to_string();
+        let profile = RunProfile {
+            name: "demo".into(),
+            approval_mode: ApprovalMode::AskWrites,
+            ..RunProfile::default()
+        };
+        let run_id = self.start_run(StartRun {
+            workspace: path.clone(),
+            goal: "Read the notes in docs/ and write a short plan for multi-language greetings to docs/plan.md".into(),
+            profile,
+            provider: Arc::new(demo_provider()?),
+        })?;
+        let workspace = self
+            .recent_workspace_by_path(&path)?
+            .ok_or_else(|| AppError::Corrupt("the demo workspace was not recorded".into()))?;
+        Ok((workspace, run_id))
+    }
+
+    /// Rebuilds the provider a run used, for resuming it.
+    pub(crate) fn provider_for_resume(
+        &self,
+        name: &str,
+        model: &str,
+        model_calls_done: u32,
+    ) -> Result<Arc<dyn bearagent_providers::ModelProvider>, AppError> {
+        match name {
+            DEMO_PROVIDER => {
+                let provider = demo_provider()?;
+                provider.skip(model_calls_done as usize);
+                Ok(Arc::new(provider))
+            }
+            other => Err(AppError::InvalidInput(format!(
+                "cannot resume: provider {other:?} (model {model}) is not available to this BearAgent"
+            ))),
+        }
+    }
+}
