@@ -8,3 +8,29 @@ use serde::{Deserialize, Serialize};
 pub struct WorkspaceOpened {
     pub workspace: WorkspaceView,
 }
+
+/// A committed event of any run, pushed as it happens. A window that sees
+/// a gap in `seq` pages the missing events from the store.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct RunEventPushed {
+    pub run_id: String,
+    pub event: bearagent_kernel::EventEnvelope,
+}
+
+/// Model text as it streams (not an event; the completion is).
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelTextPushed {
+    pub run_id: String,
+    /// Seq of the `ModelCallStarted` event of the call producing the text.
+    pub model_call: u64,
+    pub text: String,
+}
+
+/// The user tried to close the window while runs are in progress.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct QuitRequested {
+    pub active_runs: Vec<String>,
+}

@@ -5,6 +5,7 @@
 mod commands;
 mod dto;
 mod events;
+mod live;
 mod state;
 
 use bearagent_runtime::{home, logging, Application, SystemClock};
@@ -17,13 +18,28 @@ use tauri_specta::{collect_commands, collect_events, Builder};
 pub fn specta_builder() -> Builder<tauri::Wry> {
     Builder::<tauri::Wry>::new()
         .commands(collect_commands![
-            commands::open_workspace,
-            commands::choose_workspace,
-            commands::current_workspace,
-            commands::list_recent_workspaces,
-            commands::list_runs,
+            commands::workspace::open_workspace,
+            commands::workspace::choose_workspace,
+            commands::workspace::current_workspace,
+            commands::workspace::list_recent_workspaces,
+            commands::workspace::list_runs,
+            commands::runs::start_run,
+            commands::runs::start_demo_run,
+            commands::runs::cancel_run,
+            commands::runs::decide_approval,
+            commands::runs::search_runs,
+            commands::runs::get_run,
+            commands::runs::list_events,
+            commands::runs::model_context,
+            commands::runs::active_runs,
+            commands::runs::quit_app,
         ])
-        .events(collect_events![events::WorkspaceOpened])
+        .events(collect_events![
+            events::WorkspaceOpened,
+            events::RunEventPushed,
+            events::ModelTextPushed,
+            events::QuitRequested
+        ])
         // Token counts are u64 in Rust; they stay far below 2^53.
         .dangerously_cast_bigints_to_number()
         // Every IPC type has one shape in both directions.
@@ -51,6 +67,8 @@ pub fn run() -> ExitCode {
     if let Err(e) = &app {
         tracing::error!(error = %e, "cannot open BearAgent's data");
     }
+    let live_app = app.as_ref().ok().cloned();
+    let close_app = live_app.clone();
     let state = AppState::new(app);
     let builder = specta_builder();
     let result = tauri::Builder::default()
@@ -59,7 +77,28 @@ pub fn run() -> ExitCode {
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {
             builder.mount_events(app);
+            if let Some(application) = live_app {
+                live::forward(application, app.handle().clone());
+            }
             Ok(())
+        })
+        .on_window_event(move |window, event| {
+            if let tauri::WindowEvent::CloseRequested { api, .. } = event {
+                let active = close_app
+                    .as_ref()
+                    .map(|a| a.active_runs())
+                    .unwrap_or_default();
+                if !active.is_empty() {
+                    // Ask first; the window calls quit_app if the user agrees.
+                    api.prevent_close();
+                    let ask = events::QuitRequested {
+                        active_runs: active.iter().map(ToString::to_string).collect(),
+                    };
+                    if let Err(e) = tauri_specta::Event::emit(&ask, window) {
+                        tracing::warn!(error = %e, "could not ask before quitting");
+                    }
+                }
+            }
         })
         .run(tauri::generate_context!());
     match result {

@@ -12,30 +12,274 @@ export const commands = {
 	currentWorkspace: () => typedError<WorkspaceView | null, ApiError>(__TAURI_INVOKE("current_workspace")),
 	listRecentWorkspaces: () => typedError<WorkspaceView[], ApiError>(__TAURI_INVOKE("list_recent_workspaces")),
 	listRuns: (workspaceId: string) => typedError<RunSummaryView[], ApiError>(__TAURI_INVOKE("list_runs", { workspaceId })),
+	startRun: (request: StartRunRequest) => typedError<StartedRun, ApiError>(__TAURI_INVOKE("start_run", { request })),
+	/**  Creates a sample workspace in a temp folder and starts the offline demo. */
+	startDemoRun: () => typedError<[WorkspaceView, StartedRun], ApiError>(__TAURI_INVOKE("start_demo_run")),
+	cancelRun: (runId: string) => typedError<null, ApiError>(__TAURI_INVOKE("cancel_run", { runId })),
+	decideApproval: (runId: string, callId: string, decision: DecisionInput) => typedError<null, ApiError>(__TAURI_INVOKE("decide_approval", { runId, callId, decision })),
+	searchRuns: (filter: RunFilterInput) => typedError<RunSummaryView[], ApiError>(__TAURI_INVOKE("search_runs", { filter })),
+	getRun: (runId: string) => typedError<RunDetailView, ApiError>(__TAURI_INVOKE("get_run", { runId })),
+	/**  Events after `after_seq`, oldest first: how a window catches up. */
+	listEvents: (runId: string, afterSeq: number, limit: number) => typedError<EventPage, ApiError>(__TAURI_INVOKE("list_events", { runId, afterSeq, limit })),
+	/**  Exactly what the model was sent for one model call, rebuilt from events. */
+	modelContext: (runId: string, requestedSeq: number) => typedError<ModelContextView, ApiError>(__TAURI_INVOKE("model_context", { runId, requestedSeq })),
+	/**  Runs in progress in this process (the window asks before quitting). */
+	activeRuns: () => typedError<string[], ApiError>(__TAURI_INVOKE("active_runs")),
+	/**
+	 *  Quits even with runs in progress; they are marked interrupted on the
+	 *  next start, and a pending approval can still be answered then.
+	 */
+	quitApp: () => typedError<null, ApiError>(__TAURI_INVOKE("quit_app")),
 };
 
 /** Events */
 export const events = {
+	modelTextPushed: makeEvent<ModelTextPushed, ModelTextPushed>("model-text-pushed"),
+	quitRequested: makeEvent<QuitRequested, QuitRequested>("quit-requested"),
+	runEventPushed: makeEvent<RunEventPushed, RunEventPushed>("run-event-pushed"),
 	workspaceOpened: makeEvent<WorkspaceOpened, WorkspaceOpened>("workspace-opened"),
 };
 
 /* Types */
+/**  What a model proposes in one turn. */
+export type Action = {
+	type: "tool_call",
+} & ToolCall | {
+	type: "final_answer",
+} & FinalAnswer;
+
 export type ApiError = {
 	code: ErrorCode,
 	message: string,
 };
 
+/**  How much the user wants to be asked. */
+export type ApprovalMode = 
+/**  Ask before every tool call. */
+"ask_all" | 
+/**  Reads run without asking; writes are asked. */
+"ask_writes" | 
+/**  Everything runs without asking (the hard denials still apply). */
+"allow_all";
+
+export type ApprovalScope = 
+/**  This one call only. */
+"once" | 
+/**  Every call of this tool for the rest of the run. */
+"tool_for_run";
+
+/**  Which budget a run ran out of. */
+export type BudgetKind = "model_calls" | "tool_calls" | "input_tokens" | "output_tokens" | "wall_time";
+
+/**
+ *  Limits for one run. Every limit is required: a run never has an
+ *  unbounded budget.
+ */
+export type Budgets = {
+	max_model_calls: number,
+	max_tool_calls: number,
+	max_input_tokens: number,
+	max_output_tokens: number,
+	max_wall_time_ms: number,
+};
+
+/**  The id a model gave a tool call; tool results answer it. */
+export type CallId = string;
+
+/**  SHA-256 of some content, lowercase hex. Names blobs and file versions. */
+export type ContentHash = string;
+
+/**  Limits on what each model request may contain. */
+export type ContextCaps = {
+	/**  Total bytes of history sent in one request. */
+	max_context_bytes: number,
+	/**  A tool result larger than this enters context as head + tail. */
+	max_tool_result_bytes: number,
+};
+
+export type DecisionInput = {
+	approve: boolean,
+	scope: ApprovalScope,
+	/**  Given to the model with a denial. */
+	reason: string | null,
+};
+
+export type EffectOutcome = "applied" | "not_applied";
+
 /**  What the UI branches on; never the message text. */
 export type ErrorCode = "invalid_input" | "not_found" | "not_a_directory" | "storage" | "conflict" | "dialog" | "internal";
 
-export type RunStatus = "created" | "running" | "awaitingApproval" | "succeeded" | "failed" | "cancelled" | "budgetExhausted" | "interrupted";
+/**  An event as stored: payload plus its place in the run's log. */
+export type EventEnvelope = {
+	schema_version: number,
+	run_id: RunId,
+	seq: EventSeq,
+	at: string,
+	/**  The event that led to this one, if any. */
+	cause: EventSeq | null,
+	payload: EventPayload,
+};
+
+export type EventPage = {
+	events: EventEnvelope[],
+	/**  More events may follow the last one returned. */
+	hasMore: boolean,
+};
+
+export type EventPayload = { type: "run_created"; goal: string; workspace_id: WorkspaceId; workspace_path: string; profile: string; budgets: Budgets; approval_mode: ApprovalMode; context_caps: ContextCaps; 
+/**  Invalid model replies fed back before the run fails. */
+max_invalid_outputs: number; 
+/**  Configured provider name and model (never a key). */
+provider: string; model: string; 
+/**  Versions of config, prompt and context format in force. */
+config_versions: { [key in string]: string } } | { type: "run_started" } | { type: "model_call_requested"; context_version: string; context_bytes: number } | { type: "model_call_started"; provider: string; model: string } | { type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string } | { type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason } | { type: "model_call_failed"; class: ModelErrorClass; message: string; 
+/**  Tokens spent on the failed call (e.g. invalid output still costs). */
+usage: TokenUsage } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
+/**  An interrupted run continues from its committed events. */
+{ type: "run_resumed" };
+
+/**  Position of an event in its run's log, starting at 1. */
+export type EventSeq = number;
+
+export type FinalAnswer = {
+	content: string,
+};
+
+/**  One item of the conversation history sent to a model. */
+export type HistoryItem = {
+	type: "message",
+} & Message | {
+	type: "tool_call",
+} & ToolCall | {
+	type: "tool_result",
+} & ToolResult;
+
+export type Message = {
+	role: Role,
+	content: string,
+};
+
+export type ModelCallPhase = "requested" | "started";
+
+export type ModelContextView = {
+	system: string,
+	history: HistoryItem[],
+	tools: ToolSchemaView[],
+	version: string,
+	bytes: number,
+};
+
+/**  Classified model failures (provider differences stop at the adapter). */
+export type ModelErrorClass = 
+/**  Transport, HTTP status, overload: the provider failed. */
+{ provider: {
+	retryable: boolean,
+} } | 
+/**  The model answered with something that is not a valid action. */
+"invalid_output" | 
+/**  A scripted provider ran out of outcomes: a test bug. */
+"script_exhausted" | 
+/**  The stream ended before its terminal event. */
+"truncated_stream";
+
+/**  Model text as it streams (not an event; the completion is). */
+export type ModelTextPushed = {
+	runId: string,
+	/**  Seq of the `ModelCallStarted` event of the call producing the text. */
+	modelCall: number,
+	text: string,
+};
+
+export type PendingApproval = {
+	call_id: CallId,
+	tool_name: ToolName,
+	summary: string,
+	requested_seq: EventSeq,
+};
+
+/**  The user tried to close the window while runs are in progress. */
+export type QuitRequested = {
+	activeRuns: string[],
+};
+
+/**  What a side-effecting tool did, or meant to do. */
+export type Receipt = {
+	path: string,
+	before_hash: ContentHash | null,
+	after_hash: ContentHash | null,
+	bytes_written: number,
+};
+
+export type Role = "system" | "user" | "assistant";
+
+export type RunDetailView = {
+	projection: RunProjection,
+	/**  Its loop runs in this process now. */
+	active: boolean,
+};
+
+/**
+ *  A committed event of any run, pushed as it happens. A window that sees
+ *  a gap in `seq` pages the missing events from the store.
+ */
+export type RunEventPushed = {
+	runId: string,
+	event: EventEnvelope,
+};
+
+export type RunFilterInput = {
+	workspaceId: string | null,
+	/**  A status kind: "running", "failed", … */
+	status: string | null,
+	/**  Text the goal contains (case-insensitive). */
+	text: string | null,
+	limit: number | null,
+};
+
+/**  Identifies one run of the agent. */
+export type RunId = string;
+
+/**
+ *  Everything the UI and the loop need to know about a run, derived from
+ *  its events alone.
+ */
+export type RunProjection = {
+	run_id: RunId,
+	workspace_id: WorkspaceId,
+	workspace_path: string,
+	goal: string,
+	profile: string,
+	budgets: Budgets,
+	approval_mode: ApprovalMode,
+	/**  Provider name and model, e.g. "demo" / "demo-script" for the demo. */
+	provider: string,
+	model: string,
+	status: RunStatus,
+	created_at: string,
+	updated_at: string,
+	last_seq: EventSeq,
+	model_calls: number,
+	tool_calls: number,
+	usage: TokenUsage,
+	pending_approval: PendingApproval | null,
+	last_error: string | null,
+	final_answer: string | null,
+	model_call: ModelCallPhase | null,
+	open_tool_calls: { [key in CallId]: ToolCallPhase },
+	unknown_effects: number,
+	external_changes: number,
+};
+
+export type RunStatus = { kind: "created" } | { kind: "running" } | { kind: "awaiting_approval" } | { kind: "succeeded" } | { kind: "failed"; reason: string } | { kind: "cancelled" } | { kind: "budget_exhausted"; which: BudgetKind } | { kind: "interrupted" };
+
+export type RunStatusKind = "created" | "running" | "awaitingApproval" | "succeeded" | "failed" | "cancelled" | "budgetExhausted" | "interrupted";
 
 /**  Sent to the UI only (never parsed back), so one serialised shape. */
 export type RunSummaryView = {
 	runId: string,
 	workspaceId: string,
 	goal: string,
-	status: RunStatus,
+	status: RunStatusKind,
 	/**  Failure reason or exhausted budget, when the status has one. */
 	statusDetail: string | null,
 	createdAt: string,
@@ -45,6 +289,56 @@ export type RunSummaryView = {
 	inputTokens: number,
 	outputTokens: number,
 };
+
+export type StartRunRequest = {
+	workspaceId: string,
+	goal: string,
+	/**  A configured provider's name, or "demo" for the offline demo model. */
+	provider: string,
+	approvalMode: ApprovalMode,
+	budgets: Budgets,
+};
+
+export type StartedRun = {
+	runId: string,
+};
+
+export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "other";
+
+export type TokenUsage = {
+	input: number,
+	output: number,
+};
+
+/**  A tool invocation proposed by the model. It executes nothing by itself. */
+export type ToolCall = {
+	call_id: CallId,
+	tool_name: ToolName,
+	arguments: { [key in string]: Value },
+};
+
+export type ToolCallPhase = "requested" | "awaiting_approval" | "approved" | "denied" | "started";
+
+/**  The exact registry name of a tool. */
+export type ToolName = string;
+
+/**  The outcome of a tool call, as the model will see it. */
+export type ToolResult = {
+	call_id: CallId,
+	content: string,
+	is_error: boolean,
+};
+
+export type ToolSchemaView = {
+	name: string,
+	description: string,
+	parameters: Value,
+};
+
+export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**  Identifies a workspace folder known to BearAgent. */
+export type WorkspaceId = string;
 
 /**  The current workspace changed (from the dialog or a path). */
 export type WorkspaceOpened = {

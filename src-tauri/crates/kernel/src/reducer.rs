@@ -5,6 +5,7 @@ use crate::budget::{BudgetKind, Budgets, Spent, TokenUsage};
 use crate::clock::Timestamp;
 use crate::event::{EventEnvelope, EventPayload};
 use crate::ids::{CallId, EventSeq, RunId, ToolName, WorkspaceId};
+use crate::settings::ApprovalMode;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -87,6 +88,10 @@ pub struct RunProjection {
     pub goal: String,
     pub profile: String,
     pub budgets: Budgets,
+    pub approval_mode: ApprovalMode,
+    /// Provider name and model, e.g. "demo" / "demo-script" for the demo.
+    pub provider: String,
+    pub model: String,
     pub status: RunStatus,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
@@ -190,6 +195,9 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         workspace_path,
         profile,
         budgets,
+        approval_mode,
+        provider,
+        model,
         ..
     } = &event.payload
     else {
@@ -211,6 +219,9 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         goal: goal.clone(),
         profile: profile.clone(),
         budgets: *budgets,
+        approval_mode: *approval_mode,
+        provider: provider.clone(),
+        model: model.clone(),
         status: RunStatus::Created,
         created_at: event.at,
         updated_at: event.at,

@@ -156,6 +156,16 @@ impl Application {
             .collect())
     }
 
+    pub fn workspace_by_id(&self, id: WorkspaceId) -> Result<Workspace, AppError> {
+        self.store
+            .workspace(id)?
+            .map(Workspace::from)
+            .ok_or_else(|| AppError::NotFound {
+                what: "workspace",
+                id: id.to_string(),
+            })
+    }
+
     /// The known workspace at exactly this (canonical) path.
     pub fn recent_workspace_by_path(&self, path: &str) -> Result<Option<Workspace>, AppError> {
         Ok(self.store.workspace_by_path(path)?.map(Workspace::from))

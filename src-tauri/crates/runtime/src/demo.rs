@@ -85,6 +85,14 @@ impl Application {
         Ok((workspace, run_id))
     }
 
+    /// The provider a new run should use, by name.
+    pub fn provider_named(
+        &self,
+        name: &str,
+    ) -> Result<Arc<dyn bearagent_providers::ModelProvider>, AppError> {
+        self.provider_for_resume(name, "", 0)
+    }
+
     /// Rebuilds the provider a run used, for resuming it.
     pub(crate) fn provider_for_resume(
         &self,
@@ -98,9 +106,10 @@ impl Application {
                 provider.skip(model_calls_done as usize);
                 Ok(Arc::new(provider))
             }
-            other => Err(AppError::InvalidInput(format!(
-                "cannot resume: provider {other:?} (model {model}) is not available to this BearAgent"
-            ))),
+            other => Err(AppError::NotFound {
+                what: "provider",
+                id: format!("{other} {model}").trim().to_owned(),
+            }),
         }
     }
 }

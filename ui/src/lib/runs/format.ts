@@ -1,8 +1,8 @@
-import type { RunStatus } from "../../bindings";
+import type { RunStatusKind } from "../../bindings";
 
 export type StatusTone = "neutral" | "active" | "attention" | "success" | "danger";
 
-const STATUS: Record<RunStatus, { label: string; tone: StatusTone }> = {
+const STATUS: Record<RunStatusKind, { label: string; tone: StatusTone }> = {
   created: { label: "Created", tone: "neutral" },
   running: { label: "Running", tone: "active" },
   awaitingApproval: { label: "Awaiting approval", tone: "attention" },
@@ -16,7 +16,7 @@ const STATUS: Record<RunStatus, { label: string; tone: StatusTone }> = {
 /** Label and colour tone of a run status; unknown statuses are shown as-is, never as success. */
 export function statusInfo(status: string): { label: string; tone: StatusTone } {
   return Object.hasOwn(STATUS, status)
-    ? STATUS[status as RunStatus]
+    ? STATUS[status as RunStatusKind]
     : { label: status, tone: "neutral" };
 }
 

@@ -76,7 +76,7 @@ impl From<Workspace> for WorkspaceView {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
-pub enum RunStatus {
+pub enum RunStatusKind {
     Created,
     Running,
     AwaitingApproval,
@@ -94,7 +94,7 @@ pub struct RunSummaryView {
     pub run_id: String,
     pub workspace_id: String,
     pub goal: String,
-    pub status: RunStatus,
+    pub status: RunStatusKind,
     /// Failure reason or exhausted budget, when the status has one.
     pub status_detail: Option<String>,
     pub created_at: String,
@@ -108,16 +108,16 @@ pub struct RunSummaryView {
 impl From<RunSummary> for RunSummaryView {
     fn from(r: RunSummary) -> Self {
         let (status, status_detail) = match r.status {
-            CoreStatus::Created => (RunStatus::Created, None),
-            CoreStatus::Running => (RunStatus::Running, None),
-            CoreStatus::AwaitingApproval => (RunStatus::AwaitingApproval, None),
-            CoreStatus::Succeeded => (RunStatus::Succeeded, None),
-            CoreStatus::Failed { reason } => (RunStatus::Failed, Some(reason)),
-            CoreStatus::Cancelled => (RunStatus::Cancelled, None),
+            CoreStatus::Created => (RunStatusKind::Created, None),
+            CoreStatus::Running => (RunStatusKind::Running, None),
+            CoreStatus::AwaitingApproval => (RunStatusKind::AwaitingApproval, None),
+            CoreStatus::Succeeded => (RunStatusKind::Succeeded, None),
+            CoreStatus::Failed { reason } => (RunStatusKind::Failed, Some(reason)),
+            CoreStatus::Cancelled => (RunStatusKind::Cancelled, None),
             CoreStatus::BudgetExhausted { which } => {
-                (RunStatus::BudgetExhausted, Some(which.to_string()))
+                (RunStatusKind::BudgetExhausted, Some(which.to_string()))
             }
-            CoreStatus::Interrupted => (RunStatus::Interrupted, None),
+            CoreStatus::Interrupted => (RunStatusKind::Interrupted, None),
         };
         Self {
             run_id: r.run_id.to_string(),
@@ -134,3 +134,5 @@ impl From<RunSummary> for RunSummaryView {
         }
     }
 }
+
+pub mod runs;

@@ -1,0 +1,5 @@
+//! Tauri commands: each one delegates to the application API inside a
+//! tracing span and converts the error at the edge. No logic lives here.
+
+pub mod runs;
+pub mod workspace;

@@ -1,0 +1,171 @@
+//! IPC types of the run experience. Kernel types (events, projections,
+//! budgets) cross as they are, typed by the kernel's `specta` feature.
+
+use super::{ApiError, ErrorCode};
+use bearagent_kernel::{
+    ApprovalMode, ApprovalScope, Budgets, EventEnvelope, HistoryItem, RunId, RunProjection,
+    WorkspaceId,
+};
+use bearagent_runtime::{Application, BuiltContext, Decision, RunFilter, RunProfile, StartRun};
+use serde::{Deserialize, Serialize};
+
+pub fn parse_run_id(raw: &str) -> Result<RunId, ApiError> {
+    raw.parse()
+        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("{e}")))
+}
+
+fn parse_workspace_id(raw: &str) -> Result<WorkspaceId, ApiError> {
+    raw.parse()
+        .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("{e}")))
+}
+
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct StartRunRequest {
+    pub workspace_id: String,
+    pub goal: String,
+    /// A configured provider's name, or "demo" for the offline demo model.
+    pub provider: String,
+    pub approval_mode: ApprovalMode,
+    pub budgets: Budgets,
+}
+
+impl StartRunRequest {
+    pub fn into_start(self, app: &Application) -> Result<StartRun, ApiError> {
+        let workspace = app
+            .workspace_by_id(parse_workspace_id(&self.workspace_id)?)?
+            .path;
+        let provider = app.provider_named(&self.provider)?;
+        Ok(StartRun {
+            workspace,
+            goal: self.goal,
+            profile: RunProfile {
+                approval_mode: self.approval_mode,
+                budgets: self.budgets,
+                ..RunProfile::default()
+            },
+            provider,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct StartedRun {
+    pub run_id: String,
+}
+
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionInput {
+    pub approve: bool,
+    pub scope: ApprovalScope,
+    /// Given to the model with a denial.
+    pub reason: Option<String>,
+}
+
+impl DecisionInput {
+    pub fn into_decision(self) -> Decision {
+        let reason = self.reason.filter(|r| !r.trim().is_empty());
+        Decision {
+            approve: self.approve,
+            scope: self.scope,
+            reason,
+            by: "user".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RunFilterInput {
+    pub workspace_id: Option<String>,
+    /// A status kind: "running", "failed", …
+    pub status: Option<String>,
+    /// Text the goal contains (case-insensitive).
+    pub text: Option<String>,
+    pub limit: Option<u32>,
+}
+
+impl RunFilterInput {
+    pub fn into_filter(self) -> Result<RunFilter, ApiError> {
+        Ok(RunFilter {
+            workspace_id: self
+                .workspace_id
+                .as_deref()
+                .map(parse_workspace_id)
+                .transpose()?,
+            status: self.status.filter(|s| !s.is_empty()),
+            text: self.text.filter(|t| !t.trim().is_empty()),
+            limit: self.limit,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RunDetailView {
+    pub projection: RunProjection,
+    /// Its loop runs in this process now.
+    pub active: bool,
+}
+
+impl RunDetailView {
+    pub fn new(projection: RunProjection, active: bool) -> Self {
+        Self { projection, active }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct EventPage {
+    pub events: Vec<EventEnvelope>,
+    /// More events may follow the last one returned.
+    pub has_more: bool,
+}
+
+impl EventPage {
+    pub fn new(events: Vec<EventEnvelope>, limit: u32) -> Self {
+        let has_more = limit > 0 && events.len() >= limit as usize;
+        Self { events, has_more }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolSchemaView {
+    pub name: String,
+    pub description: String,
+    pub parameters: serde_json::Value,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelContextView {
+    pub system: String,
+    pub history: Vec<HistoryItem>,
+    pub tools: Vec<ToolSchemaView>,
+    pub version: String,
+    pub bytes: u64,
+}
+
+impl From<BuiltContext> for ModelContextView {
+    fn from(c: BuiltContext) -> Self {
+        Self {
+            system: c.request.system,
+            history: c.request.history,
+            tools: c
+                .request
+                .tools
+                .into_iter()
+                .map(|t| ToolSchemaView {
+                    name: t.name,
+                    description: t.description,
+                    parameters: t.parameters,
+                })
+                .collect(),
+            version: c.version.to_owned(),
+            bytes: c.bytes,
+        }
+    }
+}
