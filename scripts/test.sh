@@ -27,8 +27,13 @@ npm --prefix ui run build
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-step "cargo test --workspace (includes the bindings drift check)"
-cargo test --workspace --locked
+step "cargo test --workspace (includes the bindings drift check; real OS keychain via gnome-keyring)"
+# A private HOME keeps the test keyring away from the user's; cargo and
+# rustup keep their real homes.
+export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
+mkdir -p -m 700 "$scratch/home"
+HOME="$scratch/home" BEARAGENT_REQUIRE_KEYCHAIN=1 dbus-run-session -- bash -c \
+  'eval "$(printf pw | gnome-keyring-daemon --unlock --components=secrets)" >/dev/null; export SSH_AUTH_SOCK GNOME_KEYRING_CONTROL; cargo test --workspace --locked'
 
 step "UI flow test in headless Chromium (mocked IPC)"
 npm --prefix ui run test:ui

@@ -22,6 +22,45 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Print a run's events.
     Events(EventsArgs),
+    /// Check the configuration file.
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Work with model providers.
+    #[command(subcommand)]
+    Providers(ProvidersCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Validate the config file and list what it defines.
+    Check,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProvidersCommand {
+    /// Send one tiny streamed request; report latency or the classified error.
+    Test(ProviderTestArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ProviderTestArgs {
+    pub name: String,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
+}
+
+/// One-run overrides of a provider's settings.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OverrideArgs {
+    /// Base URL of the provider, e.g. http://127.0.0.1:8080.
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// Model name.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Environment variable holding the API key.
+    #[arg(long)]
+    pub api_key_env: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -32,9 +71,13 @@ pub struct RunArgs {
     /// Run profile (budgets, approval mode, context caps).
     #[arg(long, default_value = "default")]
     pub profile: String,
-    /// Model provider. `script` replays a script file offline.
+    /// Model provider: a name from the config, a protocol (openai-chat,
+    /// openai-responses, anthropic) with --base-url/--model/--api-key-env,
+    /// `demo`, or `script` (replays --script FILE offline).
     #[arg(long)]
     pub provider: Option<String>,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
     /// Script for the scripted provider (JSON steps); implies `--provider script`.
     #[arg(long)]
     pub script: Option<PathBuf>,

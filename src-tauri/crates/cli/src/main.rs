@@ -9,6 +9,7 @@ mod exit;
 mod query_cmd;
 mod render;
 mod run_cmd;
+mod settings_cmd;
 
 use clap::Parser;
 use exit::Exit;
@@ -47,7 +48,9 @@ async fn dispatch(cli: args::Cli) -> Exit {
     };
     let _guard = bearagent_runtime::logging::init_quiet(&home, "bearagent-cli");
     let clock = std::sync::Arc::new(bearagent_runtime::SystemClock);
-    let app = match bearagent_runtime::Application::open(&home, clock) {
+    let config_path = bearagent_runtime::home::config_path(&home);
+    let keys = std::sync::Arc::new(bearagent_runtime::config::OsKeychain);
+    let app = match bearagent_runtime::Application::open_with(&home, &config_path, clock, keys) {
         Ok(app) => std::sync::Arc::new(app),
         Err(e) => return exit::report(&e),
     };
@@ -56,5 +59,9 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Runs(q) => query_cmd::runs(&app, q),
         args::Command::Inspect(q) => query_cmd::inspect(&app, q),
         args::Command::Events(q) => query_cmd::events(&app, q),
+        args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),
+        args::Command::Providers(args::ProvidersCommand::Test(t)) => {
+            settings_cmd::test_provider(&app, t).await
+        }
     }
 }

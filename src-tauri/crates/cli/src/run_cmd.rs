@@ -4,22 +4,29 @@
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
 use crate::render;
+use bearagent_kernel::ApprovalMode;
 use bearagent_kernel::{ApprovalScope, EventPayload, RunId};
 use bearagent_providers::{ModelProvider, ScriptedProvider};
+use bearagent_runtime::config::ProviderOverrides;
 use bearagent_runtime::{Application, Decision, LiveEvent, RunProfile, StartRun};
-use bearagent_tools::ApprovalMode;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 
-fn profile_from(args: &RunArgs) -> Result<RunProfile, Exit> {
-    if args.profile != "default" {
-        return Err(exit::usage(format!(
-            "profile {:?} is not defined (only \"default\" exists without a config file)",
-            args.profile
-        )));
+fn overrides(args: &crate::args::OverrideArgs) -> ProviderOverrides {
+    ProviderOverrides {
+        base_url: args.base_url.clone(),
+        model: args.model.clone(),
+        api_key_env: args.api_key_env.clone(),
     }
-    let mut profile = RunProfile::default();
+}
+
+/// The profile from the config (or the built-in default), with the
+/// command line's budgets and approval mode on top; and the provider.
+fn choose(app: &Application, args: &RunArgs) -> Result<(RunProfile, Arc<dyn ModelProvider>), Exit> {
+    let (mut profile, profile_provider, profile_model) = app
+        .profile_named(&args.profile)
+        .map_err(|e| exit::report(&e))?;
     if let Some(mode) = &args.approve {
         profile.approval_mode = mode.parse::<ApprovalMode>().map_err(exit::usage)?;
     }
@@ -39,27 +46,26 @@ fn profile_from(args: &RunArgs) -> Result<RunProfile, Exit> {
     if let Some(secs) = args.max_wall_time {
         b.max_wall_time_ms = secs.saturating_mul(1000);
     }
-    Ok(profile)
-}
-
-fn provider_from(args: &RunArgs) -> Result<Arc<dyn ModelProvider>, Exit> {
-    let name = args.provider.clone().unwrap_or_else(|| {
-        if args.script.is_some() {
-            "script".into()
-        } else {
-            String::new()
+    let name = match (&args.provider, &args.script, profile_provider) {
+        (Some(p), _, _) => p.clone(),
+        (None, Some(_), _) => "script".into(),
+        (None, None, Some(p)) => p,
+        (None, None, None) => {
+            return Err(exit::usage(
+                "choose a model provider: --provider NAME (see `bearagent config check`), or --script FILE for an offline scripted run",
+            ))
         }
-    });
-    match (name.as_str(), &args.script) {
-        ("script", Some(path)) => ScriptedProvider::from_file(path)
-            .map(|p| Arc::new(p) as Arc<dyn ModelProvider>)
-            .map_err(exit::usage),
-        ("script", None) => Err(exit::usage("--provider script needs --script FILE")),
-        ("", _) => Err(exit::usage("choose a model provider: --provider NAME (or --script FILE for an offline scripted run)")),
-        (other, _) => Err(exit::usage(format!(
-            "unknown provider {other:?}: only \"script\" is available in this build"
-        ))),
-    }
+    };
+    let provider: Arc<dyn ModelProvider> = match (name.as_str(), &args.script) {
+        ("script", Some(path)) => Arc::new(ScriptedProvider::from_file(path).map_err(exit::usage)?),
+        ("script", None) => return Err(exit::usage("--provider script needs --script FILE")),
+        _ => {
+            let mut o = overrides(&args.overrides);
+            o.model = o.model.or(profile_model);
+            app.provider_with(&name, &o).map_err(|e| exit::report(&e))?
+        }
+    };
+    Ok((profile, provider))
 }
 
 async fn ask_on_terminal(summary: String) -> Decision {
@@ -141,12 +147,8 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
 }
 
 pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
-    let profile = match profile_from(&args) {
-        Ok(p) => p,
-        Err(code) => return code,
-    };
-    let provider = match provider_from(&args) {
-        Ok(p) => p,
+    let (profile, provider) = match choose(&app, &args) {
+        Ok(chosen) => chosen,
         Err(code) => return code,
     };
     let workspace = match args.workspace.canonicalize() {

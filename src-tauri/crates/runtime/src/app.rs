@@ -1,5 +1,6 @@
 //! The application: composition of store and clock, and the use cases.
 
+use crate::config::{OsKeychain, SecretStore};
 use crate::live::LiveBus;
 use crate::run::approvals::ApprovalGate;
 use crate::run::reconcile::reconcile_unfinished;
@@ -26,6 +27,8 @@ pub(crate) struct ActiveRun {
 
 pub struct Application {
     pub(crate) home: PathBuf,
+    pub(crate) config_path: PathBuf,
+    pub(crate) secrets: Arc<dyn SecretStore>,
     pub(crate) store: Arc<Store>,
     pub(crate) clock: Arc<dyn Clock>,
     current: Mutex<Option<Workspace>>,
@@ -41,8 +44,19 @@ impl Application {
     /// database), marks runs a previous process left unfinished as
     /// interrupted (verifying their writes), and restores the most recent
     /// workspace if it still exists.
-    #[instrument(skip(clock), fields(home = %home.display()))]
+    /// Opens with the config file at `home/config.toml` and keys in the OS
+    /// keychain.
     pub fn open(home: &Path, clock: Arc<dyn Clock>) -> Result<Application, AppError> {
+        Self::open_with(home, &home.join("config.toml"), clock, Arc::new(OsKeychain))
+    }
+
+    #[instrument(skip(clock, secrets), fields(home = %home.display()))]
+    pub fn open_with(
+        home: &Path,
+        config_path: &Path,
+        clock: Arc<dyn Clock>,
+        secrets: Arc<dyn SecretStore>,
+    ) -> Result<Application, AppError> {
         let store = Arc::new(Store::open_in(home)?);
         let last = store
             .recent_workspaces(1)?
@@ -54,6 +68,8 @@ impl Application {
         reconcile_unfinished(&store, &clock, &live)?;
         Ok(Application {
             home: home.to_path_buf(),
+            config_path: config_path.to_path_buf(),
+            secrets,
             store,
             clock,
             current: Mutex::new(last),

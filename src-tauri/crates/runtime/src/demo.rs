@@ -85,14 +85,6 @@ impl Application {
         Ok((workspace, run_id))
     }
 
-    /// The provider a new run should use, by name.
-    pub fn provider_named(
-        &self,
-        name: &str,
-    ) -> Result<Arc<dyn bearagent_providers::ModelProvider>, AppError> {
-        self.provider_for_resume(name, "", 0)
-    }
-
     /// Rebuilds the provider a run used, for resuming it.
     pub(crate) fn provider_for_resume(
         &self,
@@ -106,10 +98,13 @@ impl Application {
                 provider.skip(model_calls_done as usize);
                 Ok(Arc::new(provider))
             }
-            other => Err(AppError::NotFound {
-                what: "provider",
-                id: format!("{other} {model}").trim().to_owned(),
-            }),
+            other => self.provider_with(
+                other,
+                &crate::config::ProviderOverrides {
+                    model: (!model.is_empty()).then(|| model.to_owned()),
+                    ..Default::default()
+                },
+            ),
         }
     }
 }

@@ -35,6 +35,8 @@ pub enum AppError {
     Corrupt(String),
     #[error("{0}")]
     Conflict(String),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
 }
 
 impl AppError {
@@ -46,6 +48,8 @@ impl AppError {
             AppError::Io { .. } | AppError::NoHome => ErrorCode::Internal,
             AppError::Store(_) | AppError::Corrupt(_) => ErrorCode::Storage,
             AppError::Conflict(_) => ErrorCode::Conflict,
+            AppError::Config(crate::config::ConfigError::Io { .. }) => ErrorCode::Internal,
+            AppError::Config(_) => ErrorCode::InvalidInput,
         }
     }
 }

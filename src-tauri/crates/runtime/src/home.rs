@@ -11,6 +11,16 @@ pub fn resolve() -> Result<PathBuf, AppError> {
     resolve_from(std::env::var_os(HOME_ENV).map(PathBuf::from))
 }
 
+/// The config file: `$BEARAGENT_HOME/config.toml` when that is set, else
+/// the platform config dir (e.g. `~/.config/bearagent/config.toml`).
+pub fn config_path(home: &std::path::Path) -> PathBuf {
+    let explicit = std::env::var_os(HOME_ENV).is_some_and(|v| !v.is_empty());
+    match directories::ProjectDirs::from("dev", "BearAgent", "bearagent") {
+        Some(dirs) if !explicit => dirs.config_dir().join("config.toml"),
+        _ => home.join("config.toml"),
+    }
+}
+
 fn resolve_from(explicit: Option<PathBuf>) -> Result<PathBuf, AppError> {
     match explicit {
         Some(path) if !path.as_os_str().is_empty() => Ok(path),

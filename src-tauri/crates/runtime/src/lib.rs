@@ -5,6 +5,8 @@
 mod app;
 mod app_resume;
 mod app_runs;
+mod app_settings;
+pub mod config;
 pub mod demo;
 mod error;
 pub mod home;
@@ -17,6 +19,7 @@ mod views;
 
 pub use app::Application;
 pub use app_runs::StartRun;
+pub use app_settings::{ProviderSummary, ProviderTest, Settings};
 pub use bearagent_kernel::{ApprovalMode, ContextCaps};
 pub use bearagent_store::RunFilter;
 pub use error::{AppError, ErrorCode};

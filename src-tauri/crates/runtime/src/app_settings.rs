@@ -1,0 +1,237 @@
+//! Settings use cases: providers (keys go to the keychain), profiles, and
+//! testing a provider with one tiny streamed request.
+
+use crate::app::Application;
+use crate::config::{
+    self, ConfigFile, KeySource, NamedKeySource, ProfileEntry, ProviderEntry, ProviderOverrides,
+};
+use crate::demo::{demo_provider, DEMO_PROVIDER};
+use crate::profile::RunProfile;
+use crate::AppError;
+use bearagent_kernel::{HistoryItem, Message, Role};
+use bearagent_providers::{complete, http_provider, ModelProvider, ModelRequest, ProviderError};
+use std::sync::Arc;
+use std::time::Instant;
+use tracing::instrument;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderSummary {
+    pub name: String,
+    pub entry: ProviderEntry,
+    /// A key is available from its source (keychain entry or env variable).
+    pub key_present: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    pub config_path: String,
+    pub providers: Vec<ProviderSummary>,
+    pub profiles: Vec<(String, ProfileEntry)>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderTest {
+    pub ok: bool,
+    pub latency_ms: Option<u64>,
+    /// e.g. "provider", "invalid_output", "truncated_stream".
+    pub error_class: Option<String>,
+    pub message: String,
+}
+
+impl Application {
+    pub fn config(&self) -> Result<ConfigFile, AppError> {
+        Ok(config::file::load(&self.config_path)?)
+    }
+
+    pub fn config_path(&self) -> &std::path::Path {
+        &self.config_path
+    }
+
+    fn key_present(&self, name: &str, key: &KeySource) -> bool {
+        match key {
+            KeySource::Env { env } => std::env::var_os(env).is_some_and(|v| !v.is_empty()),
+            KeySource::Named(NamedKeySource::Keychain) => self.secrets.contains(name),
+            KeySource::Named(NamedKeySource::None) | KeySource::Unset => false,
+        }
+    }
+
+    #[instrument(skip(self))]
+    pub fn settings(&self) -> Result<Settings, AppError> {
+        let config = self.config()?;
+        let providers = config
+            .providers
+            .iter()
+            .map(|(name, entry)| ProviderSummary {
+                name: name.clone(),
+                key_present: self.key_present(name, &entry.key),
+                entry: entry.clone(),
+            })
+            .collect();
+        Ok(Settings {
+            config_path: self.config_path.display().to_string(),
+            providers,
+            profiles: config.profiles.into_iter().collect(),
+        })
+    }
+
+    fn update_config(
+        &self,
+        change: impl FnOnce(&mut ConfigFile) -> Result<(), AppError>,
+    ) -> Result<(), AppError> {
+        let mut config = self.config()?;
+        change(&mut config)?;
+        Ok(config::file::save(&self.config_path, &config)?)
+    }
+
+    #[instrument(skip(self, entry))]
+    pub fn save_provider(&self, name: &str, entry: ProviderEntry) -> Result<(), AppError> {
+        let name = name.trim().to_owned();
+        self.update_config(|c| {
+            c.providers.insert(name, entry);
+            Ok(())
+        })
+    }
+
+    #[instrument(skip(self))]
+    pub fn delete_provider(&self, name: &str) -> Result<(), AppError> {
+        self.update_config(|c| {
+            if c.profiles
+                .values()
+                .any(|p| p.provider.as_deref() == Some(name))
+            {
+                return Err(AppError::Conflict(format!(
+                    "a profile still uses provider {name:?}"
+                )));
+            }
+            c.providers
+                .remove(name)
+                .map(|_| ())
+                .ok_or_else(|| AppError::NotFound {
+                    what: "provider",
+                    id: name.to_owned(),
+                })
+        })?;
+        self.secrets
+            .delete(name)
+            .map_err(|e| AppError::InvalidInput(e.to_string()))
+    }
+
+    /// Stores the key in the OS keychain; it is never returned.
+    #[instrument(skip(self, key))]
+    pub fn set_provider_key(&self, name: &str, key: &str) -> Result<(), AppError> {
+        if key.trim().is_empty() {
+            return Err(AppError::InvalidInput("the key is empty".into()));
+        }
+        if !self.config()?.providers.contains_key(name) {
+            return Err(AppError::NotFound {
+                what: "provider",
+                id: name.to_owned(),
+            });
+        }
+        self.secrets
+            .set(name, key.trim())
+            .map_err(|e| AppError::InvalidInput(e.to_string()))
+    }
+
+    #[instrument(skip(self, entry))]
+    pub fn save_profile(&self, name: &str, entry: ProfileEntry) -> Result<(), AppError> {
+        let name = name.trim().to_owned();
+        self.update_config(|c| {
+            c.profiles.insert(name, entry);
+            Ok(())
+        })
+    }
+
+    #[instrument(skip(self))]
+    pub fn delete_profile(&self, name: &str) -> Result<(), AppError> {
+        self.update_config(|c| {
+            c.profiles
+                .remove(name)
+                .map(|_| ())
+                .ok_or_else(|| AppError::NotFound {
+                    what: "profile",
+                    id: name.to_owned(),
+                })
+        })
+    }
+
+    /// The run profile by name, with the provider and model it prefers.
+    pub fn profile_named(
+        &self,
+        name: &str,
+    ) -> Result<(RunProfile, Option<String>, Option<String>), AppError> {
+        config::resolve::profile(&self.config()?, name)
+    }
+
+    /// The provider a new run should use, by name.
+    pub fn provider_named(&self, name: &str) -> Result<Arc<dyn ModelProvider>, AppError> {
+        self.provider_with(name, &ProviderOverrides::default())
+    }
+
+    /// The provider by name with one-run overrides (base URL, model, key
+    /// variable). "demo" is the offline demo model.
+    pub fn provider_with(
+        &self,
+        name: &str,
+        overrides: &ProviderOverrides,
+    ) -> Result<Arc<dyn ModelProvider>, AppError> {
+        if name == DEMO_PROVIDER {
+            return Ok(Arc::new(demo_provider()?));
+        }
+        let http =
+            config::resolve::http_config(&self.config()?, self.secrets.as_ref(), name, overrides)?;
+        http_provider(http).map_err(|e| AppError::InvalidInput(e.to_string()))
+    }
+
+    /// One tiny streamed request; reports latency or the classified error.
+    #[instrument(skip(self, overrides))]
+    pub async fn test_provider(
+        &self,
+        name: &str,
+        overrides: &ProviderOverrides,
+    ) -> Result<ProviderTest, AppError> {
+        let provider = self.provider_with(name, overrides)?;
+        let request = ModelRequest {
+            system: "This is a connection test.".into(),
+            history: vec![HistoryItem::Message(Message::new(
+                Role::User,
+                "Reply with the single word OK.",
+            ))],
+            tools: vec![],
+            max_output_tokens: Some(16),
+        };
+        let started = Instant::now();
+        let outcome = complete(provider.as_ref(), request, |_| {}).await;
+        let latency = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        Ok(match outcome {
+            Ok(response) => ProviderTest {
+                ok: true,
+                latency_ms: Some(latency),
+                error_class: None,
+                message: format!(
+                    "{} answered in {latency} ms ({} output tokens)",
+                    provider.info().model,
+                    response.usage.output
+                ),
+            },
+            Err(e) => ProviderTest {
+                ok: false,
+                latency_ms: None,
+                error_class: Some(error_class(&e).to_owned()),
+                message: e.to_string(),
+            },
+        })
+    }
+}
+
+fn error_class(e: &ProviderError) -> &'static str {
+    match e {
+        ProviderError::Provider {
+            retryable: true, ..
+        } => "provider_retryable",
+        ProviderError::Provider { .. } => "provider",
+        ProviderError::InvalidOutput { .. } => "invalid_output",
+        ProviderError::ScriptExhausted { .. } => "script_exhausted",
+        ProviderError::TruncatedStream { .. } => "truncated_stream",
+    }
+}

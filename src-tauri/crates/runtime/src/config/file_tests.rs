@@ -1,0 +1,106 @@
+use super::*;
+
+const GOOD: &str = r#"
+version = 1
+
+[providers.claude]
+protocol = "anthropic"
+base_url = "https://api.anthropic.com"
+model = "claude-sonnet-4-5"
+key = { env = "ANTHROPIC_API_KEY" }
+
+[providers.local]
+protocol = "openai-chat"
+base_url = "http://127.0.0.1:8080"
+model = "qwen"
+key = "none"
+
+[profiles.careful]
+provider = "claude"
+approval = "ask"
+max_model_calls = 20
+"#;
+
+fn p() -> &'static Path {
+    Path::new("/cfg/config.toml")
+}
+
+#[test]
+fn a_valid_file_parses() {
+    let c = parse(p(), GOOD).unwrap();
+    assert_eq!(
+        c.providers["claude"].key,
+        KeySource::Env {
+            env: "ANTHROPIC_API_KEY".into()
+        }
+    );
+    assert_eq!(
+        c.providers["local"].key,
+        KeySource::Named(NamedKeySource::None)
+    );
+    assert_eq!(c.profiles["careful"].max_model_calls, Some(20));
+}
+
+#[test]
+fn unknown_keys_name_file_line_and_field() {
+    let text = GOOD.replace(
+        "max_model_calls = 20",
+        "max_model_calls = 20\nmax_modle_calls = 3",
+    );
+    let err = parse(p(), &text).unwrap_err().to_string();
+    assert!(err.starts_with("/cfg/config.toml:20:"), "{err}");
+    assert!(err.contains("max_modle_calls"), "{err}");
+}
+
+#[test]
+fn bad_values_name_the_field() {
+    let wrong_type = GOOD.replace("max_model_calls = 20", "max_model_calls = \"lots\"");
+    let err = parse(p(), &wrong_type).unwrap_err().to_string();
+    assert!(err.contains("/cfg/config.toml:19:"), "{err}");
+    assert!(
+        err.contains("field `profiles.careful.max_model_calls`"),
+        "{err}"
+    );
+    let bad_url = GOOD.replace("http://127.0.0.1:8080", "127.0.0.1:8080");
+    let err = parse(p(), &bad_url).unwrap_err().to_string();
+    assert!(err.contains("providers.local.base_url"), "{err}");
+    let bad_protocol = GOOD.replace("\"openai-chat\"", "\"openai\"");
+    assert!(parse(p(), &bad_protocol).is_err());
+    let unknown_provider = GOOD.replace("provider = \"claude\"", "provider = \"nobody\"");
+    let err = parse(p(), &unknown_provider).unwrap_err().to_string();
+    assert!(err.contains("profiles.careful.provider"), "{err}");
+    let zero = GOOD.replace("max_model_calls = 20", "max_model_calls = 0");
+    assert!(parse(p(), &zero)
+        .unwrap_err()
+        .to_string()
+        .contains("greater than 0"));
+    let no_key = GOOD.replace("key = \"none\"", "");
+    assert!(parse(p(), &no_key)
+        .unwrap_err()
+        .to_string()
+        .contains("providers.local.key"));
+}
+
+#[test]
+fn a_newer_config_is_refused_and_never_rewritten() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("config.toml");
+    let newer = "version = 2\n[shiny]\nthing = true\n";
+    std::fs::write(&path, newer).unwrap();
+    assert!(matches!(
+        load(&path),
+        Err(ConfigError::NewerVersion { found: 2, .. })
+    ));
+    assert!(save(&path, &ConfigFile::default()).is_err());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), newer);
+}
+
+#[test]
+fn saving_round_trips_and_a_missing_file_is_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sub/config.toml");
+    assert_eq!(load(&path).unwrap(), ConfigFile::default());
+    let config = parse(p(), GOOD).unwrap();
+    save(&path, &config).unwrap();
+    assert_eq!(load(&path).unwrap(), config);
+}

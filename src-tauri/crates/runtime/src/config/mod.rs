@@ -1,0 +1,10 @@
+//! Configuration: the TOML file (providers, profiles), where keys come
+//! from, and turning names into providers and run profiles.
+
+pub mod file;
+pub mod keys;
+pub mod resolve;
+
+pub use file::{ConfigError, ConfigFile, KeySource, NamedKeySource, ProfileEntry, ProviderEntry};
+pub use keys::{KeyError, OsKeychain, SecretStore};
+pub use resolve::ProviderOverrides;

@@ -1,0 +1,217 @@
+//! Names → providers and profiles, from the config plus one-run overrides.
+
+use super::file::{ConfigFile, KeySource, NamedKeySource, ProfileEntry};
+use super::keys::{key_from_env, SecretStore};
+use crate::profile::RunProfile;
+use crate::AppError;
+use bearagent_kernel::ApprovalMode;
+use bearagent_providers::{ApiKey, HttpProviderConfig, Protocol, RetryPolicy, Timeouts};
+
+/// Per-run overrides from the command line.
+#[derive(Debug, Clone, Default)]
+pub struct ProviderOverrides {
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    /// Name of the environment variable holding the key.
+    pub api_key_env: Option<String>,
+}
+
+fn default_base_url(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::Anthropic => "https://api.anthropic.com",
+        Protocol::OpenAiChat | Protocol::OpenAiResponses => "https://api.openai.com",
+    }
+}
+
+fn key_error(e: super::keys::KeyError) -> AppError {
+    AppError::InvalidInput(e.to_string())
+}
+
+/// The HTTP provider configuration for `name`: a configured provider, or
+/// a protocol name (`openai-chat`, `openai-responses`, `anthropic`) used
+/// with the overrides and no config at all.
+pub fn http_config(
+    config: &ConfigFile,
+    secrets: &dyn SecretStore,
+    name: &str,
+    overrides: &ProviderOverrides,
+) -> Result<HttpProviderConfig, AppError> {
+    let (protocol, base_url, model, key_source) = if let Some(entry) = config.providers.get(name) {
+        (
+            entry.protocol,
+            entry.base_url.clone(),
+            entry.model.clone(),
+            entry.key.clone(),
+        )
+    } else if let Ok(protocol) = name.parse::<Protocol>() {
+        let model = overrides.model.clone().ok_or_else(|| {
+            AppError::InvalidInput(format!("provider {name} needs a model (--model)"))
+        })?;
+        let key = match &overrides.api_key_env {
+            Some(_) => KeySource::Unset,
+            None => KeySource::Named(NamedKeySource::None),
+        };
+        (protocol, default_base_url(protocol).to_owned(), model, key)
+    } else {
+        return Err(AppError::NotFound {
+            what: "provider",
+            id: name.to_owned(),
+        });
+    };
+    let api_key: Option<ApiKey> = match (&overrides.api_key_env, &key_source) {
+        (Some(var), _) => Some(key_from_env(var).map_err(key_error)?),
+        (None, KeySource::Env { env }) => Some(key_from_env(env).map_err(key_error)?),
+        (None, KeySource::Named(NamedKeySource::Keychain)) => {
+            Some(secrets.get(name).map_err(key_error)?)
+        }
+        (None, KeySource::Named(NamedKeySource::None) | KeySource::Unset) => None,
+    };
+    let base_url = overrides.base_url.clone().unwrap_or(base_url);
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(AppError::InvalidInput(format!(
+            "base URL {base_url:?} must start with http:// or https://"
+        )));
+    }
+    Ok(HttpProviderConfig {
+        name: name.to_owned(),
+        protocol,
+        base_url,
+        model: overrides.model.clone().unwrap_or(model),
+        api_key,
+        timeouts: Timeouts::default(),
+        retry: RetryPolicy::default(),
+        max_output_tokens: 8192,
+    })
+}
+
+/// The run profile named `name` and the provider/model it prefers.
+pub fn profile(
+    config: &ConfigFile,
+    name: &str,
+) -> Result<(RunProfile, Option<String>, Option<String>), AppError> {
+    let entry = match config.profiles.get(name) {
+        Some(e) => e.clone(),
+        None if name == "default" => ProfileEntry::default(),
+        None => {
+            return Err(AppError::NotFound {
+                what: "profile",
+                id: name.to_owned(),
+            })
+        }
+    };
+    let mut p = RunProfile {
+        name: name.to_owned(),
+        ..RunProfile::default()
+    };
+    if let Some(mode) = &entry.approval {
+        p.approval_mode = mode
+            .parse::<ApprovalMode>()
+            .map_err(|e| AppError::InvalidInput(e.to_string()))?;
+    }
+    let b = &mut p.budgets;
+    b.max_model_calls = entry.max_model_calls.unwrap_or(b.max_model_calls);
+    b.max_tool_calls = entry.max_tool_calls.unwrap_or(b.max_tool_calls);
+    b.max_input_tokens = entry.max_input_tokens.unwrap_or(b.max_input_tokens);
+    b.max_output_tokens = entry.max_output_tokens.unwrap_or(b.max_output_tokens);
+    if let Some(secs) = entry.max_wall_time_secs {
+        b.max_wall_time_ms = secs.saturating_mul(1000);
+    }
+    let c = &mut p.context;
+    c.max_context_bytes = entry.max_context_bytes.unwrap_or(c.max_context_bytes);
+    c.max_tool_result_bytes = entry
+        .max_tool_result_bytes
+        .unwrap_or(c.max_tool_result_bytes);
+    p.max_invalid_outputs = entry.max_invalid_outputs.unwrap_or(p.max_invalid_outputs);
+    Ok((p, entry.provider, entry.model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::file::parse;
+    use crate::config::keys::MemoryKeys;
+    use std::path::Path;
+
+    fn config() -> ConfigFile {
+        parse(
+            Path::new("c.toml"),
+            r#"
+version = 1
+[providers.vault]
+protocol = "openai-responses"
+base_url = "https://example.test"
+model = "m1"
+key = "keychain"
+[profiles.fast]
+provider = "vault"
+approval = "all"
+max_wall_time_secs = 60
+"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_configured_provider_takes_its_key_from_the_keychain() {
+        let keys = MemoryKeys::default();
+        let err =
+            http_config(&config(), &keys, "vault", &ProviderOverrides::default()).unwrap_err();
+        assert!(err.to_string().contains("no key is stored"), "{err}");
+        keys.set("vault", "sk-secret-value").unwrap();
+        let c = http_config(&config(), &keys, "vault", &ProviderOverrides::default()).unwrap();
+        assert_eq!(c.protocol, Protocol::OpenAiResponses);
+        assert_eq!(c.model, "m1");
+        assert!(c.api_key.is_some());
+        assert!(!format!("{c:?}").contains("sk-secret-value"));
+    }
+
+    #[test]
+    fn a_protocol_name_works_without_config_from_overrides() {
+        let overrides = ProviderOverrides {
+            base_url: Some("http://127.0.0.1:9".into()),
+            model: Some("local".into()),
+            api_key_env: None,
+        };
+        let c = http_config(
+            &ConfigFile::default(),
+            &MemoryKeys::default(),
+            "anthropic",
+            &overrides,
+        )
+        .unwrap();
+        assert_eq!(c.protocol, Protocol::Anthropic);
+        assert_eq!(c.base_url, "http://127.0.0.1:9");
+        assert!(c.api_key.is_none());
+        let no_model = ProviderOverrides {
+            model: None,
+            ..overrides
+        };
+        assert!(http_config(
+            &ConfigFile::default(),
+            &MemoryKeys::default(),
+            "anthropic",
+            &no_model
+        )
+        .is_err());
+        assert!(http_config(
+            &ConfigFile::default(),
+            &MemoryKeys::default(),
+            "nope",
+            &ProviderOverrides::default()
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn profiles_apply_their_settings_over_the_defaults() {
+        let (p, provider, _) = profile(&config(), "fast").unwrap();
+        assert_eq!(p.approval_mode, ApprovalMode::AllowAll);
+        assert_eq!(p.budgets.max_wall_time_ms, 60_000);
+        assert_eq!(provider.as_deref(), Some("vault"));
+        assert_eq!(
+            profile(&config(), "default").unwrap().0,
+            RunProfile::default()
+        );
+        assert!(profile(&config(), "missing").is_err());
+    }
+}
