@@ -33,6 +33,13 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::runs::model_context,
             commands::runs::active_runs,
             commands::runs::quit_app,
+            commands::settings::get_settings,
+            commands::settings::save_provider,
+            commands::settings::delete_provider,
+            commands::settings::set_provider_key,
+            commands::settings::test_provider,
+            commands::settings::save_profile,
+            commands::settings::delete_profile,
         ])
         .events(collect_events![
             events::WorkspaceOpened,
@@ -62,7 +69,11 @@ pub fn run() -> ExitCode {
     // A database we cannot open (newer schema, corrupt file) must not crash
     // the app: the window opens and every command reports the error.
     let app = home
-        .and_then(|h| Application::open(&h, Arc::new(SystemClock)))
+        .and_then(|h| {
+            let config = home::config_path(&h);
+            let keys = Arc::new(bearagent_runtime::config::OsKeychain);
+            Application::open_with(&h, &config, Arc::new(SystemClock), keys)
+        })
         .map(Arc::new);
     if let Err(e) = &app {
         tracing::error!(error = %e, "cannot open BearAgent's data");

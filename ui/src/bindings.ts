@@ -30,6 +30,14 @@ export const commands = {
 	 *  next start, and a pending approval can still be answered then.
 	 */
 	quitApp: () => typedError<null, ApiError>(__TAURI_INVOKE("quit_app")),
+	getSettings: () => typedError<SettingsView, ApiError>(__TAURI_INVOKE("get_settings")),
+	saveProvider: (provider: ProviderInput) => typedError<null, ApiError>(__TAURI_INVOKE("save_provider", { provider })),
+	deleteProvider: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_provider", { name })),
+	/**  Stores the key in the OS keychain. It is never sent back. */
+	setProviderKey: (name: string, key: string) => typedError<null, ApiError>(__TAURI_INVOKE("set_provider_key", { name, key })),
+	testProvider: (name: string) => typedError<ProviderTestView, ApiError>(__TAURI_INVOKE("test_provider", { name })),
+	saveProfile: (profile: ProfileView) => typedError<null, ApiError>(__TAURI_INVOKE("save_profile", { profile })),
+	deleteProfile: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_profile", { name })),
 };
 
 /** Events */
@@ -154,6 +162,8 @@ export type HistoryItem = {
 	type: "tool_result",
 } & ToolResult;
 
+export type KeySourceView = { kind: "keychain" } | { kind: "env"; variable: string } | { kind: "none" };
+
 export type Message = {
 	role: Role,
 	content: string,
@@ -195,6 +205,39 @@ export type PendingApproval = {
 	tool_name: ToolName,
 	summary: string,
 	requested_seq: EventSeq,
+};
+
+export type ProfileView = {
+	name: string,
+	provider: string | null,
+	approvalMode: ApprovalMode,
+	budgets: Budgets,
+	contextCaps: ContextCaps,
+};
+
+export type ProviderInput = {
+	name: string,
+	/**  "openai-chat" | "openai-responses" | "anthropic" */
+	protocol: string,
+	baseUrl: string,
+	model: string,
+	keySource: KeySourceView,
+};
+
+export type ProviderTestView = {
+	ok: boolean,
+	latencyMs: number | null,
+	errorClass: string | null,
+	message: string,
+};
+
+export type ProviderView = {
+	name: string,
+	protocol: string,
+	baseUrl: string,
+	model: string,
+	keySource: KeySourceView,
+	keyPresent: boolean,
 };
 
 /**  The user tried to close the window while runs are in progress. */
@@ -288,6 +331,12 @@ export type RunSummaryView = {
 	toolCalls: number,
 	inputTokens: number,
 	outputTokens: number,
+};
+
+export type SettingsView = {
+	configPath: string,
+	providers: ProviderView[],
+	profiles: ProfileView[],
 };
 
 export type StartRunRequest = {

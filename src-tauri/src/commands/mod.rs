@@ -2,4 +2,5 @@
 //! tracing span and converts the error at the edge. No logic lives here.
 
 pub mod runs;
+pub mod settings;
 pub mod workspace;

@@ -136,3 +136,4 @@ impl From<RunSummary> for RunSummaryView {
 }
 
 pub mod runs;
+pub mod settings;

@@ -1,0 +1,176 @@
+//! IPC types of Settings. Keys never cross: only whether one is present.
+
+use super::{ApiError, ErrorCode};
+use bearagent_kernel::{ApprovalMode, Budgets, ContextCaps};
+use bearagent_runtime::config::{KeySource, NamedKeySource, ProfileEntry, ProviderEntry};
+use bearagent_runtime::{ProviderTest, RunProfile, Settings};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum KeySourceView {
+    Keychain,
+    Env { variable: String },
+    None,
+}
+
+impl From<&KeySource> for KeySourceView {
+    fn from(k: &KeySource) -> Self {
+        match k {
+            KeySource::Named(NamedKeySource::Keychain) => KeySourceView::Keychain,
+            KeySource::Env { env } => KeySourceView::Env {
+                variable: env.clone(),
+            },
+            KeySource::Named(NamedKeySource::None) | KeySource::Unset => KeySourceView::None,
+        }
+    }
+}
+
+impl From<KeySourceView> for KeySource {
+    fn from(k: KeySourceView) -> Self {
+        match k {
+            KeySourceView::Keychain => KeySource::Named(NamedKeySource::Keychain),
+            KeySourceView::Env { variable } => KeySource::Env { env: variable },
+            KeySourceView::None => KeySource::Named(NamedKeySource::None),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderInput {
+    pub name: String,
+    /// "openai-chat" | "openai-responses" | "anthropic"
+    pub protocol: String,
+    pub base_url: String,
+    pub model: String,
+    pub key_source: KeySourceView,
+}
+
+impl ProviderInput {
+    pub fn into_entry(self) -> Result<(String, ProviderEntry), ApiError> {
+        let protocol = self
+            .protocol
+            .parse()
+            .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("protocol: {e}")))?;
+        if self.name.trim().is_empty() {
+            return Err(ApiError::new(ErrorCode::InvalidInput, "name: required"));
+        }
+        Ok((
+            self.name,
+            ProviderEntry {
+                protocol,
+                base_url: self.base_url.trim().to_owned(),
+                model: self.model.trim().to_owned(),
+                key: self.key_source.into(),
+            },
+        ))
+    }
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderView {
+    pub name: String,
+    pub protocol: String,
+    pub base_url: String,
+    pub model: String,
+    pub key_source: KeySourceView,
+    pub key_present: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileView {
+    pub name: String,
+    pub provider: Option<String>,
+    pub approval_mode: ApprovalMode,
+    pub budgets: Budgets,
+    pub context_caps: ContextCaps,
+}
+
+impl ProfileView {
+    pub fn from_profile(p: RunProfile, provider: Option<String>) -> Self {
+        Self {
+            name: p.name,
+            provider,
+            approval_mode: p.approval_mode,
+            budgets: p.budgets,
+            context_caps: p.context,
+        }
+    }
+
+    pub fn into_entry(self) -> (String, ProfileEntry) {
+        let approval = match self.approval_mode {
+            ApprovalMode::AskAll => "ask",
+            ApprovalMode::AskWrites => "reads",
+            ApprovalMode::AllowAll => "all",
+        };
+        let b = self.budgets;
+        (
+            self.name,
+            ProfileEntry {
+                provider: self.provider.filter(|p| !p.is_empty()),
+                model: None,
+                approval: Some(approval.into()),
+                max_model_calls: Some(b.max_model_calls),
+                max_tool_calls: Some(b.max_tool_calls),
+                max_input_tokens: Some(b.max_input_tokens),
+                max_output_tokens: Some(b.max_output_tokens),
+                max_wall_time_secs: Some(b.max_wall_time_ms.div_ceil(1000)),
+                max_context_bytes: Some(self.context_caps.max_context_bytes),
+                max_tool_result_bytes: Some(self.context_caps.max_tool_result_bytes),
+                max_invalid_outputs: None,
+            },
+        )
+    }
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsView {
+    pub config_path: String,
+    pub providers: Vec<ProviderView>,
+    pub profiles: Vec<ProfileView>,
+}
+
+impl SettingsView {
+    pub fn new(settings: Settings, profiles: Vec<ProfileView>) -> Self {
+        Self {
+            config_path: settings.config_path,
+            providers: settings
+                .providers
+                .into_iter()
+                .map(|p| ProviderView {
+                    key_source: KeySourceView::from(&p.entry.key),
+                    name: p.name,
+                    protocol: p.entry.protocol.to_string(),
+                    base_url: p.entry.base_url,
+                    model: p.entry.model,
+                    key_present: p.key_present,
+                })
+                .collect(),
+            profiles,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderTestView {
+    pub ok: bool,
+    pub latency_ms: Option<u64>,
+    pub error_class: Option<String>,
+    pub message: String,
+}
+
+impl From<ProviderTest> for ProviderTestView {
+    fn from(t: ProviderTest) -> Self {
+        Self {
+            ok: t.ok,
+            latency_ms: t.latency_ms,
+            error_class: t.error_class,
+            message: t.message,
+        }
+    }
+}
