@@ -87,6 +87,10 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    pub fn from_output_pub(out: Output) -> Self {
+        Self::from_output(out)
+    }
+
     fn from_output(out: Output) -> Self {
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
         let events = stdout

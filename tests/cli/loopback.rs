@@ -1,0 +1,94 @@
+//! A tiny loopback HTTP server for end-to-end tests: answers each POST
+//! with the next canned response and records every request.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: serde_json::Value,
+}
+
+impl Recorded {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+pub struct Canned {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: String,
+}
+
+impl Canned {
+    pub fn sse(body: &str) -> Self {
+        Canned {
+            status: 200,
+            content_type: "text/event-stream",
+            body: body.to_owned(),
+        }
+    }
+}
+
+pub struct Server {
+    pub base_url: String,
+    pub requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+pub fn serve(responses: Vec<Canned>) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base_url = format!("http://{}", listener.local_addr().unwrap());
+    let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
+    let seen = requests.clone();
+    std::thread::spawn(move || {
+        for (stream, canned) in listener.incoming().zip(responses) {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+            let mut headers = Vec::new();
+            let mut length = 0usize;
+            loop {
+                let mut h = String::new();
+                reader.read_line(&mut h).unwrap();
+                let h = h.trim_end();
+                if h.is_empty() {
+                    break;
+                }
+                if let Some((k, v)) = h.split_once(':') {
+                    if k.eq_ignore_ascii_case("content-length") {
+                        length = v.trim().parse().unwrap_or(0);
+                    }
+                    headers.push((k.trim().to_owned(), v.trim().to_owned()));
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let body = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+            seen.lock().unwrap().push(Recorded {
+                path,
+                headers,
+                body,
+            });
+            let head = format!(
+                "HTTP/1.1 {} X\r\ncontent-type: {}\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+                canned.status,
+                canned.content_type,
+                canned.body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(canned.body.as_bytes());
+            let _ = stream.flush();
+        }
+    });
+    Server { base_url, requests }
+}
