@@ -297,3 +297,64 @@ async fn the_context_of_any_model_call_can_be_rebuilt_from_events() {
     }
     assert!(f.app.model_context(run, EventSeq(1)).is_err());
 }
+
+#[tokio::test]
+async fn a_write_over_an_edit_made_outside_the_run_is_refused_and_the_edit_survives() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("notes.md"), "original\n").unwrap();
+    let mut rx = f.app.subscribe();
+    let steps = json!([
+        {"tool_call": {"tool_name": "read_file", "arguments": {"path": "notes.md"}}},
+        {"delay_ms": 400, "tool_call": {"tool_name": "write_file", "arguments": {"path": "notes.md", "content": "model's version\n"}},
+         "after_error": {"final_answer": "gave up"}},
+        {"final_answer": "gave up", "after_error": {"final_answer": "gave up after the conflict"}}
+    ]);
+    let run = start(&f, steps, ApprovalMode::AllowAll);
+    loop {
+        if let LiveEvent::Committed(e) = rx.recv().await.unwrap() {
+            if matches!(e.payload, EventPayload::ToolCallCompleted { .. }) {
+                break;
+            }
+        }
+    }
+    // The user edits the file while the model is thinking.
+    std::fs::write(f.ws.path().join("notes.md"), "the user's edit\n").unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert_eq!(
+        std::fs::read_to_string(f.ws.path().join("notes.md")).unwrap(),
+        "the user's edit\n"
+    );
+    let failed: Vec<String> = f
+        .app
+        .list_events(run, EventSeq(0), 1000)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.payload {
+            EventPayload::ToolCallFailed { result } => Some(result.content),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert!(
+        failed[0].contains("conflict: notes.md changed outside this run"),
+        "{failed:?}"
+    );
+    assert!(!types(&f.app, run).contains(&"effect_intended"));
+}
+
+#[tokio::test]
+async fn writing_twice_to_a_file_the_run_wrote_itself_is_not_a_conflict() {
+    let f = fixture();
+    let run = start(
+        &f,
+        json!([write("a.txt"), {"tool_call": {"tool_name": "write_file", "arguments": {"path": "a.txt", "content": "second"}}}, {"final_answer": "ok"}]),
+        ApprovalMode::AllowAll,
+    );
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert_eq!(
+        std::fs::read_to_string(f.ws.path().join("a.txt")).unwrap(),
+        "second"
+    );
+}

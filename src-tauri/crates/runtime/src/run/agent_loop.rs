@@ -39,10 +39,12 @@ impl LoopDeps {
 }
 
 /// Per-run facts that are not events: tools the user allowed for the rest
-/// of the run ("always for this run").
+/// of the run ("always for this run"), and the version of each file the
+/// run last read or wrote (so it never overwrites an edit it has not seen).
 #[derive(Default)]
 pub(super) struct RunGrants {
     pub tools: BTreeSet<String>,
+    pub seen: std::collections::HashMap<String, Option<bearagent_kernel::ContentHash>>,
 }
 
 enum Step {

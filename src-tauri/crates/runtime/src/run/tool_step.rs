@@ -112,7 +112,7 @@ pub async fn run_tool_call(
             Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
         },
     }
-    execute_allowed(rec, deps, tool, call_id, prepared, cause).await
+    execute_allowed(rec, deps, grants, tool, call_id, prepared, cause).await
 }
 
 /// Runs a call that policy or the user allowed: intent, execute once,
@@ -120,11 +120,17 @@ pub async fn run_tool_call(
 async fn execute_allowed(
     rec: &mut Recorder,
     deps: &LoopDeps,
+    grants: &mut RunGrants,
     tool: Arc<dyn Tool>,
     call_id: CallId,
     prepared: PreparedCall,
     cause: EventSeq,
 ) -> Result<ToolStepEnd, AppError> {
+    if let Some(target) = &prepared.write_target {
+        if let Some(conflict) = conflict_with_seen(grants, target) {
+            return fail(rec, cause, &call_id, conflict);
+        }
+    }
     let started = rec.record(
         Some(cause),
         EventPayload::ToolCallStarted {
@@ -180,6 +186,7 @@ async fn execute_allowed(
         }
         return Ok(ToolStepEnd::Continue);
     }
+    remember_seen(grants, &prepared, receipt.as_ref(), &deps.workspace);
     let done = rec.record(
         Some(started),
         EventPayload::ToolCallCompleted {
@@ -228,7 +235,9 @@ pub async fn resume_decided(
                 grants.tools.insert(call.tool_name.to_string());
             }
             match prepared {
-                Ok(prepared) => execute_allowed(rec, deps, tool, call_id, prepared, seq).await,
+                Ok(prepared) => {
+                    execute_allowed(rec, deps, grants, tool, call_id, prepared, seq).await
+                }
                 Err(e) => fail(rec, seq, &call_id, format!("invalid arguments: {e}")),
             }
         }
@@ -324,6 +333,41 @@ fn record_decision(
             seq,
             reason: decision.reason,
         })
+    }
+}
+
+/// A write must not replace content the run has not seen: if the run read
+/// or wrote this file before and it changed since, someone else edited it.
+fn conflict_with_seen(grants: &RunGrants, target: &WriteTarget) -> Option<String> {
+    let seen = grants.seen.get(&target.rel_path)?;
+    let now = current_hash(&target.abs_path).ok()?.map(|(h, _)| h);
+    (now != *seen).then(|| {
+        format!(
+            "conflict: {} changed outside this run since the run last read or wrote it; \
+             read it again and make your change on top of the current content",
+            target.rel_path
+        )
+    })
+}
+
+/// Records the version of the file a successful read or write left the run
+/// with.
+fn remember_seen(
+    grants: &mut RunGrants,
+    prepared: &PreparedCall,
+    receipt: Option<&Receipt>,
+    workspace: &bearagent_tools::WorkspaceRoot,
+) {
+    if let Some(receipt) = receipt {
+        grants
+            .seen
+            .insert(receipt.path.clone(), receipt.after_hash.clone());
+    } else if prepared.tool.as_str() == "read_file" {
+        if let Some(rel) = prepared.args.get("path").and_then(|p| p.as_str()) {
+            if let Ok(Some((hash, _))) = current_hash(&workspace.path().join(rel)) {
+                grants.seen.insert(rel.to_owned(), Some(hash));
+            }
+        }
     }
 }
 
