@@ -78,7 +78,7 @@ fn main() -> ExitCode {
     };
 
     println!("tree: {}", tree.display());
-    println!("versus: {rg_version}, run as `rg --no-config -n [-F] -e PATTERN .` (unsorted output to a pipe)");
+    println!("versus: {rg_version}, run as `rg --no-config --no-require-git -n [-F] -e PATTERN .` (unsorted output to a pipe)");
     println!("ours: search_text engine, uncapped, output sorted by path then line; {runs} interleaved runs per side after one warm-up");
     println!("load average at start: {}", load_average());
     println!();
@@ -172,7 +172,7 @@ fn run_case(tree: &Path, case: &Case, runs: usize) -> bool {
 /// Count rg's output lines (one per matching line).
 fn rg_count(tree: &Path, case: &Case) -> Result<usize, String> {
     let mut cmd = Command::new("rg");
-    cmd.arg("--no-config").arg("-n");
+    cmd.arg("--no-config").arg("--no-require-git").arg("-n");
     if case.literal {
         cmd.arg("-F");
     }

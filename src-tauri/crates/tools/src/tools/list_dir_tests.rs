@@ -56,6 +56,18 @@ fn gitignore_is_honoured_inside_a_git_repository() {
 }
 
 #[test]
+fn gitignore_and_bearagentignore_apply_outside_a_git_repository_too() {
+    let (dir, ws) = workspace();
+    put(dir.path(), ".gitignore", "build/\n");
+    put(dir.path(), ".bearagentignore", "secret.env\n");
+    put(dir.path(), "build/out.o", "o");
+    put(dir.path(), "secret.env", "k");
+    put(dir.path(), "main.rs", "m");
+    let out = list(&ws, json!({})).unwrap();
+    assert_eq!(out, ".bearagentignore\n.gitignore\nmain.rs", "{out}");
+}
+
+#[test]
 fn says_when_the_entry_limit_cut_the_listing() {
     let (_dir, ws) = tree();
     let out = list(&ws, json!({"max_entries": 2})).unwrap();
