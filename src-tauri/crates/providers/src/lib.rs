@@ -4,13 +4,18 @@
 //! completion; `complete` turns that stream into one `ModelResponse`.
 
 mod complete;
+pub mod decode;
 mod error;
+mod http;
 pub mod json_text;
 mod port;
 pub mod scripted;
 
 pub use complete::{complete, ModelResponse, Progress};
 pub use error::ProviderError;
+pub use http::{
+    http_provider, ApiKey, HttpProviderConfig, ParseProtocolError, Protocol, RetryPolicy, Timeouts,
+};
 pub use port::{
     ModelProvider, ModelRequest, ModelStream, ProviderInfo, RetryNotice, StreamItem, ToolSchema,
 };

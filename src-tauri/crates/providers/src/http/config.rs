@@ -235,15 +235,18 @@ mod tests {
         let key = ApiKey::new("sk-secret-123");
         assert_eq!(format!("{key:?}"), "ApiKey(***)");
         assert_eq!(key.to_string(), "ApiKey(***)");
-        let config = HttpProviderConfig::new("x", Protocol::Anthropic, "http://h", "m")
-            .with_api_key(key);
+        let config =
+            HttpProviderConfig::new("x", Protocol::Anthropic, "http://h", "m").with_api_key(key);
         assert!(!format!("{config:?}").contains("secret"));
     }
 
     #[test]
     fn defaults_are_as_documented() {
         let t = Timeouts::default();
-        assert_eq!((t.connect, t.idle), (Duration::from_secs(10), Duration::from_secs(60)));
+        assert_eq!(
+            (t.connect, t.idle),
+            (Duration::from_secs(10), Duration::from_secs(60))
+        );
         let r = RetryPolicy::default();
         assert_eq!(r.max_retries, 4);
         assert_eq!(r.base_delay, Duration::from_millis(500));

@@ -165,7 +165,11 @@ pub(crate) fn status_error(
 }
 
 /// A provider error reported inside a 200 stream.
-pub(crate) fn stream_error(provider: &str, wire: &WireError, secret: Option<&str>) -> ProviderError {
+pub(crate) fn stream_error(
+    provider: &str,
+    wire: &WireError,
+    secret: Option<&str>,
+) -> ProviderError {
     let retryable = wire.is_transient() && !wire.is_permanent();
     let label = wire
         .label()
@@ -225,7 +229,10 @@ mod tests {
         assert!(w.is_transient());
         let top = json!({"type": "error", "code": "insufficient_quota", "message": "quota"});
         let w = WireError::from_value(&top);
-        assert_eq!((w.kind, w.code.as_deref()), (None, Some("insufficient_quota")));
+        assert_eq!(
+            (w.kind, w.code.as_deref()),
+            (None, Some("insufficient_quota"))
+        );
         let llama = json!({"error": {"code": 500, "message": "boom", "type": "server_error"}});
         assert!(WireError::from_value(&llama).is_transient());
         let ollama = json!({"error": "model not found"});
@@ -244,6 +251,13 @@ mod tests {
         };
         assert!(!retryable);
         let plain = status_error("x", 503, &body_error(b"<html>oops</html>"), None);
-        assert!(matches!(plain, ProviderError::Provider { retryable: true, status: Some(503), .. }));
+        assert!(matches!(
+            plain,
+            ProviderError::Provider {
+                retryable: true,
+                status: Some(503),
+                ..
+            }
+        ));
     }
 }

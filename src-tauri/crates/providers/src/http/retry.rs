@@ -9,7 +9,12 @@ use std::time::{Duration, SystemTime};
 
 /// The delay a response asks for, if any.
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let text = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
     if let Some(ms) = text("retry-after-ms").and_then(|v| v.parse::<f64>().ok()) {
         if ms.is_finite() && ms >= 0.0 {
             return Some(Duration::from_secs_f64(ms.min(1e12) / 1000.0));
@@ -86,7 +91,10 @@ mod tests {
             Some(Duration::from_millis(1500))
         );
         assert_eq!(
-            retry_after(&headers(&[("retry-after-ms", "250"), ("retry-after", "9")]), now),
+            retry_after(
+                &headers(&[("retry-after-ms", "250"), ("retry-after", "9")]),
+                now
+            ),
             Some(Duration::from_millis(250))
         );
         // Sun, 06 Nov 1994 08:49:37 GMT is 784111777 s after the epoch.
@@ -119,13 +127,19 @@ mod tests {
             delay(&policy, 3, Some(Duration::from_millis(7))),
             Duration::from_millis(7)
         );
-        assert_eq!(delay(&policy, u32::MAX, None) <= policy.max_delay, true);
+        assert!(delay(&policy, u32::MAX, None) <= policy.max_delay);
     }
 
     #[test]
     fn should_retry_header() {
-        assert_eq!(should_retry_hint(&headers(&[("x-should-retry", "false")])), Some(false));
-        assert_eq!(should_retry_hint(&headers(&[("x-should-retry", "true")])), Some(true));
+        assert_eq!(
+            should_retry_hint(&headers(&[("x-should-retry", "false")])),
+            Some(false)
+        );
+        assert_eq!(
+            should_retry_hint(&headers(&[("x-should-retry", "true")])),
+            Some(true)
+        );
         assert_eq!(should_retry_hint(&HeaderMap::new()), None);
     }
 }

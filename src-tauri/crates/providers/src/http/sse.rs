@@ -168,7 +168,11 @@ mod tests {
         let body = b"\xEF\xBB\xBFdata: x\n\n";
         for cut in 0..body.len() {
             let (a, b) = body.split_at(cut);
-            assert_eq!(framed(&[a, b]), vec![("message".into(), "x".into())], "cut {cut}");
+            assert_eq!(
+                framed(&[a, b]),
+                vec![("message".into(), "x".into())],
+                "cut {cut}"
+            );
         }
         // A second BOM is data, not a crash.
         let twice = framed(&[b"\xEF\xBB\xBF\xEF\xBB\xBFdata: y\n\n"]);

@@ -1,0 +1,6 @@
+#![no_main]
+
+use bearagent_providers::Protocol;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| bearagent_providers_fuzz::run(Protocol::OpenAiChat, data));

@@ -1,0 +1,249 @@
+//! The HTTP `ModelProvider`: one streamed call as a state machine —
+//! connect, stream events through the protocol's decoder, and retry
+//! retryable failures that happen before any content was yielded.
+
+use super::config::{HttpProviderConfig, Protocol, RetryPolicy};
+use super::retry;
+use super::sse::{events, step, Flow, SseStream, WireDecoder};
+use super::transport::{SendError, Transport};
+use super::{anthropic, openai_chat, openai_responses};
+use crate::{
+    ModelProvider, ModelRequest, ModelStream, ProviderError, ProviderInfo, RetryNotice, StreamItem,
+};
+use bytes::Bytes;
+use futures::StreamExt;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the request builders need besides the request itself.
+#[derive(Debug, Clone)]
+pub(crate) struct BodySettings {
+    pub model: String,
+    pub max_output_tokens: u32,
+}
+
+impl BodySettings {
+    pub fn max_tokens(&self, request: &ModelRequest) -> u32 {
+        request
+            .max_output_tokens
+            .unwrap_or(self.max_output_tokens)
+            .max(1)
+    }
+}
+
+pub(crate) struct HttpProvider {
+    protocol: Protocol,
+    settings: BodySettings,
+    retry: RetryPolicy,
+    transport: Arc<Transport>,
+}
+
+impl HttpProvider {
+    pub fn new(config: HttpProviderConfig) -> Result<Self, ProviderError> {
+        Ok(Self {
+            protocol: config.protocol,
+            transport: Arc::new(Transport::new(&config)?),
+            settings: BodySettings {
+                model: config.model,
+                max_output_tokens: config.max_output_tokens,
+            },
+            retry: config.retry,
+        })
+    }
+}
+
+pub(crate) fn request_body(
+    protocol: Protocol,
+    settings: &BodySettings,
+    request: &ModelRequest,
+) -> serde_json::Value {
+    match protocol {
+        Protocol::OpenAiChat => openai_chat::request_body(settings, request),
+        Protocol::OpenAiResponses => openai_responses::request_body(settings, request),
+        Protocol::Anthropic => anthropic::request_body(settings, request),
+    }
+}
+
+pub(crate) fn decoder(
+    protocol: Protocol,
+    provider: &str,
+    secret: Option<&str>,
+) -> Box<dyn WireDecoder> {
+    match protocol {
+        Protocol::OpenAiChat => Box::new(openai_chat::Decoder::new(provider, secret)),
+        Protocol::OpenAiResponses => Box::new(openai_responses::Decoder::new(provider, secret)),
+        Protocol::Anthropic => Box::new(anthropic::Decoder::new(provider, secret)),
+    }
+}
+
+impl ModelProvider for HttpProvider {
+    fn info(&self) -> ProviderInfo {
+        ProviderInfo {
+            name: self.transport.provider().to_owned(),
+            model: self.settings.model.clone(),
+            scripted: false,
+        }
+    }
+
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let body = request_body(self.protocol, &self.settings, &request);
+        let call = match serde_json::to_vec(&body) {
+            Ok(bytes) => Call {
+                transport: self.transport.clone(),
+                protocol: self.protocol,
+                retry: self.retry,
+                body: Bytes::from(bytes),
+                retries: 0,
+                phase: Phase::Connect,
+                queue: VecDeque::new(),
+            },
+            Err(e) => {
+                let error = ProviderError::Provider {
+                    provider: self.transport.provider().to_owned(),
+                    message: format!("cannot encode the request: {e}"),
+                    retryable: false,
+                    status: None,
+                };
+                return Box::pin(futures::stream::once(async move { Err(error) }));
+            }
+        };
+        // Dropping the stream drops the call, its response body and so the
+        // connection: that is the cancellation.
+        Box::pin(futures::stream::unfold(call, |mut call| async move {
+            call.next().await.map(|item| (item, call))
+        }))
+    }
+}
+
+enum Phase {
+    Connect,
+    Backoff(Duration),
+    Streaming {
+        events: SseStream,
+        decoder: Box<dyn WireDecoder>,
+        /// Text or a tool call of this attempt was yielded: no retry now.
+        content: bool,
+    },
+    Finished,
+}
+
+struct Call {
+    transport: Arc<Transport>,
+    protocol: Protocol,
+    retry: RetryPolicy,
+    body: Bytes,
+    retries: u32,
+    phase: Phase,
+    queue: VecDeque<Result<StreamItem, ProviderError>>,
+}
+
+impl Call {
+    async fn next(&mut self) -> Option<Result<StreamItem, ProviderError>> {
+        loop {
+            if let Some(item) = self.queue.pop_front() {
+                return Some(item);
+            }
+            match std::mem::replace(&mut self.phase, Phase::Finished) {
+                Phase::Finished => return None,
+                Phase::Backoff(delay) => {
+                    tokio::time::sleep(delay).await;
+                    self.phase = Phase::Connect;
+                }
+                Phase::Connect => match self.transport.send(self.body.clone()).await {
+                    Ok(body) => {
+                        let provider = self.transport.provider();
+                        self.phase = Phase::Streaming {
+                            events: events(body),
+                            decoder: decoder(self.protocol, provider, self.transport.secret()),
+                            content: false,
+                        };
+                    }
+                    Err(SendError::Retryable { error, hint }) => self.retry_or_fail(error, hint),
+                    Err(SendError::Fatal(error)) => self.queue.push_back(Err(error)),
+                },
+                Phase::Streaming {
+                    mut events,
+                    mut decoder,
+                    mut content,
+                } => {
+                    let next = events.next().await;
+                    let mut out = Vec::new();
+                    let flow = step(decoder.as_mut(), self.transport.provider(), next, &mut out);
+                    content |= out
+                        .iter()
+                        .any(|i| matches!(i, StreamItem::TextDelta(_) | StreamItem::ToolCall(_)));
+                    self.queue.extend(out.into_iter().map(Ok));
+                    match flow {
+                        Ok(Flow::Continue) => {
+                            self.phase = Phase::Streaming {
+                                events,
+                                decoder,
+                                content,
+                            }
+                        }
+                        Ok(Flow::Done) => {}
+                        Err(error) if !content && is_retryable(&error) => {
+                            self.retry_or_fail(error, None)
+                        }
+                        Err(error) => self.queue.push_back(Err(error)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Schedules the next attempt (announced by a `Retrying` item) or, when
+    /// the retries are spent, yields the error.
+    fn retry_or_fail(&mut self, error: ProviderError, hint: Option<Duration>) {
+        if self.retries >= self.retry.max_retries {
+            self.queue.push_back(Err(gave_up(error, self.retries)));
+            return;
+        }
+        self.retries += 1;
+        let delay = retry::delay(&self.retry, self.retries, hint);
+        let message = match &error {
+            ProviderError::Provider { message, .. } => message.clone(),
+            other => other.to_string(),
+        };
+        tracing::warn!(
+            attempt = self.retries,
+            delay_ms = delay.as_millis() as u64,
+            %message,
+            "retrying model call"
+        );
+        self.queue.push_back(Ok(StreamItem::Retrying(RetryNotice {
+            attempt: self.retries,
+            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            message,
+        })));
+        self.phase = Phase::Backoff(delay);
+    }
+}
+
+fn is_retryable(error: &ProviderError) -> bool {
+    matches!(
+        error,
+        ProviderError::Provider {
+            retryable: true,
+            ..
+        }
+    )
+}
+
+fn gave_up(error: ProviderError, retries: u32) -> ProviderError {
+    match error {
+        ProviderError::Provider {
+            provider,
+            message,
+            retryable,
+            status,
+        } if retries > 0 => ProviderError::Provider {
+            provider,
+            message: format!("{message} (gave up after {retries} retries)"),
+            retryable,
+            status,
+        },
+        other => other,
+    }
+}

@@ -1,0 +1,28 @@
+//! The real model adapters over HTTP: OpenAI Chat Completions (and every
+//! OpenAI-compatible server), OpenAI Responses and Anthropic Messages.
+//! Wire types, vendor errors and keys stay in here; callers see
+//! `StreamItem`s and classified `ProviderError`s only.
+
+mod anthropic;
+mod calls;
+mod config;
+mod driver;
+mod errors;
+mod openai_chat;
+mod openai_responses;
+mod retry;
+pub(crate) mod sse;
+mod transport;
+
+pub use config::{ApiKey, HttpProviderConfig, ParseProtocolError, Protocol, RetryPolicy, Timeouts};
+pub(crate) use driver::decoder;
+
+use crate::{ModelProvider, ProviderError};
+use std::sync::Arc;
+
+/// Builds the adapter for `config.protocol`. Fails (not retryable) on a
+/// blank name or model, a base URL that is not http(s), or a key that
+/// cannot be sent in a header.
+pub fn http_provider(config: HttpProviderConfig) -> Result<Arc<dyn ModelProvider>, ProviderError> {
+    Ok(Arc::new(driver::HttpProvider::new(config)?))
+}
