@@ -371,3 +371,71 @@ fn the_api_key_never_reaches_the_database_logs_or_output() {
         "a log file exists"
     );
 }
+
+#[test]
+fn config_check_names_the_line_and_field_of_a_mistake() {
+    let env = support::env();
+    let config = env.home.path().join("config.toml");
+    std::fs::write(
+        &config,
+        "version = 1\n[providers.local]\nprotocol = \"openai-chat\"\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\nkey = \"none\"\nmodle = \"typo\"\n",
+    )
+    .unwrap();
+    let out = env.bearagent(&["config", "check"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("config.toml:7:"), "{stderr}");
+    assert!(stderr.contains("modle"), "{stderr}");
+
+    std::fs::write(&config, "version = 1\n[providers.local]\nprotocol = \"openai-chat\"\nbase_url = \"http://127.0.0.1:1\"\nmodel = \"m\"\nkey = { env = \"NOT_SET_ANYWHERE_42\" }\n").unwrap();
+    let out = env.bearagent(&["config", "check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("provider local") && stdout.contains("(MISSING)"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn providers_test_reports_latency_or_the_classified_error() {
+    let env = support::env();
+    let server = serve(vec![
+        Canned::sse(&sse(&[
+            (
+                "",
+                r#"{"choices":[{"index":0,"delta":{"content":"OK"},"finish_reason":null}]}"#,
+            ),
+            (
+                "",
+                r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            ),
+            ("", "[DONE]"),
+        ])),
+        Canned {
+            status: 404,
+            content_type: "application/json",
+            body: r#"{"error":{"message":"no such model"}}"#.into(),
+        },
+    ]);
+    let args = [
+        "providers",
+        "test",
+        "openai-chat",
+        "--base-url",
+        &server.base_url,
+        "--model",
+        "m",
+    ];
+    let ok = env.bearagent(&args);
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(ok.status.success(), "{stdout}");
+    assert!(stdout.starts_with("ok: m answered in"), "{stdout}");
+    let failed = env.bearagent(&args);
+    let stdout = String::from_utf8_lossy(&failed.stdout);
+    assert_eq!(failed.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("failed (provider)") && stdout.contains("404"),
+        "{stdout}"
+    );
+}
