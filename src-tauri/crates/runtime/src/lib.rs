@@ -6,6 +6,7 @@ mod app;
 mod app_resume;
 mod app_runs;
 mod app_settings;
+pub mod artifacts;
 pub mod config;
 pub mod demo;
 mod error;
