@@ -187,7 +187,7 @@ fn runs_are_listed_newest_first_and_filtered_by_workspace() {
     let only_a: Vec<_> = store
         .list_runs(&RunFilter {
             workspace_id: Some(ws_a),
-            limit: None,
+            ..RunFilter::default()
         })
         .unwrap()
         .into_iter()
