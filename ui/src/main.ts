@@ -8,7 +8,7 @@ async function start(): Promise<void> {
   // `import.meta.env.DEV` is false in `vite build`, so the production bundle
   // contains neither this branch nor the mock module.
   if (import.meta.env.DEV && new URLSearchParams(window.location.search).has("mockIpc")) {
-    const { installMockBackend } = await import("./dev/mockBackend");
+    const { installMockBackend } = await import("./dev/mock");
     installMockBackend();
   }
   const target = document.getElementById("app");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatTimestamp, formatTokens, statusInfo } from "./format";
+import { formatBytes, formatDuration, formatTimestamp, formatTokens, millisBetween, statusInfo } from "./format";
 
 describe("statusInfo", () => {
   it("labels every status and never shows a non-terminal one as success", () => {
@@ -26,5 +26,27 @@ describe("formatTimestamp", () => {
   it("formats RFC 3339 and keeps unparseable text", () => {
     expect(formatTimestamp("2025-03-14T09:30:00Z", "en-US", "UTC")).toBe("Mar 14, 2025, 9:30 AM");
     expect(formatTimestamp("not a date")).toBe("not a date");
+  });
+});
+
+describe("formatDuration, formatBytes, millisBetween", () => {
+  it("formats durations from milliseconds to hours", () => {
+    expect(formatDuration(850)).toBe("850 ms");
+    expect(formatDuration(42_000)).toBe("42 s");
+    expect(formatDuration(185_000)).toBe("3 min 05 s");
+    expect(formatDuration(2 * 3_600_000 + 4 * 60_000)).toBe("2 h 04 min");
+    expect(formatDuration(-1)).toBe("—");
+  });
+
+  it("formats byte counts", () => {
+    expect(formatBytes(512)).toBe("512 B");
+    expect(formatBytes(2048)).toBe("2.0 KB");
+    expect(formatBytes(1.5 * 1024 * 1024)).toBe("1.5 MB");
+  });
+
+  it("measures between timestamps or to now", () => {
+    expect(millisBetween("2025-03-14T09:30:00Z", "2025-03-14T09:31:30Z")).toBe(90_000);
+    expect(millisBetween("2025-03-14T09:30:00Z", Date.parse("2025-03-14T09:30:05Z"))).toBe(5_000);
+    expect(millisBetween("nope", "2025-03-14T09:30:00Z")).toBeNull();
   });
 });

@@ -38,3 +38,32 @@ export function formatTimestamp(rfc3339: string, locale?: string, timeZone?: str
     timeZone,
   }).format(date);
 }
+
+/** "850 ms", "42 s", "3 min 05 s", "2 h 04 min" — for durations and elapsed time. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return "—";
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  const totalSeconds = Math.floor(ms / 1_000);
+  if (totalSeconds < 60) return `${totalSeconds} s`;
+  const minutes = Math.floor(totalSeconds / 60);
+  const seconds = totalSeconds % 60;
+  if (minutes < 60) return `${minutes} min ${String(seconds).padStart(2, "0")} s`;
+  const hours = Math.floor(minutes / 60);
+  return `${hours} h ${String(minutes % 60).padStart(2, "0")} min`;
+}
+
+/** "512 B", "2.0 KB", "1.5 MB" (binary units, one decimal). */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return "—";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** Milliseconds between two RFC 3339 timestamps (or `now`), `null` if either does not parse. */
+export function millisBetween(from: string, to: string | number): number | null {
+  const start = Date.parse(from);
+  const end = typeof to === "number" ? to : Date.parse(to);
+  if (Number.isNaN(start) || Number.isNaN(end)) return null;
+  return Math.max(0, end - start);
+}

@@ -6,7 +6,6 @@ const mocks = vi.hoisted(() => ({
     chooseWorkspace: vi.fn(),
     currentWorkspace: vi.fn(),
     listRecentWorkspaces: vi.fn(),
-    listRuns: vi.fn(),
   },
   listen: vi.fn(),
 }));
@@ -25,12 +24,9 @@ beforeEach(() => vi.clearAllMocks());
 describe("tauriWorkspaceApi", () => {
   it("calls the generated commands with their arguments", async () => {
     mocks.commands.openWorkspace.mockResolvedValue({ status: "ok", data: workspace });
-    mocks.commands.listRuns.mockResolvedValue({ status: "ok", data: [] });
 
     await expect(tauriWorkspaceApi.open("/p/demo")).resolves.toEqual({ ok: true, value: workspace });
-    await expect(tauriWorkspaceApi.runs("w1")).resolves.toEqual({ ok: true, value: [] });
     expect(mocks.commands.openWorkspace).toHaveBeenCalledWith("/p/demo");
-    expect(mocks.commands.listRuns).toHaveBeenCalledWith("w1");
   });
 
   it("reports a cancelled dialog as ok(null) and typed errors as errors", async () => {

@@ -1,5 +1,5 @@
 import { commands, events } from "../../bindings";
-import type { RunSummaryView, WorkspaceOpened, WorkspaceView } from "../../bindings";
+import type { WorkspaceOpened, WorkspaceView } from "../../bindings";
 import { call, type Outcome } from "../ipc/outcome";
 
 export type Unlisten = () => void;
@@ -11,7 +11,6 @@ export interface WorkspaceApi {
   choose(): Promise<Outcome<WorkspaceView | null>>;
   current(): Promise<Outcome<WorkspaceView | null>>;
   recents(): Promise<Outcome<WorkspaceView[]>>;
-  runs(workspaceId: string): Promise<Outcome<RunSummaryView[]>>;
   onWorkspaceOpened(handler: (event: WorkspaceOpened) => void): Promise<Unlisten>;
 }
 
@@ -21,7 +20,6 @@ export const tauriWorkspaceApi: WorkspaceApi = {
   choose: () => call(() => commands.chooseWorkspace()),
   current: () => call(() => commands.currentWorkspace()),
   recents: () => call(() => commands.listRecentWorkspaces()),
-  runs: (workspaceId) => call(() => commands.listRuns(workspaceId)),
   onWorkspaceOpened: (handler) =>
     events.workspaceOpened.listen((event) => handler(event.payload)),
 };

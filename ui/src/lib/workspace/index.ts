@@ -1,2 +1,2 @@
 export { tauriWorkspaceApi, type WorkspaceApi } from "./api";
-export { WorkspaceStore, type RunsState, type WorkspaceError } from "./store.svelte";
+export { WorkspaceStore, type WorkspaceError } from "./store.svelte";

@@ -1,4 +1,4 @@
-import type { ApiError, RunSummaryView, WorkspaceView } from "../../bindings";
+import type { ApiError, WorkspaceView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { Unlisten, WorkspaceApi } from "./api";
 
@@ -7,20 +7,14 @@ export type ErrorContext = "open" | "choose" | "load";
 
 export type WorkspaceError = ApiError & { context: ErrorContext };
 
-export type RunsState =
-  | { kind: "idle" }
-  | { kind: "loading" }
-  | { kind: "loaded"; workspaceId: string; runs: RunSummaryView[] };
-
 /**
- * State of the workspace screen. It only reads from the backend and sends
+ * The current and recent workspaces. It only reads from the backend and sends
  * commands; the backend stays the source of truth, and `workspace-opened`
  * events trigger a refresh.
  */
 export class WorkspaceStore {
   current = $state<WorkspaceView | null>(null);
   recents = $state<WorkspaceView[]>([]);
-  runs = $state<RunsState>({ kind: "idle" });
   error = $state<WorkspaceError | null>(null);
   busy = $state(false);
   ready = $state(false);
@@ -29,7 +23,6 @@ export class WorkspaceStore {
   #unlisten: Unlisten | null = null;
   #stopped = false;
   #recentsRequest = 0;
-  #runsRequest = 0;
 
   constructor(api: WorkspaceApi) {
     this.#api = api;
@@ -56,7 +49,7 @@ export class WorkspaceStore {
     this.#unlisten = null;
   }
 
-  /** Reload the current workspace, recents and runs from the backend. */
+  /** Reload the current workspace and recents from the backend. */
   async refresh(): Promise<void> {
     const current = await this.#api.current();
     if (!current.ok) {
@@ -65,7 +58,7 @@ export class WorkspaceStore {
       return;
     }
     this.current = current.value;
-    await Promise.all([this.#loadRecents(), this.#loadRuns(current.value)]);
+    await this.#loadRecents();
   }
 
   async openPath(rawPath: string): Promise<boolean> {
@@ -112,7 +105,13 @@ export class WorkspaceStore {
 
   async #adopt(workspace: WorkspaceView): Promise<void> {
     this.current = workspace;
-    await Promise.all([this.#loadRecents(), this.#loadRuns(workspace)]);
+    await this.#loadRecents();
+  }
+
+  /** Adopt a workspace the backend opened on its own (e.g. the demo's). */
+  async adopt(workspace: WorkspaceView): Promise<void> {
+    this.error = null;
+    await this.#adopt(workspace);
   }
 
   async #loadRecents(): Promise<void> {
@@ -121,27 +120,6 @@ export class WorkspaceStore {
     if (request !== this.#recentsRequest) return;
     if (outcome.ok) this.recents = outcome.value;
     else this.#fail("load", outcome.error);
-  }
-
-  async #loadRuns(workspace: WorkspaceView | null): Promise<void> {
-    const request = ++this.#runsRequest;
-    if (workspace === null) {
-      this.runs = { kind: "idle" };
-      return;
-    }
-    // Keep showing the list while refreshing the same workspace; never show
-    // another workspace's runs.
-    if (this.runs.kind !== "loaded" || this.runs.workspaceId !== workspace.id) {
-      this.runs = { kind: "loading" };
-    }
-    const outcome = await this.#api.runs(workspace.id);
-    if (request !== this.#runsRequest) return;
-    if (outcome.ok) {
-      this.runs = { kind: "loaded", workspaceId: workspace.id, runs: outcome.value };
-    } else {
-      this.runs = { kind: "idle" };
-      this.#fail("load", outcome.error);
-    }
   }
 
   #fail(context: ErrorContext, error: ApiError): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { RunSummaryView, WorkspaceOpened, WorkspaceView } from "../../bindings";
+import type { WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { WorkspaceApi } from "./api";
 import { WorkspaceStore } from "./store.svelte";
@@ -8,14 +8,6 @@ const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
 
 function ws(name: string, id = `id-${name}`): WorkspaceView {
   return { id, name, path: `/work/${name}`, lastOpenedAt: "2025-01-01T00:00:00Z" };
-}
-
-function run(runId: string, workspaceId: string): RunSummaryView {
-  return {
-    runId, workspaceId, goal: "write the report", status: "succeeded", statusDetail: null,
-    createdAt: "2025-01-01T00:00:00Z", updatedAt: "2025-01-01T00:01:00Z",
-    modelCalls: 2, toolCalls: 1, inputTokens: 1200, outputTokens: 300,
-  };
 }
 
 /** A fake backend with the same behaviour as the commands, plus an event trigger. */
@@ -38,7 +30,6 @@ function fakeApi(initial: { current?: WorkspaceView | null; recents?: WorkspaceV
     choose: vi.fn(async (): Promise<Outcome<WorkspaceView | null>> => ok(null)),
     current: vi.fn(async () => ok(current)),
     recents: vi.fn(async () => ok(recents)),
-    runs: vi.fn(async (id: string) => ok(id === "id-busy" ? [run("r1", id)] : [])),
     onWorkspaceOpened: vi.fn(async (handler: (event: WorkspaceOpened) => void) => {
       handlers.push(handler);
       return unlisten;
@@ -59,12 +50,10 @@ describe("WorkspaceStore", () => {
     expect(store.ready).toBe(true);
     expect(store.current).toBeNull();
     expect(store.recents).toEqual([]);
-    expect(store.runs).toEqual({ kind: "idle" });
-    expect(api.runs).not.toHaveBeenCalled();
     expect(api.onWorkspaceOpened).toHaveBeenCalledOnce();
   });
 
-  it("loads the current workspace, recents and runs at start", async () => {
+  it("loads the current workspace and recents at start", async () => {
     const busy = ws("busy");
     const { api } = fakeApi({ current: busy, recents: [busy] });
     const store = new WorkspaceStore(api);
@@ -72,10 +61,9 @@ describe("WorkspaceStore", () => {
 
     expect(store.current).toEqual(busy);
     expect(store.recents).toEqual([busy]);
-    expect(store.runs).toEqual({ kind: "loaded", workspaceId: "id-busy", runs: [run("r1", "id-busy")] });
   });
 
-  it("opens a path (trimmed) and refreshes recents and runs", async () => {
+  it("opens a path (trimmed) and refreshes recents", async () => {
     const { api } = fakeApi();
     const store = new WorkspaceStore(api);
     await store.start();
@@ -84,7 +72,6 @@ describe("WorkspaceStore", () => {
     expect(api.open).toHaveBeenCalledWith("/work/demo");
     expect(store.current?.name).toBe("demo");
     expect(store.recents.map((w) => w.name)).toEqual(["demo"]);
-    expect(store.runs).toEqual({ kind: "loaded", workspaceId: "id-demo", runs: [] });
     expect(store.error).toBeNull();
     expect(store.busy).toBe(false);
   });
@@ -157,43 +144,19 @@ describe("WorkspaceStore", () => {
     await settle();
     expect(store.current?.id).toBe("id-busy");
     expect(store.recents.map((w) => w.id)).toEqual(["id-busy"]);
-    expect(store.runs).toMatchObject({ kind: "loaded", workspaceId: "id-busy" });
   });
 
-  it("never shows runs of a previously selected workspace", async () => {
+  it("adopts a workspace the backend opened (the demo's) and clears errors", async () => {
     const { api } = fakeApi();
     const store = new WorkspaceStore(api);
     await store.start();
-    await store.openPath("/work/busy");
+    await store.openPath("/work/notes.txt");
+    expect(store.error).not.toBeNull();
 
-    let release!: () => void;
-    api.runs.mockImplementationOnce(
-      (id: string) => new Promise((resolve) => (release = () => resolve(ok([run("late", id)])))),
-    );
-    const opening = store.openPath("/work/demo");
-    await settle();
-    expect(store.runs).toEqual({ kind: "loading" });
-    release();
-    await opening;
-    expect(store.runs).toEqual({ kind: "loaded", workspaceId: "id-demo", runs: [run("late", "id-demo")] });
-  });
-
-  it("ignores a stale runs response that finishes after a newer one", async () => {
-    const { api } = fakeApi();
-    const store = new WorkspaceStore(api);
-    await store.start();
-
-    let releaseFirst!: () => void;
-    api.runs.mockImplementationOnce(
-      (id: string) => new Promise((resolve) => (releaseFirst = () => resolve(ok([run("stale", id)])))),
-    );
-    const first = store.openPath("/work/one");
-    await settle();
-    await store.openPath("/work/two");
-    releaseFirst();
-    await first;
-    expect(store.current?.id).toBe("id-two");
-    expect(store.runs).toEqual({ kind: "loaded", workspaceId: "id-two", runs: [] });
+    await store.adopt(ws("demo"));
+    expect(store.current?.id).toBe("id-demo");
+    expect(store.error).toBeNull();
+    expect(api.recents).toHaveBeenCalled();
   });
 
   it("reports load errors and unsubscribes on stop", async () => {

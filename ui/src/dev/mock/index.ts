@@ -1,0 +1,227 @@
+// Development-only fake of the Rust side, loaded by main.ts for `?mockIpc`
+// in `vite dev` (never part of `vite build`). It answers the same commands
+// with the same shapes and error codes, and pushes the same events: a fake
+// run engine, approvals that continue the run, the demo run, and settings
+// in memory.
+import { emit } from "@tauri-apps/api/event";
+import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
+import type { EventPayload, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
+import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
+import { MockRunEngine } from "./runEngine";
+import { checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
+import { DEMO_SCRIPT, providerScript } from "./scripts";
+import { MockError, MockSettings } from "./settings";
+import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
+
+export type { MockSeed } from "./seed";
+
+export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED__ ?? {}): void {
+  const config = { ...DEFAULT_SEED, ...seed };
+  const directories = new Set(config.directories.map(normalise));
+  const files = new Set(config.files.map(normalise));
+  const workspaces = new Map<string, WorkspaceView>();
+  const settings = new MockSettings(config.settings);
+  const calls: { cmd: string; args: Record<string, unknown> }[] = [];
+  // A fixed clock keeps screenshots and assertions deterministic.
+  let clock = Date.parse("2025-03-14T09:30:00Z");
+  let current: WorkspaceView | null = null;
+  let demos = 0;
+  let quitCalled = false;
+
+  const engine = new MockRunEngine({
+    emit: (event: string, payload: unknown) => void emit(event, payload),
+    stepMs: config.stepMs,
+    streamMs: config.streamMs,
+    gateModelCalls: config.gateModelCalls,
+    onWrite: (workspacePath, relPath) => files.add(`${workspacePath}/${relPath}`),
+  });
+
+  function open(rawPath: string): WorkspaceView {
+    const path = normalise(rawPath);
+    if (path === "" || !path.startsWith("/")) {
+      throw new MockError({ code: "invalid_input", message: `Workspace path must be absolute: "${rawPath}"` });
+    }
+    if (files.has(path)) throw new MockError({ code: "not_a_directory", message: `Not a directory: ${path}` });
+    if (!directories.has(path)) throw new MockError({ code: "not_found", message: `No such folder: ${path}` });
+    clock += 60_000;
+    const existing = workspaces.get(path);
+    const workspace: WorkspaceView = {
+      id: existing?.id ?? `ws-${workspaces.size + 1}`,
+      path,
+      name: path.split("/").filter(Boolean).pop() ?? path,
+      lastOpenedAt: new Date(clock).toISOString(),
+    };
+    workspaces.set(path, workspace);
+    current = workspace;
+    return workspace;
+  }
+
+  async function openAndAnnounce(path: string): Promise<WorkspaceView> {
+    const workspace = open(path);
+    const payload: WorkspaceOpened = { workspace };
+    await emit("workspace-opened", payload);
+    return workspace;
+  }
+
+  const workspaceById = (id: string) => [...workspaces.values()].find((w) => w.id === id);
+
+  function startRun(request: StartRunRequest) {
+    const known = request.provider === "demo" || settings.hasProvider(request.provider);
+    const workspace = checkStart(request, workspaceById(request.workspaceId), known);
+    open(workspace.path);
+    const provider = settings.view().providers.find((p) => p.name === request.provider);
+    const run = engine.create({
+      workspace,
+      goal: request.goal.trim(),
+      provider: request.provider,
+      model: provider?.model ?? "demo-script",
+      profile: "default",
+      approvalMode: request.approvalMode,
+      budgets: request.budgets,
+    });
+    engine.start(run, request.provider === "demo" ? DEMO_SCRIPT : providerScript(request.goal));
+    return { runId: run.id };
+  }
+
+  function startDemo() {
+    demos += 1;
+    const path = `/tmp/bearagent-demo-${String(demos).padStart(2, "0")}`;
+    directories.add(path);
+    for (const rel of ["README.md", "docs/notes.md", "src/greeter.py"]) files.add(`${path}/${rel}`);
+    const workspace = open(path);
+    const run = engine.create({
+      workspace,
+      goal: "Read the notes in docs/ and write a short plan for multi-language greetings to docs/plan.md",
+      provider: "demo",
+      model: "demo-script",
+      profile: "demo",
+      approvalMode: "ask_writes",
+      budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000 },
+    });
+    engine.start(run, DEMO_SCRIPT);
+    return [workspace, { runId: run.id }];
+  }
+
+  for (const path of config.recent) open(path);
+  for (const [path, runs] of Object.entries(config.runs)) {
+    const workspace = workspaces.get(normalise(path)) ?? open(path);
+    for (const summary of runs) seedFromSummary(engine, workspace, summary);
+  }
+  current = config.current ? open(config.current) : null;
+
+  mockWindows("main");
+  mockIPC(
+    async (cmd, args) => {
+      const input = (args ?? {}) as Record<string, unknown>;
+      calls.push({ cmd, args: input });
+      try {
+        switch (cmd) {
+          case "open_workspace":
+            return await openAndAnnounce(String(input.path ?? ""));
+          case "choose_workspace":
+            return config.choose === null ? null : await openAndAnnounce(config.choose);
+          case "current_workspace":
+            return current;
+          case "list_recent_workspaces":
+            return [...workspaces.values()].sort((a, b) => b.lastOpenedAt.localeCompare(a.lastOpenedAt));
+          case "list_runs":
+            return search(engine, { workspaceId: String(input.workspaceId ?? ""), status: null, text: null, limit: null });
+          case "start_run":
+            return startRun(input.request as StartRunRequest);
+          case "start_demo_run":
+            return startDemo();
+          case "cancel_run":
+            runOf(engine, String(input.runId));
+            if (!engine.cancel(String(input.runId))) throw new MockError({ code: "conflict", message: "the run is not in progress" });
+            return null;
+          case "decide_approval":
+            runOf(engine, String(input.runId));
+            if (!engine.decide(String(input.runId), String(input.callId), input.decision as never)) {
+              throw new MockError({ code: "not_found", message: `pending approval not found: ${String(input.runId)}/${String(input.callId)}` });
+            }
+            return null;
+          case "search_runs":
+            return search(engine, input.filter as never);
+          case "get_run":
+            return detail(engine, String(input.runId));
+          case "list_events":
+            return listEvents(engine, String(input.runId), Number(input.afterSeq), Number(input.limit));
+          case "model_context":
+            return modelContext(engine, String(input.runId), Number(input.requestedSeq));
+          case "active_runs":
+            return [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);
+          case "quit_app":
+            quitCalled = true;
+            return null;
+          case "get_settings":
+            return settings.view();
+          case "save_provider":
+            return settings.saveProvider(input.provider as ProviderInput);
+          case "delete_provider":
+            return settings.deleteProvider(String(input.name));
+          case "set_provider_key":
+            return settings.setKey(String(input.name), String(input.key ?? ""));
+          case "test_provider":
+            return settings.test(String(input.name));
+          case "save_profile":
+            return settings.saveProfile(input.profile as ProfileSettings);
+          case "delete_profile":
+            return settings.deleteProfile(String(input.name));
+          default:
+            throw new MockError({ code: "internal", message: `mock backend: unknown command ${cmd}` });
+        }
+      } catch (e) {
+        // Tauri rejects `invoke` with the serialised error value itself.
+        if (e instanceof MockError) throw e.error;
+        throw e;
+      }
+    },
+    { shouldMockEvents: true },
+  );
+
+  const hooks: MockHooks = {
+    openFromBackend: openAndAnnounce,
+    calls,
+    get quitCalled() {
+      return quitCalled;
+    },
+    releaseModelCall: () => engine.releaseModelCall(),
+    seedRun(workspacePath: string, goal: string, payloads: EventPayload[]) {
+      const workspace = workspaces.get(normalise(workspacePath)) ?? open(workspacePath);
+      const run = engine.create({
+        workspace,
+        goal,
+        provider: "openai",
+        model: "gpt-4.1",
+        profile: "default",
+        approvalMode: "ask_writes",
+        budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000 },
+      });
+      for (const payload of payloads) engine.commit(run, payload, run.events.length, { silent: true });
+      return run.id;
+    },
+    appendEvent(runId: string, payload: EventPayload, options: { silent?: boolean } = {}) {
+      const run = runOf(engine, runId);
+      return engine.commit(run, payload, run.events.length, options).seq;
+    },
+    emitStored(runId: string, seq: number) {
+      const run = runOf(engine, runId);
+      void emit("run-event-pushed", { runId, event: run.events[seq - 1] });
+    },
+    emitModelText(runId: string, modelCall: number, text: string) {
+      void emit("model-text-pushed", { runId, modelCall, text });
+    },
+    eventCount: (runId: string) => runOf(engine, runId).events.length,
+    interrupt: (runId: string) => engine.interrupt(runId),
+    requestQuit() {
+      const active = [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);
+      void emit("quit-requested", { activeRuns: active });
+    },
+  };
+  window.__bearagentMock = hooks;
+}
+
+function normalise(path: string): string {
+  const trimmed = path.trim();
+  return trimmed.length > 1 ? trimmed.replace(/\/+$/, "") : trimmed;
+}

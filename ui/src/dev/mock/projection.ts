@@ -1,0 +1,141 @@
+// Development-only: a small reducer giving the mock backend the same
+// RunProjection the Rust store derives from events.
+import type { EventEnvelope, RunProjection, RunSummaryView, RunStatusKind } from "../../bindings";
+
+export function emptyProjection(first: EventEnvelope): RunProjection {
+  const p = first.payload;
+  if (p.type !== "run_created") throw new Error("the first event of a run must be run_created");
+  return {
+    run_id: first.run_id,
+    workspace_id: p.workspace_id,
+    workspace_path: p.workspace_path,
+    goal: p.goal,
+    profile: p.profile,
+    budgets: p.budgets,
+    approval_mode: p.approval_mode,
+    provider: p.provider,
+    model: p.model,
+    status: { kind: "created" },
+    created_at: first.at,
+    updated_at: first.at,
+    last_seq: first.seq,
+    model_calls: 0,
+    tool_calls: 0,
+    usage: { input: 0, output: 0 },
+    pending_approval: null,
+    last_error: null,
+    final_answer: null,
+    model_call: null,
+    open_tool_calls: {},
+    unknown_effects: 0,
+    external_changes: 0,
+  };
+}
+
+export function project(events: readonly EventEnvelope[]): RunProjection {
+  const run = emptyProjection(events[0]);
+  for (const event of events) apply(run, event);
+  return run;
+}
+
+export function apply(run: RunProjection, event: EventEnvelope): void {
+  run.last_seq = event.seq;
+  run.updated_at = event.at;
+  const p = event.payload;
+  switch (p.type) {
+    case "run_started":
+    case "run_resumed":
+      run.status = { kind: run.pending_approval ? "awaiting_approval" : "running" };
+      break;
+    case "model_call_requested":
+      run.model_call = "requested";
+      break;
+    case "model_call_started":
+      run.model_call = "started";
+      run.model_calls += 1;
+      break;
+    case "model_call_completed":
+    case "model_call_failed":
+      run.model_call = null;
+      run.usage = { input: run.usage.input + p.usage.input, output: run.usage.output + p.usage.output };
+      if (p.type === "model_call_failed") run.last_error = p.message;
+      break;
+    case "tool_call_requested":
+      run.open_tool_calls = { ...run.open_tool_calls, [p.call.call_id]: "requested" };
+      break;
+    case "approval_requested":
+      run.pending_approval = { call_id: p.call_id, tool_name: p.tool_name, summary: p.summary, requested_seq: event.seq };
+      run.status = { kind: "awaiting_approval" };
+      break;
+    case "approval_granted":
+    case "approval_denied":
+      run.pending_approval = null;
+      run.status = { kind: "running" };
+      break;
+    case "tool_call_started":
+      run.tool_calls += 1;
+      break;
+    case "tool_call_completed":
+    case "tool_call_failed": {
+      const open = { ...run.open_tool_calls };
+      delete open[p.result.call_id];
+      run.open_tool_calls = open;
+      if (p.type === "tool_call_failed") run.last_error = p.result.content;
+      break;
+    }
+    case "effect_unknown":
+      run.unknown_effects += 1;
+      break;
+    case "external_change_observed":
+      run.external_changes += 1;
+      break;
+    case "run_succeeded":
+      run.status = { kind: "succeeded" };
+      run.final_answer = p.answer;
+      break;
+    case "run_failed":
+      run.status = { kind: "failed", reason: p.reason };
+      run.last_error = p.reason;
+      break;
+    case "run_cancelled":
+      run.status = { kind: "cancelled" };
+      run.pending_approval = null;
+      break;
+    case "budget_exhausted":
+      run.status = { kind: "budget_exhausted", which: p.which };
+      break;
+    case "run_interrupted":
+      run.status = { kind: "interrupted" };
+      break;
+    default:
+      break;
+  }
+}
+
+const SUMMARY_STATUS: Record<RunProjection["status"]["kind"], RunStatusKind> = {
+  created: "created",
+  running: "running",
+  awaiting_approval: "awaitingApproval",
+  succeeded: "succeeded",
+  failed: "failed",
+  cancelled: "cancelled",
+  budget_exhausted: "budgetExhausted",
+  interrupted: "interrupted",
+};
+
+export function summary(run: RunProjection): RunSummaryView {
+  const status = run.status;
+  return {
+    runId: run.run_id,
+    workspaceId: run.workspace_id,
+    goal: run.goal,
+    status: SUMMARY_STATUS[status.kind],
+    statusDetail: status.kind === "failed" ? status.reason : status.kind === "budget_exhausted" ? status.which : null,
+    createdAt: run.created_at,
+    updatedAt: run.updated_at,
+    modelCalls: run.model_calls,
+    toolCalls: run.tool_calls,
+    inputTokens: run.usage.input,
+    outputTokens: run.usage.output,
+  };
+}

@@ -1,0 +1,146 @@
+// Development-only: run commands of the mock backend on top of the engine.
+import type {
+  EventPage,
+  ModelContextView,
+  RunDetailView,
+  RunFilterInput,
+  RunSummaryView,
+  StartRunRequest,
+  WorkspaceView,
+} from "../../bindings";
+import type { MockRun, MockRunEngine } from "./runEngine";
+import { summary } from "./projection";
+import { MockError } from "./settings";
+
+export const MOCK_TOOLS: ModelContextView["tools"] = [
+  { name: "list_dir", description: "List the entries of a folder in the workspace.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  { name: "read_file", description: "Read a UTF-8 text file in the workspace.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  {
+    name: "write_file",
+    description: "Create or replace a text file in the workspace (asks first).",
+    parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
+  },
+];
+
+export function runOf(engine: MockRunEngine, runId: string): MockRun {
+  const run = engine.runs.get(runId);
+  if (!run) throw new MockError({ code: "not_found", message: `run not found: ${runId}` });
+  return run;
+}
+
+export function detail(engine: MockRunEngine, runId: string): RunDetailView {
+  const run = runOf(engine, runId);
+  return { projection: structuredClone(run.projection), active: run.active };
+}
+
+export function listEvents(engine: MockRunEngine, runId: string, afterSeq: number, limit: number): EventPage {
+  const run = runOf(engine, runId);
+  const events = run.events.slice(afterSeq, afterSeq + limit);
+  return { events, hasMore: limit > 0 && events.length >= limit };
+}
+
+export function search(engine: MockRunEngine, filter: RunFilterInput): RunSummaryView[] {
+  const text = filter.text?.trim().toLowerCase() ?? "";
+  return [...engine.runs.values()]
+    .map((run) => run.projection)
+    .filter((p) => filter.workspaceId === null || p.workspace_id === filter.workspaceId)
+    .filter((p) => !filter.status || p.status.kind === filter.status)
+    .filter((p) => text === "" || p.goal.toLowerCase().includes(text))
+    .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.run_id.localeCompare(a.run_id))
+    .slice(0, filter.limit ?? 100)
+    .map(summary);
+}
+
+export function checkStart(request: StartRunRequest, workspace: WorkspaceView | undefined, providerKnown: boolean): WorkspaceView {
+  if (!workspace) throw new MockError({ code: "not_found", message: `workspace not found: ${request.workspaceId}` });
+  if (!request.goal.trim()) throw new MockError({ code: "invalid_input", message: "goal: must not be empty" });
+  if (!providerKnown) throw new MockError({ code: "not_found", message: `provider not found: ${request.provider}` });
+  for (const [key, value] of Object.entries(request.budgets)) {
+    if (!Number.isInteger(value) || value <= 0) throw new MockError({ code: "invalid_input", message: `budgets.${key}: must be a positive integer` });
+  }
+  return workspace;
+}
+
+/** What the model saw for a model call: rebuilt from the events before it. */
+export function modelContext(engine: MockRunEngine, runId: string, requestedSeq: number): ModelContextView {
+  const run = runOf(engine, runId);
+  const requested = run.events[requestedSeq - 1];
+  if (!requested || requested.payload.type !== "model_call_requested") {
+    throw new MockError({ code: "not_found", message: `no model call requested at seq ${requestedSeq}` });
+  }
+  const history: ModelContextView["history"] = [{ type: "message", role: "user", content: run.projection.goal }];
+  for (const event of run.events.slice(0, requestedSeq - 1)) {
+    const p = event.payload;
+    if (p.type === "model_call_completed" && p.action.type === "tool_call") {
+      history.push({ type: "tool_call", call_id: p.action.call_id, tool_name: p.action.tool_name, arguments: p.action.arguments });
+    } else if (p.type === "tool_call_completed" || p.type === "tool_call_failed") {
+      history.push({ type: "tool_result", ...p.result });
+    }
+  }
+  const system = [
+    "You are BearAgent, a coding agent working inside one workspace folder.",
+    `Workspace: ${run.projection.workspace_path}`,
+    "Use the tools to read and change files; every change may need the user's approval.",
+    "When you are done, reply with a final answer.",
+  ].join("\n");
+  return { system, history, tools: MOCK_TOOLS, version: "c1", bytes: requested.payload.context_bytes };
+}
+
+/** A stored run behind a seeded summary, so the list and the run view agree. */
+export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView, s: Omit<RunSummaryView, "workspaceId">): void {
+  const run = engine.create(
+    {
+      workspace,
+      goal: s.goal,
+      provider: "openai",
+      model: "gpt-4.1",
+      profile: "default",
+      approvalMode: "ask_writes",
+      budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000 },
+    },
+    s.createdAt,
+    s.runId,
+  );
+  const at = s.updatedAt;
+  const quiet = { silent: true, at };
+  engine.commit(run, { type: "run_started" }, 1, quiet);
+  const requested = engine.commit(run, { type: "model_call_requested", context_version: "c1", context_bytes: 4_096 }, 2, quiet);
+  const started = engine.commit(run, { type: "model_call_started", provider: "openai", model: "gpt-4.1" }, requested.seq, quiet);
+  switch (s.status) {
+    case "succeeded": {
+      const done = engine.commit(run, { type: "model_call_completed", action: { type: "final_answer", content: "Done." }, usage: { input: s.inputTokens, output: s.outputTokens }, stop_reason: "end_turn" }, started.seq, quiet);
+      engine.commit(run, { type: "run_succeeded", answer: "Done." }, done.seq, quiet);
+      break;
+    }
+    case "failed": {
+      const failed = engine.commit(run, { type: "model_call_failed", class: { provider: { retryable: true } }, message: s.statusDetail ?? "provider error", usage: { input: 0, output: 0 } }, started.seq, quiet);
+      engine.commit(run, { type: "run_failed", reason: s.statusDetail ?? "provider error" }, failed.seq, quiet);
+      break;
+    }
+    case "awaitingApproval": {
+      const call = { call_id: "call_1", tool_name: "write_file", arguments: { path: "outputs/report.md", content: "# Report\n" } };
+      const done = engine.commit(run, { type: "model_call_completed", action: { type: "tool_call", ...call }, usage: { input: s.inputTokens, output: s.outputTokens }, stop_reason: "tool_use" }, started.seq, quiet);
+      const asked = engine.commit(run, { type: "tool_call_requested", call }, done.seq, quiet);
+      engine.commit(run, { type: "approval_requested", call_id: "call_1", tool_name: "write_file", summary: "write outputs/report.md" }, asked.seq, quiet);
+      break;
+    }
+    case "cancelled":
+      engine.commit(run, { type: "run_cancelled", reason: "cancelled by the user" }, null, quiet);
+      break;
+    case "budgetExhausted":
+      engine.commit(run, { type: "budget_exhausted", which: (s.statusDetail as "model_calls") ?? "model_calls" }, null, quiet);
+      break;
+    case "interrupted":
+      engine.commit(run, { type: "run_interrupted", reason: "the app stopped" }, null, quiet);
+      break;
+    default:
+      break;
+  }
+  // The list shows the seeded figures.
+  Object.assign(run.projection, {
+    model_calls: s.modelCalls,
+    tool_calls: s.toolCalls,
+    usage: { input: s.inputTokens, output: s.outputTokens },
+    updated_at: s.updatedAt,
+  });
+}

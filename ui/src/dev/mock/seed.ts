@@ -1,0 +1,70 @@
+// Development-only: the fixture a test can set with `page.addInitScript`
+// (`window.__BEARAGENT_MOCK_SEED__`) and the hooks it can call
+// (`window.__bearagentMock`).
+import type { EventPayload, RunSummaryView, WorkspaceView } from "../../bindings";
+import type { SettingsView } from "../../lib/settings/types";
+
+export interface MockSeed {
+  /** Absolute paths that exist and are folders. */
+  directories?: string[];
+  /** Absolute paths that exist but are files. */
+  files?: string[];
+  /** Paths opened earlier, oldest first. */
+  recent?: string[];
+  /** Path of the workspace open at start. */
+  current?: string | null;
+  /** What the folder dialog "picks"; `null` = the user cancels. */
+  choose?: string | null;
+  /** Finished (or stuck) runs by workspace path, as the run list shows them. */
+  runs?: Record<string, Omit<RunSummaryView, "workspaceId">[]>;
+  /** Providers and profiles; none by default (first launch). */
+  settings?: Partial<SettingsView>;
+  /** Milliseconds between a fake run's events. */
+  stepMs?: number;
+  /** Milliseconds between streamed text chunks. */
+  streamMs?: number;
+  /** Model calls wait for `__bearagentMock.releaseModelCall()` before completing. */
+  gateModelCalls?: boolean;
+}
+
+export const DEFAULT_SEED: Required<MockSeed> = {
+  directories: ["/home/dev/projects/bear-demo", "/home/dev/projects/notes"],
+  files: ["/home/dev/projects/README.md"],
+  recent: [],
+  current: null,
+  choose: "/home/dev/projects/bear-demo",
+  runs: {},
+  settings: {},
+  stepMs: 120,
+  streamMs: 40,
+  gateModelCalls: false,
+};
+
+export interface MockHooks {
+  /** Open a workspace "from the backend side" (emits workspace-opened). */
+  openFromBackend(path: string): Promise<WorkspaceView>;
+  /** Every command the UI sent, in order. */
+  calls: { cmd: string; args: Record<string, unknown> }[];
+  readonly quitCalled: boolean;
+  releaseModelCall(): void;
+  /** Store a run with these events (after its run_created) without pushing them. */
+  seedRun(workspacePath: string, goal: string, payloads: EventPayload[]): string;
+  /** Commit one more event; pushed unless `silent`. Returns its seq. */
+  appendEvent(runId: string, payload: EventPayload, options?: { silent?: boolean }): number;
+  /** Push an already stored event again (duplicates, reordering). */
+  emitStored(runId: string, seq: number): void;
+  emitModelText(runId: string, modelCall: number, text: string): void;
+  /** How many events the backend has stored for a run. */
+  eventCount(runId: string): number;
+  /** Like an app crash while the run waits for approval. */
+  interrupt(runId: string): boolean;
+  /** Like closing the window: asks before quitting when runs are active. */
+  requestQuit(): void;
+}
+
+declare global {
+  interface Window {
+    __BEARAGENT_MOCK_SEED__?: MockSeed;
+    __bearagentMock?: MockHooks;
+  }
+}

@@ -1,0 +1,96 @@
+// Development-only: settings kept in memory, with the backend's checks and
+// error codes (invalid_input names the field; conflict; not_found).
+import type { ApiError } from "../../bindings";
+import type { ProfileSettings, ProviderInput, ProviderSettings, ProviderTestResult, SettingsView } from "../../lib/settings/types";
+
+export class MockError {
+  constructor(readonly error: ApiError) {}
+}
+
+const fail = (code: ApiError["code"], message: string): never => {
+  throw new MockError({ code, message });
+};
+
+export class MockSettings {
+  #providers: ProviderSettings[];
+  #profiles: ProfileSettings[];
+  readonly #keys = new Set<string>();
+
+  constructor(seed: Partial<SettingsView> = {}) {
+    this.#providers = (seed.providers ?? []).map((p) => ({ ...p }));
+    this.#profiles = (seed.profiles ?? []).map((p) => ({ ...p }));
+    for (const p of this.#providers) if (p.keyPresent && p.keySource.kind === "keychain") this.#keys.add(p.name);
+  }
+
+  view(): SettingsView {
+    return {
+      configPath: "/home/dev/.config/bearagent/config.toml",
+      providers: this.#providers.map((p) => ({ ...p, keyPresent: this.#keyPresent(p) })),
+      profiles: this.#profiles.map((p) => ({ ...p })),
+    };
+  }
+
+  hasProvider(name: string): boolean {
+    return this.#providers.some((p) => p.name === name);
+  }
+
+  saveProvider(input: ProviderInput): null {
+    if (!input?.name?.trim()) fail("invalid_input", "name: must not be empty");
+    if (!/^https?:\/\//.test(input.baseUrl)) fail("invalid_input", "base_url: must be an http(s) URL");
+    if (/\s/.test(input.model)) fail("invalid_input", `model: "${input.model}" must not contain spaces`);
+    const next: ProviderSettings = { ...input, keyPresent: false };
+    const at = this.#providers.findIndex((p) => p.name === input.name);
+    if (at >= 0) this.#providers[at] = next;
+    else this.#providers.push(next);
+    return null;
+  }
+
+  deleteProvider(name: string): null {
+    if (!this.hasProvider(name)) fail("not_found", `provider not found: ${name}`);
+    if (this.#profiles.some((p) => p.provider === name)) fail("conflict", `a profile still uses provider "${name}"`);
+    this.#providers = this.#providers.filter((p) => p.name !== name);
+    this.#keys.delete(name);
+    return null;
+  }
+
+  setKey(name: string, key: string): null {
+    if (!this.hasProvider(name)) fail("not_found", `provider not found: ${name}`);
+    if (!key) fail("invalid_input", "key: must not be empty");
+    this.#keys.add(name);
+    return null;
+  }
+
+  test(name: string): ProviderTestResult {
+    const provider = this.#providers.find((p) => p.name === name) ?? fail("not_found", `provider not found: ${name}`);
+    if (provider.keySource.kind !== "none" && !this.#keyPresent(provider)) {
+      return { ok: false, latencyMs: null, errorClass: "auth", message: "No API key is available for this provider." };
+    }
+    if (/localhost:9\b|127\.0\.0\.1:9\b/.test(provider.baseUrl)) {
+      return { ok: false, latencyMs: null, errorClass: "provider", message: "connection refused (transport error, retryable)" };
+    }
+    return { ok: true, latencyMs: 142, errorClass: null, message: `${provider.model} answered.` };
+  }
+
+  saveProfile(profile: ProfileSettings): null {
+    if (!profile?.name?.trim()) fail("invalid_input", "name: must not be empty");
+    if (profile.provider !== null && profile.provider !== "demo" && !this.hasProvider(profile.provider)) {
+      fail("invalid_input", `provider: no provider named "${profile.provider}"`);
+    }
+    const at = this.#profiles.findIndex((p) => p.name === profile.name);
+    if (at >= 0) this.#profiles[at] = { ...profile };
+    else this.#profiles.push({ ...profile });
+    return null;
+  }
+
+  deleteProfile(name: string): null {
+    if (!this.#profiles.some((p) => p.name === name)) fail("not_found", `profile not found: ${name}`);
+    this.#profiles = this.#profiles.filter((p) => p.name !== name);
+    return null;
+  }
+
+  #keyPresent(p: ProviderSettings): boolean {
+    if (p.keySource.kind === "keychain") return this.#keys.has(p.name);
+    if (p.keySource.kind === "env") return p.keySource.variable === "OPENAI_API_KEY";
+    return false;
+  }
+}

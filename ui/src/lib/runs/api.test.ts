@@ -1,0 +1,54 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+const mocks = vi.hoisted(() => ({
+  commands: {
+    startRun: vi.fn(),
+    startDemoRun: vi.fn(),
+    cancelRun: vi.fn(),
+    decideApproval: vi.fn(),
+    searchRuns: vi.fn(),
+    getRun: vi.fn(),
+    listEvents: vi.fn(),
+    modelContext: vi.fn(),
+    quitApp: vi.fn(),
+  },
+  listen: { run: vi.fn(), text: vi.fn(), quit: vi.fn() },
+}));
+
+vi.mock("../../bindings", () => ({
+  commands: mocks.commands,
+  events: {
+    runEventPushed: { listen: mocks.listen.run },
+    modelTextPushed: { listen: mocks.listen.text },
+    quitRequested: { listen: mocks.listen.quit },
+  },
+}));
+
+import { tauriRunsApi } from "./api";
+
+beforeEach(() => vi.clearAllMocks());
+
+describe("tauriRunsApi", () => {
+  it("passes arguments to the generated commands and folds results", async () => {
+    mocks.commands.listEvents.mockResolvedValue({ status: "ok", data: { events: [], hasMore: false } });
+    await expect(tauriRunsApi.listEvents("r1", 3, 500)).resolves.toEqual({ ok: true, value: { events: [], hasMore: false } });
+    expect(mocks.commands.listEvents).toHaveBeenCalledWith("r1", 3, 500);
+
+    mocks.commands.decideApproval.mockResolvedValue({ status: "error", error: { code: "not_found", message: "no pending approval" } });
+    const decision = { approve: false, scope: "once" as const, reason: "no" };
+    await expect(tauriRunsApi.decide("r1", "c1", decision)).resolves.toEqual({ ok: false, error: { code: "not_found", message: "no pending approval" } });
+    expect(mocks.commands.decideApproval).toHaveBeenCalledWith("r1", "c1", decision);
+
+    mocks.commands.modelContext.mockRejectedValue(new Error("IPC down"));
+    await expect(tauriRunsApi.modelContext("r1", 7)).resolves.toEqual({ ok: false, error: { code: "internal", message: "IPC down" } });
+  });
+
+  it("unwraps event payloads", async () => {
+    const unlisten = vi.fn();
+    mocks.listen.run.mockResolvedValue(unlisten);
+    const handler = vi.fn();
+    await expect(tauriRunsApi.onRunEvent(handler)).resolves.toBe(unlisten);
+    mocks.listen.run.mock.calls[0][0]({ event: "run-event-pushed", id: 1, payload: { runId: "r1", event: { seq: 1 } } });
+    expect(handler).toHaveBeenCalledWith({ runId: "r1", event: { seq: 1 } });
+  });
+});

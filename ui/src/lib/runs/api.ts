@@ -1,0 +1,51 @@
+import { commands, events } from "../../bindings";
+import type {
+  DecisionInput,
+  EventPage,
+  ModelContextView,
+  ModelTextPushed,
+  QuitRequested,
+  RunDetailView,
+  RunEventPushed,
+  RunFilterInput,
+  RunSummaryView,
+  StartRunRequest,
+  StartedRun,
+  WorkspaceView,
+} from "../../bindings";
+import { call, type Outcome } from "../ipc/outcome";
+
+export type Unlisten = () => void;
+
+/** Everything the run screens need from the backend. */
+export interface RunsApi {
+  start(request: StartRunRequest): Promise<Outcome<StartedRun>>;
+  /** Creates the sample workspace and starts the scripted, offline demo run. */
+  startDemo(): Promise<Outcome<[WorkspaceView, StartedRun]>>;
+  cancel(runId: string): Promise<Outcome<null>>;
+  decide(runId: string, callId: string, decision: DecisionInput): Promise<Outcome<null>>;
+  search(filter: RunFilterInput): Promise<Outcome<RunSummaryView[]>>;
+  get(runId: string): Promise<Outcome<RunDetailView>>;
+  listEvents(runId: string, afterSeq: number, limit: number): Promise<Outcome<EventPage>>;
+  modelContext(runId: string, requestedSeq: number): Promise<Outcome<ModelContextView>>;
+  quit(): Promise<Outcome<null>>;
+  onRunEvent(handler: (pushed: RunEventPushed) => void): Promise<Unlisten>;
+  onModelText(handler: (pushed: ModelTextPushed) => void): Promise<Unlisten>;
+  onQuitRequested(handler: (request: QuitRequested) => void): Promise<Unlisten>;
+}
+
+/** The real implementation: the generated tauri-specta commands and events. */
+export const tauriRunsApi: RunsApi = {
+  start: (request) => call(() => commands.startRun(request)),
+  startDemo: () => call(() => commands.startDemoRun()),
+  cancel: (runId) => call(() => commands.cancelRun(runId)),
+  decide: (runId, callId, decision) => call(() => commands.decideApproval(runId, callId, decision)),
+  search: (filter) => call(() => commands.searchRuns(filter)),
+  get: (runId) => call(() => commands.getRun(runId)),
+  listEvents: (runId, afterSeq, limit) => call(() => commands.listEvents(runId, afterSeq, limit)),
+  modelContext: (runId, requestedSeq) => call(() => commands.modelContext(runId, requestedSeq)),
+  quit: () => call(() => commands.quitApp()),
+  onRunEvent: (handler) => events.runEventPushed.listen((event) => handler(event.payload)),
+  onModelText: (handler) => events.modelTextPushed.listen((event) => handler(event.payload)),
+  onQuitRequested: (handler) => events.quitRequested.listen((event) => handler(event.payload)),
+};

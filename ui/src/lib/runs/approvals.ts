@@ -1,0 +1,41 @@
+import type { DecisionInput } from "../../bindings";
+
+/** The keys an approval row answers to (when it, not a text field, has focus). */
+export interface ApprovalKey {
+  key: string;
+  shiftKey: boolean;
+  ctrlKey: boolean;
+  metaKey: boolean;
+  altKey: boolean;
+}
+
+export type ApprovalChoice = "approve" | "always" | "deny";
+
+/** A → approve once, Shift+A → always for this run, D → deny; anything else → null. */
+export function choiceForKey(event: ApprovalKey): ApprovalChoice | null {
+  if (event.ctrlKey || event.metaKey || event.altKey) return null;
+  const key = event.key.toLowerCase();
+  if (key === "a") return event.shiftKey ? "always" : "approve";
+  if (key === "d" && !event.shiftKey) return "deny";
+  return null;
+}
+
+/** The decision sent for a choice; a denial carries the reason (blank → none). */
+export function decisionFor(choice: ApprovalChoice, reason = ""): DecisionInput {
+  switch (choice) {
+    case "approve":
+      return { approve: true, scope: "once", reason: null };
+    case "always":
+      return { approve: true, scope: "tool_for_run", reason: null };
+    case "deny": {
+      const trimmed = reason.trim();
+      return { approve: false, scope: "once", reason: trimmed === "" ? null : trimmed };
+    }
+  }
+}
+
+/** What the user sees while a decision is on its way or after it failed. */
+export type DecisionState =
+  | { kind: "sending"; choice: ApprovalChoice }
+  | { kind: "sent"; choice: ApprovalChoice }
+  | { kind: "failed"; choice: ApprovalChoice; code: string; message: string };

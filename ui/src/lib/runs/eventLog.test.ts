@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { EventLog } from "./eventLog";
+import { envelope } from "./testSupport";
+
+const seqs = (log: EventLog) => log.all().map((e) => e.seq);
+
+describe("EventLog", () => {
+  it("applies events in order and drops duplicates", () => {
+    const log = new EventLog();
+    expect(log.add(envelope(1)).map((e) => e.seq)).toEqual([1]);
+    expect(log.add(envelope(2)).map((e) => e.seq)).toEqual([2]);
+    expect(log.add(envelope(2))).toEqual([]);
+    expect(log.add(envelope(1))).toEqual([]);
+    expect(seqs(log)).toEqual([1, 2]);
+    expect(log.lastSeq).toBe(2);
+    expect(log.missing).toBeNull();
+  });
+
+  it("holds back an event after a gap and says what is missing", () => {
+    const log = new EventLog();
+    log.addAll([envelope(1), envelope(2), envelope(3)]);
+    expect(log.add(envelope(10))).toEqual([]);
+    expect(seqs(log)).toEqual([1, 2, 3]);
+    expect(log.pendingCount).toBe(1);
+    expect(log.missing).toEqual({ after: 3, through: 9 });
+  });
+
+  it("releases held-back events once the gap is filled, in order, each once", () => {
+    const log = new EventLog();
+    log.addAll([envelope(1), envelope(2), envelope(3)]);
+    log.add(envelope(10));
+    log.add(envelope(7));
+    expect(log.missing).toEqual({ after: 3, through: 6 });
+    // A page 4..10 overlapping the held-back events.
+    const page = [4, 5, 6, 7, 8, 9, 10].map((s) => envelope(s));
+    expect(log.addAll(page).map((e) => e.seq)).toEqual([4, 5, 6, 7, 8, 9, 10]);
+    expect(seqs(log)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(log.pendingCount).toBe(0);
+    expect(log.missing).toBeNull();
+  });
+
+  it("applies out-of-order arrivals as soon as they are contiguous", () => {
+    const log = new EventLog();
+    log.add(envelope(1));
+    log.add(envelope(3));
+    log.add(envelope(4));
+    expect(seqs(log)).toEqual([1]);
+    expect(log.add(envelope(2)).map((e) => e.seq)).toEqual([2, 3, 4]);
+    expect(seqs(log)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("keeps the first copy of a held-back seq and ignores invalid seqs", () => {
+    const log = new EventLog();
+    const first = envelope(2, { type: "run_started" });
+    log.add(first);
+    log.add(envelope(2, { type: "run_resumed" }));
+    log.add(envelope(0));
+    log.add(envelope(1.5));
+    log.add(envelope(1));
+    expect(log.bySeq(2)).toBe(first);
+    expect(seqs(log)).toEqual([1, 2]);
+  });
+
+  it("forgets everything on reset", () => {
+    const log = new EventLog();
+    log.addAll([envelope(1), envelope(5)]);
+    log.reset();
+    expect(log.size).toBe(0);
+    expect(log.lastSeq).toBe(0);
+    expect(log.missing).toBeNull();
+    expect(log.add(envelope(1)).length).toBe(1);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import type { RunSummaryView } from "../../bindings";
+import type { Outcome } from "../ipc/outcome";
+import { RunListStore } from "./runList.svelte";
+import { fakeRunsApi, ok, settle } from "./testSupport";
+
+function summary(runId: string, workspaceId = "ws-1"): RunSummaryView {
+  return {
+    runId, workspaceId, goal: "write the report", status: "succeeded", statusDetail: null,
+    createdAt: "2025-03-14T09:30:00Z", updatedAt: "2025-03-14T09:31:00Z",
+    modelCalls: 2, toolCalls: 1, inputTokens: 1200, outputTokens: 300,
+  };
+}
+
+describe("RunListStore", () => {
+  it("asks searchRuns for the workspace's runs and maps the filter", async () => {
+    const { api } = fakeRunsApi();
+    api.search.mockResolvedValue(ok([summary("r1")]));
+    const list = new RunListStore(api);
+    await list.setWorkspace("ws-1");
+    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: null, text: null, limit: 200 });
+    expect(list.state).toEqual({ kind: "loaded", workspaceId: "ws-1", runs: [summary("r1")] });
+    expect(list.filtered).toBe(false);
+
+    await list.setFilter({ status: "awaitingApproval" });
+    await list.setFilter({ text: "  report " });
+    // The backend filters on the stored (snake_case) status kind.
+    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: "awaiting_approval", text: "report", limit: 200 });
+    expect(list.filtered).toBe(true);
+
+    await list.setFilter({ status: "budgetExhausted", text: "" });
+    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: "budget_exhausted", text: null, limit: 200 });
+  });
+
+  it("shows nothing without a workspace and never another workspace's runs", async () => {
+    const { api } = fakeRunsApi();
+    const list = new RunListStore(api);
+    await list.setWorkspace(null);
+    expect(list.state).toEqual({ kind: "idle" });
+    expect(api.search).not.toHaveBeenCalled();
+
+    let release!: (value: Outcome<RunSummaryView[]>) => void;
+    api.search.mockImplementationOnce(() => new Promise((resolve) => (release = resolve)));
+    const first = list.setWorkspace("ws-1");
+    await settle();
+    expect(list.state).toEqual({ kind: "loading" });
+    api.search.mockResolvedValueOnce(ok([summary("r2", "ws-2")]));
+    await list.setWorkspace("ws-2");
+    release(ok([summary("stale")]));
+    await first;
+    expect(list.state).toEqual({ kind: "loaded", workspaceId: "ws-2", runs: [summary("r2", "ws-2")] });
+  });
+
+  it("keeps the list while refreshing the same workspace and reports errors", async () => {
+    const { api } = fakeRunsApi();
+    api.search.mockResolvedValue(ok([summary("r1")]));
+    const list = new RunListStore(api);
+    await list.setWorkspace("ws-1");
+    let release!: (value: Outcome<RunSummaryView[]>) => void;
+    api.search.mockImplementationOnce(() => new Promise((resolve) => (release = resolve)));
+    const refreshing = list.refresh();
+    expect(list.state.kind).toBe("loaded");
+    release({ ok: false, error: { code: "storage", message: "locked" } });
+    await refreshing;
+    expect(list.error).toEqual({ code: "storage", message: "locked" });
+    expect(list.state).toEqual({ kind: "idle" });
+  });
+
+  it("throttles refreshes after run changes", async () => {
+    const { api } = fakeRunsApi();
+    const list = new RunListStore(api);
+    await list.setWorkspace("ws-1");
+    api.search.mockClear();
+    list.notifyChange(5);
+    list.notifyChange(5);
+    list.notifyChange(5);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(api.search).toHaveBeenCalledOnce();
+    list.stop();
+  });
+});

@@ -1,0 +1,343 @@
+import { SvelteMap, SvelteSet } from "svelte/reactivity";
+import type {
+  ApiError,
+  EventEnvelope,
+  ModelContextView,
+  ModelTextPushed,
+  RunDetailView,
+  RunEventPushed,
+} from "../../bindings";
+import type { RunsApi, Unlisten } from "./api";
+import { decisionFor, type ApprovalChoice, type DecisionState } from "./approvals";
+import { EventLog } from "./eventLog";
+import { TimelineIndex } from "./timelineIndex";
+
+/** Resolves after pending rendering work had a chance to run. */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The backend's page size for `listEvents`. */
+export const EVENT_PAGE_SIZE = 500;
+
+export type ContextPanel =
+  | { kind: "loading"; requestedSeq: number }
+  | { kind: "ready"; requestedSeq: number; context: ModelContextView }
+  | { kind: "failed"; requestedSeq: number; error: ApiError };
+
+export interface RunViewOptions {
+  pageSize?: number;
+  /** Coalesce projection refreshes after live events by this much. */
+  refreshDelayMs?: number;
+}
+
+/**
+ * State of one open run: its events (from paging and live pushes, each seq
+ * exactly once, in order), its projection, the model text streaming now,
+ * and the user's pending actions. It only sends commands; what it shows
+ * comes from committed events and the backend's projection.
+ */
+export class RunViewStore {
+  readonly runId: string;
+  detail = $state.raw<RunDetailView | null>(null);
+  /** Every event up to the end of the log has been paged in at least once. */
+  loaded = $state(false);
+  error = $state.raw<ApiError | null>(null);
+  actionError = $state.raw<ApiError | null>(null);
+  cancelling = $state(false);
+  context = $state.raw<ContextPanel | null>(null);
+  /** Bumped whenever events join the log; readers of the log depend on it. */
+  version = $state(0);
+
+  readonly streaming = new SvelteMap<number, string>();
+  readonly decisions = new SvelteMap<string, DecisionState>();
+  readonly expanded = new SvelteSet<number>();
+
+  readonly #api: RunsApi;
+  readonly #pageSize: number;
+  readonly #refreshDelayMs: number;
+  readonly #log = new EventLog();
+  readonly #index = new TimelineIndex();
+  #unlisten: Unlisten[] = [];
+  readonly #focused = new Set<string>();
+  #closed = false;
+  #generation = 0;
+  #needFull = false;
+  #syncing: Promise<void> | null = null;
+  #refreshing: Promise<void> | null = null;
+  #refreshAgain = false;
+  #refreshTimer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(api: RunsApi, runId: string, options: RunViewOptions = {}) {
+    this.#api = api;
+    this.runId = runId;
+    this.#pageSize = options.pageSize ?? EVENT_PAGE_SIZE;
+    this.#refreshDelayMs = options.refreshDelayMs ?? 60;
+  }
+
+  // ---- reading -----------------------------------------------------------
+
+  get count(): number {
+    void this.version;
+    return this.#log.size;
+  }
+
+  get lastSeq(): number {
+    void this.version;
+    return this.#log.lastSeq;
+  }
+
+  eventAt(index: number): EventEnvelope | undefined {
+    return this.#log.at(index);
+  }
+
+  eventBySeq(seq: number): EventEnvelope | undefined {
+    void this.version;
+    return this.#log.bySeq(seq);
+  }
+
+  /** The ToolCallRequested event of a call (its tool name and arguments). */
+  toolCallOf(callId: string): EventEnvelope | undefined {
+    void this.version;
+    const seq = this.#index.calls.get(callId)?.requested;
+    return seq === undefined ? undefined : this.#log.bySeq(seq);
+  }
+
+  /** The grant or denial answering an approval request, if committed. */
+  decisionOf(callId: string): EventEnvelope | undefined {
+    void this.version;
+    const seq = this.#index.calls.get(callId)?.decision;
+    return seq === undefined ? undefined : this.#log.bySeq(seq);
+  }
+
+  /** Seq of the completion or failure of the model call started at `startedSeq`. */
+  modelCallEnd(startedSeq: number): number | null {
+    void this.version;
+    return this.#index.modelCalls.get(startedSeq)?.end ?? null;
+  }
+
+  requestedSeqOf(event: EventEnvelope): number | null {
+    void this.version;
+    return this.#index.requestedSeqOf(event);
+  }
+
+  /** An approval request can still be answered (live, or interrupted and resumable). */
+  isAnswerable(callId: string): boolean {
+    void this.version;
+    if (this.#index.endedAt !== null) return false;
+    if (this.#index.calls.get(callId)?.decision !== undefined) return false;
+    const state = this.decisions.get(callId);
+    return state?.kind !== "sending" && state?.kind !== "sent";
+  }
+
+  /** All events in order (for tests and exports; the view reads by index). */
+  events(): readonly EventEnvelope[] {
+    void this.version;
+    return this.#log.all();
+  }
+
+  // ---- lifecycle ---------------------------------------------------------
+
+  /** Subscribe to live updates first, then page the whole log from seq 0. */
+  async open(): Promise<void> {
+    this.#closed = false;
+    const unlisten = await Promise.all([
+      this.#api.onRunEvent(this.#onPushed),
+      this.#api.onModelText(this.#onText),
+    ]);
+    if (this.#closed) {
+      unlisten.forEach((u) => u());
+      return;
+    }
+    this.#unlisten = unlisten;
+    this.#needFull = true;
+    await Promise.all([this.#sync(), this.refreshDetail()]);
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#unlisten.forEach((u) => u());
+    this.#unlisten = [];
+    if (this.#refreshTimer !== null) clearTimeout(this.#refreshTimer);
+    this.#refreshTimer = null;
+  }
+
+  /** Forget everything and page the log again from seq 0. */
+  async reload(): Promise<void> {
+    this.#generation += 1;
+    this.#log.reset();
+    this.#index.reset();
+    this.streaming.clear();
+    this.loaded = false;
+    this.error = null;
+    this.version += 1;
+    this.#needFull = true;
+    const running = this.#syncing;
+    if (running) await running;
+    await Promise.all([this.#sync(), this.refreshDetail()]);
+  }
+
+  // ---- commands ----------------------------------------------------------
+
+  async decide(callId: string, choice: ApprovalChoice, reason = ""): Promise<boolean> {
+    if (!this.isAnswerable(callId)) return false;
+    this.decisions.set(callId, { kind: "sending", choice });
+    const outcome = await this.#api.decide(this.runId, callId, decisionFor(choice, reason));
+    if (!outcome.ok) {
+      this.decisions.set(callId, { kind: "failed", choice, ...outcome.error });
+      return false;
+    }
+    this.decisions.set(callId, { kind: "sent", choice });
+    this.#scheduleRefresh();
+    return true;
+  }
+
+  async cancel(): Promise<void> {
+    this.cancelling = true;
+    try {
+      const outcome = await this.#api.cancel(this.runId);
+      this.actionError = outcome.ok ? null : outcome.error;
+      this.#scheduleRefresh();
+    } finally {
+      this.cancelling = false;
+    }
+  }
+
+  async showContext(requestedSeq: number): Promise<void> {
+    this.context = { kind: "loading", requestedSeq };
+    const outcome = await this.#api.modelContext(this.runId, requestedSeq);
+    if (this.context?.requestedSeq !== requestedSeq) return;
+    this.context = outcome.ok
+      ? { kind: "ready", requestedSeq, context: outcome.value }
+      : { kind: "failed", requestedSeq, error: outcome.error };
+  }
+
+  closeContext(): void {
+    this.context = null;
+  }
+
+  toggleExpanded(seq: number): void {
+    if (this.expanded.has(seq)) this.expanded.delete(seq);
+    else this.expanded.add(seq);
+  }
+
+  /** True the first time it is asked for a call: a new request takes focus once. */
+  claimAutoFocus(callId: string): boolean {
+    if (this.#focused.has(callId)) return false;
+    this.#focused.add(callId);
+    return true;
+  }
+
+  dismissActionError(): void {
+    this.actionError = null;
+  }
+
+  /** Reload the projection (status, meters, pending approval); coalesced. */
+  async refreshDetail(): Promise<void> {
+    if (this.#refreshing) {
+      this.#refreshAgain = true;
+      return this.#refreshing;
+    }
+    const pass: Promise<void> = this.#refreshPass().finally(() => {
+      if (this.#refreshing === pass) this.#refreshing = null;
+    });
+    this.#refreshing = pass;
+    return pass;
+  }
+
+  async #refreshPass(): Promise<void> {
+    do {
+      this.#refreshAgain = false;
+      const outcome = await this.#api.get(this.runId);
+      if (this.#closed) return;
+      if (outcome.ok) this.detail = outcome.value;
+      else this.error = outcome.error;
+    } while (this.#refreshAgain && !this.#closed);
+  }
+
+  // ---- live updates ------------------------------------------------------
+
+  #onPushed = (pushed: RunEventPushed): void => {
+    if (pushed.runId !== this.runId || this.#closed) return;
+    const applied = this.#log.add(pushed.event);
+    if (applied.length > 0) this.#applied(applied);
+    // Ahead of a gap: page the missing events before it can be applied.
+    if (this.#log.missing) void this.#sync();
+  };
+
+  #onText = (pushed: ModelTextPushed): void => {
+    if (pushed.runId !== this.runId || this.#closed) return;
+    const call = pushed.modelCall;
+    // Text for a call whose completion is already committed is stale.
+    if (this.#index.modelCalls.get(call)?.end != null) return;
+    this.streaming.set(call, (this.streaming.get(call) ?? "") + pushed.text);
+  };
+
+  #applied(events: EventEnvelope[]): void {
+    for (const event of events) {
+      this.#index.add(event);
+      const p = event.payload;
+      if ((p.type === "model_call_completed" || p.type === "model_call_failed") && event.cause !== null) {
+        this.streaming.delete(event.cause);
+      }
+    }
+    this.version += 1;
+    // After the initial load, new events change the projection: refresh it.
+    if (this.loaded) this.#scheduleRefresh();
+  }
+
+  /**
+   * Pages events from the backend: the whole log when `#needFull`, else
+   * just enough to close a gap. One pass at a time; a caller arriving
+   * during a pass shares it (the pass re-checks the flags before ending).
+   */
+  #sync(): Promise<void> {
+    if (this.#syncing) return this.#syncing;
+    const pass: Promise<void> = this.#syncPass(this.#generation).finally(() => {
+      if (this.#syncing === pass) this.#syncing = null;
+    });
+    this.#syncing = pass;
+    return pass;
+  }
+
+  async #syncPass(generation: number): Promise<void> {
+    const stale = () => this.#closed || generation !== this.#generation;
+    for (;;) {
+      const full = this.#needFull;
+      if (!full && !this.#log.missing) return;
+      this.#needFull = false;
+      const before = this.#log.lastSeq;
+      let more = true;
+      while (more) {
+        const after = this.#log.lastSeq;
+        const page = await this.#api.listEvents(this.runId, after, this.#pageSize);
+        if (stale()) return;
+        if (!page.ok) {
+          this.error = page.error;
+          return;
+        }
+        const applied = this.#log.addAll(page.value.events);
+        if (applied.length > 0) this.#applied(applied);
+        more = page.value.hasMore && this.#log.lastSeq > after;
+        if (!full && !this.#log.missing) break;
+        // Let the window paint what it has before asking for the next page.
+        if (more && full) await nextTask();
+        if (stale()) return;
+      }
+      if (full) {
+        this.loaded = true;
+        this.error = null;
+      }
+      // The store had nothing more to close the gap with: stop; the next push retries.
+      if (!full && this.#log.lastSeq === before) return;
+    }
+  }
+
+  #scheduleRefresh(): void {
+    if (this.#refreshTimer !== null || this.#closed) return;
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = null;
+      void this.refreshDetail();
+    }, this.#refreshDelayMs);
+  }
+}

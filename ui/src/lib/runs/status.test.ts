@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import type { RunStatus } from "../../bindings";
+import { isLive, isTerminal, statusFilterValue, statusKind, verdict } from "./status";
+import { projection } from "./testSupport";
+
+const ALL: RunStatus[] = [
+  { kind: "created" }, { kind: "running" }, { kind: "awaiting_approval" }, { kind: "succeeded" },
+  { kind: "failed", reason: "boom" }, { kind: "cancelled" }, { kind: "budget_exhausted", which: "tool_calls" }, { kind: "interrupted" },
+];
+
+describe("run status", () => {
+  it("maps projection kinds to list kinds and back", () => {
+    for (const status of ALL) expect(statusFilterValue(statusKind(status))).toBe(status.kind);
+    expect(statusKind({ kind: "awaiting_approval" })).toBe("awaitingApproval");
+  });
+
+  it("knows what is live, terminal, or neither (interrupted can resume)", () => {
+    expect(ALL.filter(isLive).map((s) => s.kind)).toEqual(["created", "running", "awaiting_approval"]);
+    expect(ALL.filter(isTerminal).map((s) => s.kind)).toEqual(["succeeded", "failed", "cancelled", "budget_exhausted"]);
+    expect(isTerminal({ kind: "interrupted" }) || isLive({ kind: "interrupted" })).toBe(false);
+  });
+
+  it("only a clean success is shown as success", () => {
+    for (const status of ALL) {
+      const v = verdict(projection({ status }));
+      expect(v.tone === "success").toBe(status.kind === "succeeded");
+    }
+    const unknown = verdict(projection({ status: { kind: "succeeded" }, unknown_effects: 2 }));
+    expect(unknown.tone).toBe("attention");
+    expect(unknown.label).toMatch(/unknown/);
+    expect(unknown.detail).toMatch(/2 side effects with unknown outcome/);
+  });
+
+  it("explains failures, budgets and interruptions in words", () => {
+    expect(verdict(projection({ status: { kind: "failed", reason: "provider error: 503" } }))).toMatchObject({ tone: "danger", detail: "provider error: 503" });
+    expect(verdict(projection({ status: { kind: "budget_exhausted", which: "input_tokens" } })).detail).toMatch(/input tokens budget/);
+    const waiting = verdict(projection({ status: { kind: "interrupted" }, pending_approval: { call_id: "c", tool_name: "write_file", summary: "s", requested_seq: 9 } }));
+    expect(waiting).toMatchObject({ label: "Interrupted", tone: "danger" });
+    expect(waiting.detail).toMatch(/Answer the request below to resume/);
+    expect(verdict(projection({ status: { kind: "interrupted" } })).detail).toMatch(/did not finish/);
+  });
+});

@@ -1,0 +1,94 @@
+import type { RunProjection, RunStatus, RunStatusKind } from "../../bindings";
+import { statusInfo, type StatusTone } from "./format";
+
+const KIND: Record<RunStatus["kind"], RunStatusKind> = {
+  created: "created",
+  running: "running",
+  awaiting_approval: "awaitingApproval",
+  succeeded: "succeeded",
+  failed: "failed",
+  cancelled: "cancelled",
+  budget_exhausted: "budgetExhausted",
+  interrupted: "interrupted",
+};
+
+/** The summary-list spelling of a projection's status kind. */
+export function statusKind(status: RunStatus): RunStatusKind {
+  return KIND[status.kind];
+}
+
+/** The value `searchRuns` filters on (the stored, snake_case kind) for a list status. */
+export function statusFilterValue(kind: RunStatusKind): RunStatus["kind"] {
+  const entry = Object.entries(KIND).find(([, camel]) => camel === kind);
+  return (entry?.[0] ?? kind) as RunStatus["kind"];
+}
+
+/** A run that will not change again by itself. Interrupted is not terminal: it can resume. */
+export function isTerminal(status: RunStatus): boolean {
+  return (
+    status.kind === "succeeded" ||
+    status.kind === "failed" ||
+    status.kind === "cancelled" ||
+    status.kind === "budget_exhausted"
+  );
+}
+
+/** Still moving (or waiting for the user) in this process. */
+export function isLive(status: RunStatus): boolean {
+  return status.kind === "created" || status.kind === "running" || status.kind === "awaiting_approval";
+}
+
+export interface RunVerdict {
+  kind: RunStatusKind;
+  label: string;
+  tone: StatusTone;
+  /** One sentence for the banner; never claims success while anything is unproven. */
+  detail: string | null;
+}
+
+const BUDGET_NAMES: Record<string, string> = {
+  model_calls: "model calls",
+  tool_calls: "tool calls",
+  input_tokens: "input tokens",
+  output_tokens: "output tokens",
+  wall_time: "wall time",
+};
+
+/**
+ * How a run's outcome is shown. A success with side effects of unknown
+ * outcome is downgraded to "attention", and interruptions and failures are
+ * "danger": only a clean success is ever green.
+ */
+export function verdict(p: Pick<RunProjection, "status" | "unknown_effects" | "pending_approval" | "last_error">): RunVerdict {
+  const kind = statusKind(p.status);
+  const base = statusInfo(kind);
+  const unknown =
+    p.unknown_effects > 0
+      ? `${p.unknown_effects} side effect${p.unknown_effects === 1 ? "" : "s"} with unknown outcome — check the files before trusting the result.`
+      : null;
+  switch (p.status.kind) {
+    case "succeeded":
+      return unknown
+        ? { kind, label: "Succeeded · effects unknown", tone: "attention", detail: unknown }
+        : { kind, label: base.label, tone: "success", detail: null };
+    case "failed":
+      return { kind, label: base.label, tone: "danger", detail: p.status.reason };
+    case "budget_exhausted":
+      return {
+        kind,
+        label: base.label,
+        tone: "attention",
+        detail: `Stopped: the ${BUDGET_NAMES[p.status.which] ?? p.status.which} budget ran out.`,
+      };
+    case "cancelled":
+      return { kind, label: base.label, tone: "neutral", detail: unknown };
+    case "interrupted": {
+      const resume = p.pending_approval
+        ? "The app stopped while this run waited for approval. Answer the request below to resume it."
+        : "The app stopped while this run was in progress; it did not finish.";
+      return { kind, label: "Interrupted", tone: "danger", detail: unknown ? `${resume} ${unknown}` : resume };
+    }
+    default:
+      return { kind, label: base.label, tone: base.tone, detail: unknown };
+  }
+}

@@ -1,0 +1,90 @@
+// Test doubles for the runs port (imported by *.test.ts only).
+import { vi } from "vitest";
+import type { EventEnvelope, EventPayload, ModelTextPushed, RunDetailView, RunEventPushed, RunProjection, RunSummaryView } from "../../bindings";
+import type { Outcome } from "../ipc/outcome";
+import type { RunsApi } from "./api";
+
+export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+
+export function envelope(seq: number, payload: EventPayload = { type: "run_started" }, cause: number | null = seq > 1 ? seq - 1 : null, runId = "run-1"): EventEnvelope {
+  return { schema_version: 1, run_id: runId, seq, at: new Date(Date.UTC(2025, 2, 14, 9, 30, seq)).toISOString(), cause, payload };
+}
+
+export function projection(overrides: Partial<RunProjection> = {}): RunProjection {
+  return {
+    run_id: "run-1",
+    workspace_id: "ws-1",
+    workspace_path: "/work/demo",
+    goal: "write the plan",
+    profile: "default",
+    budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000 },
+    approval_mode: "ask_writes",
+    provider: "openai",
+    model: "gpt-4.1",
+    status: { kind: "running" },
+    created_at: "2025-03-14T09:30:00Z",
+    updated_at: "2025-03-14T09:31:00Z",
+    last_seq: 0,
+    model_calls: 0,
+    tool_calls: 0,
+    usage: { input: 0, output: 0 },
+    pending_approval: null,
+    last_error: null,
+    final_answer: null,
+    model_call: null,
+    open_tool_calls: {},
+    unknown_effects: 0,
+    external_changes: 0,
+    ...overrides,
+  };
+}
+
+/**
+ * A backend holding one run's events. `listEvents` pages them like the
+ * store; `push`/`text` play the live events. Calls are recorded by vi.fn.
+ */
+export function fakeRunsApi(stored: EventEnvelope[] = []) {
+  const events = [...stored];
+  const runHandlers: ((e: RunEventPushed) => void)[] = [];
+  const textHandlers: ((e: ModelTextPushed) => void)[] = [];
+  let detail: RunDetailView = { projection: projection(), active: true };
+  const unlisten = vi.fn();
+  const api = {
+    start: vi.fn(async () => ok({ runId: "run-1" })),
+    startDemo: vi.fn(),
+    cancel: vi.fn(async () => ok(null)),
+    decide: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
+    search: vi.fn(async (): Promise<Outcome<RunSummaryView[]>> => ok([])),
+    get: vi.fn(async (): Promise<Outcome<RunDetailView>> => ok(detail)),
+    listEvents: vi.fn(async (_runId: string, afterSeq: number, limit: number) => {
+      const page = events.filter((e) => e.seq > afterSeq).sort((a, b) => a.seq - b.seq).slice(0, limit);
+      return ok({ events: page, hasMore: page.length >= limit });
+    }),
+    modelContext: vi.fn(async () => ok({ system: "sys", history: [], tools: [], version: "c1", bytes: 10 })),
+    quit: vi.fn(async () => ok(null)),
+    onRunEvent: vi.fn(async (handler: (e: RunEventPushed) => void) => {
+      runHandlers.push(handler);
+      return unlisten;
+    }),
+    onModelText: vi.fn(async (handler: (e: ModelTextPushed) => void) => {
+      textHandlers.push(handler);
+      return unlisten;
+    }),
+    onQuitRequested: vi.fn(async () => unlisten),
+  } satisfies RunsApi;
+  return {
+    api,
+    events,
+    unlisten,
+    setDetail: (next: RunDetailView) => (detail = next),
+    /** Commit in the backend (stored) without pushing. */
+    store: (...more: EventEnvelope[]) => events.push(...more),
+    /** Push live (does not store: call `store` too for a real commit). */
+    push: (event: EventEnvelope, runId = event.run_id) => runHandlers.forEach((h) => h({ runId, event })),
+    text: (modelCall: number, text: string, runId = "run-1") => textHandlers.forEach((h) => h({ runId, modelCall, text })),
+  };
+}
+
+export const settle = async (rounds = 3) => {
+  for (let i = 0; i < rounds; i++) await new Promise((resolve) => setTimeout(resolve, 0));
+};

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import type { EventPayload } from "../../bindings";
+import { envelope } from "./testSupport";
+import { argumentsSummary, argumentsText, byteLength, modelErrorLabel, resultPreview, rowInfo } from "./timeline";
+import { TimelineIndex } from "./timelineIndex";
+
+describe("resultPreview", () => {
+  it("keeps small results whole and collapses large ones", () => {
+    expect(resultPreview("hello")).toEqual({ preview: "hello", bytes: 5, collapsible: false });
+    const big = Array.from({ length: 400 }, (_, i) => `line ${i}`).join("\n");
+    const preview = resultPreview(big);
+    expect(preview.collapsible).toBe(true);
+    expect(preview.bytes).toBe(byteLength(big));
+    expect(preview.preview.length).toBeLessThanOrEqual(600);
+    expect(big.startsWith(preview.preview)).toBe(true);
+    expect(preview.preview.endsWith("\n")).toBe(false);
+  });
+
+  it("counts bytes, not characters", () => {
+    expect(byteLength("é")).toBe(2);
+    expect(resultPreview("é".repeat(1100)).collapsible).toBe(true);
+  });
+});
+
+describe("arguments", () => {
+  it("shows multi-line strings as blocks and summarises on one line", () => {
+    const args = { path: "docs/plan.md", content: "# Plan\n\n1. Do it\n", force: true };
+    expect(argumentsText(args)).toBe('path: "docs/plan.md"\ncontent: |\n  # Plan\n  \n  1. Do it\nforce: true');
+    expect(argumentsSummary(args)).toBe('path: "docs/plan.md", content: "# Plan\\n\\n1. Do it\\n", force: true');
+    expect(argumentsSummary({ text: "x".repeat(300) }, 40).length).toBe(40);
+  });
+});
+
+describe("row presentation", () => {
+  it("names error classes", () => {
+    expect(modelErrorLabel({ provider: { retryable: true } })).toBe("Provider error (retryable)");
+    expect(modelErrorLabel("invalid_output")).toBe("Invalid model output");
+    expect(modelErrorLabel("truncated_stream")).toBe("Truncated stream");
+  });
+
+  it("never colours failures, interruptions or unknown effects as success", () => {
+    const bad: EventPayload[] = [
+      { type: "run_failed", reason: "x" },
+      { type: "run_interrupted", reason: "x" },
+      { type: "effect_unknown", call_id: "c", path: "p", detail: "d" },
+      { type: "model_call_failed", class: "invalid_output", message: "m", usage: { input: 0, output: 0 } },
+      { type: "tool_call_failed", result: { call_id: "c", content: "no", is_error: true } },
+      { type: "budget_exhausted", which: "wall_time" },
+      { type: "run_cancelled", reason: null },
+    ];
+    for (const p of bad) expect(rowInfo(p).tone).not.toBe("success");
+    expect(rowInfo({ type: "run_succeeded", answer: "a" }).tone).toBe("success");
+    expect(rowInfo({ type: "tool_call_completed", result: { call_id: "c", content: "e", is_error: true }, receipt: null, truncated: false, original_bytes: 1 }).tone).toBe("danger");
+  });
+});
+
+describe("TimelineIndex", () => {
+  it("links tool and model call events", () => {
+    const index = new TimelineIndex();
+    const events = [
+      envelope(1),
+      envelope(2, { type: "model_call_requested", context_version: "c", context_bytes: 1 }),
+      envelope(3, { type: "model_call_started", provider: "p", model: "m" }, 2),
+      envelope(4, { type: "model_call_completed", action: { type: "tool_call", call_id: "c1", tool_name: "t", arguments: {} }, usage: { input: 1, output: 1 }, stop_reason: "tool_use" }, 3),
+      envelope(5, { type: "tool_call_requested", call: { call_id: "c1", tool_name: "t", arguments: {} } }, 4),
+      envelope(6, { type: "approval_requested", call_id: "c1", tool_name: "t", summary: "s" }, 5),
+      envelope(7, { type: "approval_granted", call_id: "c1", by: "user", scope: "once" }, 6),
+      envelope(8, { type: "tool_call_started", call_id: "c1" }, 7),
+      envelope(9, { type: "tool_call_completed", result: { call_id: "c1", content: "ok", is_error: false }, receipt: null, truncated: false, original_bytes: 2 }, 8),
+      envelope(10, { type: "run_interrupted", reason: "r" }),
+    ];
+    events.forEach((e) => index.add(e));
+    expect(index.calls.get("c1")).toEqual({ requested: 5, approval: 6, decision: 7, started: 8, end: 9 });
+    expect(index.modelCalls.get(3)).toEqual({ requested: 2, end: 4 });
+    expect(index.requestedSeqOf(events[1])).toBe(2);
+    expect(index.requestedSeqOf(events[2])).toBe(2);
+    expect(index.requestedSeqOf(events[3])).toBe(2);
+    expect(index.requestedSeqOf(events[4])).toBeNull();
+    expect(index.interruptedAt).toBe(10);
+    index.add(envelope(11, { type: "run_resumed" }));
+    expect(index.interruptedAt).toBeNull();
+    index.add(envelope(12, { type: "run_succeeded", answer: "a" }));
+    expect(index.endedAt).toBe(12);
+  });
+});

@@ -1,0 +1,143 @@
+import type { Action, EventPayload, ModelErrorClass, Value } from "../../bindings";
+
+/** Tool results above this many bytes are collapsed to a preview. */
+export const COLLAPSE_BYTES = 2048;
+const PREVIEW_CHARS = 600;
+
+export type RowTone = "plain" | "muted" | "info" | "attention" | "success" | "danger";
+
+const encoder = new TextEncoder();
+
+export function byteLength(text: string): number {
+  return encoder.encode(text).length;
+}
+
+export interface ResultPreview {
+  /** What to show while collapsed (the whole text when small). */
+  preview: string;
+  bytes: number;
+  collapsible: boolean;
+}
+
+/** Long results show their first lines and say how much is hidden. */
+export function resultPreview(content: string, limit = COLLAPSE_BYTES): ResultPreview {
+  const bytes = byteLength(content);
+  if (bytes <= limit) return { preview: content, bytes, collapsible: false };
+  let cut = content.slice(0, PREVIEW_CHARS);
+  const lastBreak = cut.lastIndexOf("\n");
+  if (lastBreak > PREVIEW_CHARS / 2) cut = cut.slice(0, lastBreak);
+  return { preview: cut, bytes, collapsible: true };
+}
+
+/** Readable class of a model failure (transport vs. model vs. test bug). */
+export function modelErrorLabel(cls: ModelErrorClass): string {
+  if (typeof cls === "object") {
+    return cls.provider.retryable ? "Provider error (retryable)" : "Provider error";
+  }
+  switch (cls) {
+    case "invalid_output":
+      return "Invalid model output";
+    case "script_exhausted":
+      return "Script exhausted";
+    case "truncated_stream":
+      return "Truncated stream";
+  }
+}
+
+export function formatValue(value: Value | Record<string, Value>): string {
+  return JSON.stringify(value, null, 2);
+}
+
+/**
+ * Tool arguments for reading: one `key: value` per line, multi-line
+ * strings (file contents) as an indented block instead of an escaped
+ * JSON string.
+ */
+export function argumentsText(args: Record<string, Value>): string {
+  return Object.entries(args)
+    .map(([key, value]) => {
+      if (typeof value === "string" && value.includes("\n")) {
+        const body = value.replace(/\n$/, "").split("\n").map((line) => `  ${line}`).join("\n");
+        return `${key}: |\n${body}`;
+      }
+      return `${key}: ${JSON.stringify(value, null, 2)}`;
+    })
+    .join("\n");
+}
+
+/** A one-line summary of a tool call's arguments, e.g. `path: "docs/notes.md"`. */
+export function argumentsSummary(args: Record<string, Value>, max = 120): string {
+  const parts = Object.entries(args).map(([key, value]) => {
+    const shown = typeof value === "string" ? JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}…` : value) : JSON.stringify(value);
+    return `${key}: ${shown}`;
+  });
+  const line = parts.join(", ");
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+export function actionSummary(action: Action): string {
+  return action.type === "final_answer" ? "Final answer" : `Tool call: ${action.tool_name}`;
+}
+
+interface RowInfo {
+  title: string;
+  tone: RowTone;
+  /** Small rows take one line; the rest have a body. */
+  compact: boolean;
+}
+
+/** Title, colour and size of the row for an event. */
+export function rowInfo(p: EventPayload): RowInfo {
+  switch (p.type) {
+    case "run_created":
+      return { title: "Run created", tone: "plain", compact: false };
+    case "run_started":
+      return { title: "Run started", tone: "muted", compact: true };
+    case "model_call_requested":
+      return { title: "Model call requested", tone: "muted", compact: true };
+    case "model_call_started":
+      return { title: "Model call", tone: "info", compact: false };
+    case "model_call_retry_scheduled":
+      return { title: `Retry ${p.attempt} scheduled`, tone: "attention", compact: false };
+    case "model_call_completed":
+      return { title: `Model: ${actionSummary(p.action).toLowerCase()}`, tone: "info", compact: false };
+    case "model_call_failed":
+      return { title: "Model call failed", tone: "danger", compact: false };
+    case "tool_call_requested":
+      return { title: `Tool call requested: ${p.call.tool_name}`, tone: "plain", compact: false };
+    case "approval_requested":
+      return { title: `Approval needed: ${p.tool_name}`, tone: "attention", compact: false };
+    case "approval_granted":
+      return { title: p.scope === "tool_for_run" ? "Approved for the rest of this run" : "Approved", tone: "success", compact: true };
+    case "approval_denied":
+      return { title: "Denied", tone: "danger", compact: false };
+    case "tool_call_started":
+      return { title: "Tool call started", tone: "muted", compact: true };
+    case "effect_intended":
+      return { title: "About to change a file", tone: "muted", compact: true };
+    case "tool_call_completed":
+      return { title: "Tool result", tone: p.result.is_error ? "danger" : "plain", compact: false };
+    case "tool_call_failed":
+      return { title: "Tool call failed", tone: "danger", compact: false };
+    case "artifact_recorded":
+      return { title: "File changed", tone: "plain", compact: true };
+    case "external_change_observed":
+      return { title: "Changed outside the run", tone: "attention", compact: true };
+    case "effect_verified":
+      return { title: p.outcome === "applied" ? "Effect verified: applied" : "Effect verified: not applied", tone: "muted", compact: true };
+    case "effect_unknown":
+      return { title: "Effect outcome unknown", tone: "attention", compact: false };
+    case "run_succeeded":
+      return { title: "Run succeeded", tone: "success", compact: false };
+    case "run_failed":
+      return { title: "Run failed", tone: "danger", compact: false };
+    case "run_cancelled":
+      return { title: "Run cancelled", tone: "attention", compact: false };
+    case "budget_exhausted":
+      return { title: "Budget exhausted", tone: "attention", compact: false };
+    case "run_interrupted":
+      return { title: "Run interrupted", tone: "danger", compact: false };
+    case "run_resumed":
+      return { title: "Run resumed", tone: "info", compact: true };
+  }
+}

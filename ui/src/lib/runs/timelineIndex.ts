@@ -1,0 +1,119 @@
+import type { EventEnvelope } from "../../bindings";
+
+/** Where the events of one tool call sit in the log. */
+export interface CallSeqs {
+  requested?: number;
+  approval?: number;
+  decision?: number;
+  started?: number;
+  end?: number;
+}
+
+/** Where the events of one model call sit, keyed by its ModelCallStarted seq. */
+export interface ModelCallSeqs {
+  requested: number | null;
+  end: number | null;
+}
+
+/**
+ * Lookups across events, maintained as events are applied (in seq order),
+ * so a row can find its tool call's arguments or its model call's end
+ * without scanning the whole log.
+ */
+export class TimelineIndex {
+  readonly calls = new Map<string, CallSeqs>();
+  readonly modelCalls = new Map<number, ModelCallSeqs>();
+  #openModelCall: number | null = null;
+  #lastRequested: number | null = null;
+  /** Seq of the run's final event (succeeded, failed, cancelled, budget exhausted). */
+  endedAt: number | null = null;
+  /** Seq of the last interruption not followed by a resume. */
+  interruptedAt: number | null = null;
+
+  add(event: EventEnvelope): void {
+    const p = event.payload;
+    const seq = event.seq;
+    switch (p.type) {
+      case "model_call_requested":
+        this.#lastRequested = seq;
+        break;
+      case "model_call_started":
+        this.modelCalls.set(seq, { requested: event.cause ?? this.#lastRequested, end: null });
+        this.#openModelCall = seq;
+        break;
+      case "model_call_completed":
+      case "model_call_failed": {
+        const started = event.cause !== null && this.modelCalls.has(event.cause) ? event.cause : this.#openModelCall;
+        const call = started === null ? undefined : this.modelCalls.get(started);
+        if (call && call.end === null) call.end = seq;
+        if (started === this.#openModelCall) this.#openModelCall = null;
+        break;
+      }
+      case "tool_call_requested":
+        this.#call(p.call.call_id).requested = seq;
+        break;
+      case "approval_requested":
+        this.#call(p.call_id).approval = seq;
+        break;
+      case "approval_granted":
+      case "approval_denied":
+        this.#call(p.call_id).decision = seq;
+        break;
+      case "tool_call_started":
+        this.#call(p.call_id).started = seq;
+        break;
+      case "tool_call_completed":
+      case "tool_call_failed":
+        this.#call(p.result.call_id).end = seq;
+        break;
+      case "run_succeeded":
+      case "run_failed":
+      case "run_cancelled":
+      case "budget_exhausted":
+        this.endedAt = seq;
+        break;
+      case "run_interrupted":
+        this.interruptedAt = seq;
+        break;
+      case "run_resumed":
+        this.interruptedAt = null;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The ModelCallRequested seq behind any row of a model call (what `modelContext` takes). */
+  requestedSeqOf(event: EventEnvelope): number | null {
+    switch (event.payload.type) {
+      case "model_call_requested":
+        return event.seq;
+      case "model_call_started":
+        return this.modelCalls.get(event.seq)?.requested ?? null;
+      case "model_call_completed":
+      case "model_call_failed":
+      case "model_call_retry_scheduled":
+        return event.cause === null ? null : (this.modelCalls.get(event.cause)?.requested ?? null);
+      default:
+        return null;
+    }
+  }
+
+  reset(): void {
+    this.calls.clear();
+    this.modelCalls.clear();
+    this.#openModelCall = null;
+    this.#lastRequested = null;
+    this.endedAt = null;
+    this.interruptedAt = null;
+  }
+
+  #call(id: string): CallSeqs {
+    let seqs = this.calls.get(id);
+    if (!seqs) {
+      seqs = {};
+      this.calls.set(id, seqs);
+    }
+    return seqs;
+  }
+}

@@ -1,0 +1,32 @@
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+const mocks = vi.hoisted(() => ({
+  commands: {
+    getSettings: vi.fn(),
+    saveProvider: vi.fn(),
+    deleteProvider: vi.fn(),
+    setProviderKey: vi.fn(),
+    testProvider: vi.fn(),
+    saveProfile: vi.fn(),
+    deleteProfile: vi.fn(),
+  },
+}));
+
+vi.mock("../../bindings", () => ({ commands: mocks.commands }));
+
+import { tauriSettingsApi } from "./api";
+
+beforeEach(() => vi.clearAllMocks());
+
+describe("tauriSettingsApi", () => {
+  it("uses the generated commands", async () => {
+    mocks.commands.setProviderKey.mockResolvedValue({ status: "ok", data: null });
+    await expect(tauriSettingsApi.setProviderKey("openai", "sk")).resolves.toEqual({ ok: true, value: null });
+    expect(mocks.commands.setProviderKey).toHaveBeenCalledWith("openai", "sk");
+
+    mocks.commands.saveProvider.mockResolvedValue({ status: "error", error: { code: "invalid_input", message: "protocol: unknown" } });
+    const input = { name: "x", protocol: "nope", baseUrl: "http://h", model: "m", keySource: { kind: "none" as const } };
+    await expect(tauriSettingsApi.saveProvider(input)).resolves.toEqual({ ok: false, error: { code: "invalid_input", message: "protocol: unknown" } });
+    expect(mocks.commands.saveProvider).toHaveBeenCalledWith(input);
+  });
+});

@@ -1,0 +1,4 @@
+export { tauriSettingsApi, type SettingsApi } from "./api";
+export { SettingsStore, type SettingsState, type SubmitResult, type TestState } from "./store.svelte";
+export * from "./types";
+export * from "./validation";

@@ -1,0 +1,97 @@
+import { describe, expect, it, vi } from "vitest";
+import type { Outcome } from "../ipc/outcome";
+import type { SettingsApi } from "./api";
+import { SettingsStore } from "./store.svelte";
+import type { SettingsView } from "./types";
+import { emptyProfileForm, emptyProviderForm } from "./validation";
+
+const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+
+function fakeApi(initial: Partial<SettingsView> = {}) {
+  const view: SettingsView = { configPath: "/c.toml", providers: [], profiles: [], ...initial };
+  const api = {
+    get: vi.fn(async () => ok(structuredClone(view))),
+    saveProvider: vi.fn(async (p): Promise<Outcome<null>> => {
+      view.providers.push({ ...p, keyPresent: false });
+      return ok(null);
+    }),
+    deleteProvider: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
+    setProviderKey: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
+    testProvider: vi.fn(async () => ok({ ok: true, latencyMs: 120, errorClass: null, message: "fine" })),
+    saveProfile: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
+    deleteProfile: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
+  } satisfies SettingsApi;
+  return { api, view };
+}
+
+describe("SettingsStore", () => {
+  it("loads settings; no provider means first launch", async () => {
+    const { api } = fakeApi();
+    const store = new SettingsStore(api);
+    expect(store.noProviders).toBe(false); // still loading
+    await store.load();
+    expect(store.noProviders).toBe(true);
+    expect(store.state).toMatchObject({ kind: "loaded" });
+  });
+
+  it("a load error still offers the first-launch choices", async () => {
+    const { api } = fakeApi();
+    api.get.mockResolvedValueOnce({ ok: false, error: { code: "storage", message: "config unreadable" } });
+    const store = new SettingsStore(api);
+    await store.load();
+    expect(store.state).toEqual({ kind: "failed", error: { code: "storage", message: "config unreadable" } });
+    expect(store.noProviders).toBe(true);
+  });
+
+  it("never sends an invalid form; field errors come back instead", async () => {
+    const { api } = fakeApi();
+    const store = new SettingsStore(api);
+    await store.load();
+    const result = await store.saveProvider({ ...emptyProviderForm(), baseUrl: "example.com" });
+    expect(result).toMatchObject({ ok: false, error: null, fields: { name: expect.any(String), baseUrl: expect.any(String), model: expect.any(String) } });
+    expect(api.saveProvider).not.toHaveBeenCalled();
+
+    const profile = await store.saveProfile({ ...emptyProfileForm(), name: "p", maxContextBytes: "lots" });
+    expect(profile).toMatchObject({ ok: false, fields: { maxContextBytes: expect.any(String) } });
+    expect(api.saveProfile).not.toHaveBeenCalled();
+  });
+
+  it("saves a valid provider, reloads, and returns the backend's invalid_input to the form", async () => {
+    const { api } = fakeApi();
+    const store = new SettingsStore(api);
+    await store.load();
+    await expect(store.saveProvider({ ...emptyProviderForm(), name: "openai", model: "gpt-4.1" })).resolves.toEqual({ ok: true });
+    expect(store.providers.map((p) => p.name)).toEqual(["openai"]);
+    expect(store.noProviders).toBe(false);
+
+    api.saveProvider.mockResolvedValueOnce({ ok: false, error: { code: "invalid_input", message: "model: must not contain spaces" } });
+    await expect(store.saveProvider({ ...emptyProviderForm(), name: "x", model: "a b" })).resolves.toEqual({
+      ok: false,
+      fields: null,
+      error: { code: "invalid_input", message: "model: must not contain spaces" },
+    });
+  });
+
+  it("stores keys only when one is given and tests connections", async () => {
+    const { api } = fakeApi();
+    const store = new SettingsStore(api);
+    await store.load();
+    await expect(store.setKey("openai", "  ")).resolves.toMatchObject({ ok: false, fields: { key: expect.any(String) } });
+    expect(api.setProviderKey).not.toHaveBeenCalled();
+    await store.setKey("openai", " sk-123 ");
+    expect(api.setProviderKey).toHaveBeenCalledWith("openai", "sk-123");
+
+    const testing = store.test("openai");
+    expect(store.tests.get("openai")).toEqual({ kind: "testing" });
+    await testing;
+    expect(store.tests.get("openai")).toEqual({ kind: "done", result: { ok: true, latencyMs: 120, errorClass: null, message: "fine" } });
+  });
+
+  it("reports a conflict when deleting a provider still in use", async () => {
+    const { api } = fakeApi();
+    api.deleteProvider.mockResolvedValueOnce({ ok: false, error: { code: "conflict", message: 'a profile still uses provider "openai"' } });
+    const store = new SettingsStore(api);
+    await store.load();
+    await expect(store.deleteProvider("openai")).resolves.toMatchObject({ ok: false, error: { code: "conflict" } });
+  });
+});
