@@ -140,7 +140,12 @@ max_invalid_outputs: number;
 /**  Configured provider name and model (never a key). */
 provider: string; model: string; 
 /**  Versions of config, prompt and context format in force. */
-config_versions: { [key in string]: string } } | { type: "run_started" } | { type: "model_call_requested"; context_version: string; context_bytes: number } | { type: "model_call_started"; provider: string; model: string } | { type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string } | { type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason } | { type: "model_call_failed"; class: ModelErrorClass; message: string; 
+config_versions: { [key in string]: string } } | { type: "run_started" } | { type: "model_call_requested"; context_version: string; context_bytes: number } | { type: "model_call_started"; provider: string; model: string } | { type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string } | { type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason; 
+/**
+ *  Everything the model wrote in this call (narration before a
+ *  tool call, or the answer), so the timeline keeps it.
+ */
+text?: string } | { type: "model_call_failed"; class: ModelErrorClass; message: string; 
 /**  Tokens spent on the failed call (e.g. invalid output still costs). */
 usage: TokenUsage } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
 /**  An interrupted run continues from its committed events. */
@@ -325,6 +330,9 @@ export type RunSummaryView = {
 	status: RunStatusKind,
 	/**  Failure reason or exhausted budget, when the status has one. */
 	statusDetail: string | null,
+	/**  Provider name ("demo" for the offline demo) and model. */
+	provider: string,
+	model: string,
 	createdAt: string,
 	updatedAt: string,
 	modelCalls: number,

@@ -97,6 +97,9 @@ pub struct RunSummaryView {
     pub status: RunStatusKind,
     /// Failure reason or exhausted budget, when the status has one.
     pub status_detail: Option<String>,
+    /// Provider name ("demo" for the offline demo) and model.
+    pub provider: String,
+    pub model: String,
     pub created_at: String,
     pub updated_at: String,
     pub model_calls: u32,
@@ -125,6 +128,8 @@ impl From<RunSummary> for RunSummaryView {
             goal: r.goal,
             status,
             status_detail,
+            provider: r.provider,
+            model: r.model,
             created_at: r.created_at.to_rfc3339(),
             updated_at: r.updated_at.to_rfc3339(),
             model_calls: r.model_calls,

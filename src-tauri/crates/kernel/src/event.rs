@@ -144,6 +144,10 @@ pub enum EventPayload {
         action: Action,
         usage: TokenUsage,
         stop_reason: StopReason,
+        /// Everything the model wrote in this call (narration before a
+        /// tool call, or the answer), so the timeline keeps it.
+        #[serde(default)]
+        text: String,
     },
     ModelCallFailed {
         class: ModelErrorClass,

@@ -60,6 +60,7 @@ fn model_turn(action: Action, usage: TokenUsage) -> Vec<EventPayload> {
             action,
             usage,
             stop_reason: StopReason::EndTurn,
+            text: String::new(),
         },
     ]
 }

@@ -80,6 +80,7 @@ pub fn valid_run_from_choices(
                     action: Action::ToolCall(call.clone()),
                     usage,
                     stop_reason: StopReason::ToolUse,
+                    text: String::new(),
                 });
                 payloads.push(EventPayload::ToolCallRequested { call });
                 payloads.push(EventPayload::ToolCallStarted {
@@ -97,6 +98,7 @@ pub fn valid_run_from_choices(
                     action: Action::ToolCall(call.clone()),
                     usage,
                     stop_reason: StopReason::ToolUse,
+                    text: String::new(),
                 });
                 payloads.push(EventPayload::ToolCallRequested { call });
                 payloads.push(EventPayload::ApprovalRequested {
@@ -143,6 +145,7 @@ pub fn valid_run_from_choices(
                     }),
                     usage,
                     stop_reason: StopReason::EndTurn,
+                    text: "done".into(),
                 });
                 payloads.push(EventPayload::RunSucceeded {
                     answer: "done".into(),
@@ -154,6 +157,7 @@ pub fn valid_run_from_choices(
                     action: Action::ToolCall(call),
                     usage,
                     stop_reason: StopReason::ToolUse,
+                    text: String::new(),
                 });
                 payloads.push(EventPayload::BudgetExhausted {
                     which: BudgetKind::ToolCalls,

@@ -29,6 +29,9 @@ pub struct RunSummary {
     pub workspace_id: WorkspaceId,
     pub goal: String,
     pub status: RunStatus,
+    /// Provider name and model, e.g. "demo" for the offline demo.
+    pub provider: String,
+    pub model: String,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub model_calls: u32,
@@ -44,6 +47,8 @@ impl From<RunProjection> for RunSummary {
             workspace_id: p.workspace_id,
             goal: p.goal,
             status: p.status,
+            provider: p.provider,
+            model: p.model,
             created_at: p.created_at,
             updated_at: p.updated_at,
             model_calls: p.model_calls,

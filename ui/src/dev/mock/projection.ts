@@ -131,6 +131,8 @@ export function summary(run: RunProjection): RunSummaryView {
     goal: run.goal,
     status: SUMMARY_STATUS[status.kind],
     statusDetail: status.kind === "failed" ? status.reason : status.kind === "budget_exhausted" ? status.which : null,
+    provider: run.provider,
+    model: run.model,
     createdAt: run.created_at,
     updatedAt: run.updated_at,
     modelCalls: run.model_calls,

@@ -6,7 +6,7 @@ import { fakeRunsApi, ok, settle } from "./testSupport";
 
 function summary(runId: string, workspaceId = "ws-1"): RunSummaryView {
   return {
-    runId, workspaceId, goal: "write the report", status: "succeeded", statusDetail: null,
+    runId, workspaceId, goal: "write the report", status: "succeeded", statusDetail: null, provider: "local", model: "m",
     createdAt: "2025-03-14T09:30:00Z", updatedAt: "2025-03-14T09:31:00Z",
     modelCalls: 2, toolCalls: 1, inputTokens: 1200, outputTokens: 300,
   };

@@ -244,6 +244,7 @@ async fn model_step(
                     action: response.action.clone(),
                     usage: response.usage,
                     stop_reason: response.stop_reason,
+                    text: response.text.clone(),
                 },
             )?;
             match response.action {

@@ -137,6 +137,7 @@ mod tests {
                 action: bearagent_kernel::Action::ToolCall(call.clone()),
                 usage: Default::default(),
                 stop_reason: bearagent_kernel::StopReason::ToolUse,
+                text: String::new(),
             },
             EventPayload::ToolCallRequested { call },
             EventPayload::ToolCallStarted {
