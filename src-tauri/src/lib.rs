@@ -40,6 +40,12 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::settings::test_provider,
             commands::settings::save_profile,
             commands::settings::delete_profile,
+            commands::artifacts::list_artifacts,
+            commands::artifacts::artifact_diff,
+            commands::artifacts::keep_artifact,
+            commands::artifacts::revert_artifact,
+            commands::artifacts::reapply_artifact,
+            commands::artifacts::export_run,
         ])
         .events(collect_events![
             events::WorkspaceOpened,

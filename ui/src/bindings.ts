@@ -38,6 +38,18 @@ export const commands = {
 	testProvider: (name: string) => typedError<ProviderTestView, ApiError>(__TAURI_INVOKE("test_provider", { name })),
 	saveProfile: (profile: ProfileView) => typedError<null, ApiError>(__TAURI_INVOKE("save_profile", { profile })),
 	deleteProfile: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_profile", { name })),
+	listArtifacts: (runId: string) => typedError<ArtifactItem[], ApiError>(__TAURI_INVOKE("list_artifacts", { runId })),
+	/**  The run's change to one file; files over 1 MB give stats unless `full`. */
+	artifactDiff: (runId: string, path: string, full: boolean) => typedError<FileDiffView, ApiError>(__TAURI_INVOKE("artifact_diff", { runId, path, full })),
+	keepArtifact: (runId: string, path: string) => typedError<null, ApiError>(__TAURI_INVOKE("keep_artifact", { runId, path })),
+	/**
+	 *  Refuses (code `conflict`) when the file changed since the run wrote it,
+	 *  unless `force`, which first saves the current content.
+	 */
+	revertArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("revert_artifact", { runId, path, force })),
+	reapplyArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("reapply_artifact", { runId, path, force })),
+	/**  Writes the run's JSON export and Markdown report under `<data>/exports`. */
+	exportRun: (runId: string) => typedError<ExportedView, ApiError>(__TAURI_INVOKE("export_run", { runId })),
 };
 
 /** Events */
@@ -76,6 +88,21 @@ export type ApprovalScope =
 /**  Every call of this tool for the rest of the run. */
 "tool_for_run";
 
+export type ArtifactItem = {
+	path: string,
+	change: ChangeKind,
+	state: ArtifactState,
+	beforeBytes: number,
+	afterBytes: number,
+};
+
+/**  What the list's badge shows. */
+export type ArtifactState = 
+/**  The file holds the run's version; nothing decided. */
+"pending" | "kept" | "reverted" | 
+/**  Someone changed the file since the run wrote it. */
+"conflict";
+
 /**  Which budget a run ran out of. */
 export type BudgetKind = "model_calls" | "tool_calls" | "input_tokens" | "output_tokens" | "wall_time";
 
@@ -94,6 +121,8 @@ export type Budgets = {
 /**  The id a model gave a tool call; tool results answer it. */
 export type CallId = string;
 
+export type ChangeKind = "added" | "modified" | "deleted";
+
 /**  SHA-256 of some content, lowercase hex. Names blobs and file versions. */
 export type ContentHash = string;
 
@@ -110,6 +139,23 @@ export type DecisionInput = {
 	scope: ApprovalScope,
 	/**  Given to the model with a denial. */
 	reason: string | null,
+};
+
+export type DiffHunkView = {
+	oldStart: number,
+	oldLen: number,
+	newStart: number,
+	newLen: number,
+	lines: DiffLineView[],
+};
+
+export type DiffLineKind = "context" | "added" | "removed";
+
+export type DiffLineView = {
+	kind: DiffLineKind,
+	oldLine: number | null,
+	newLine: number | null,
+	text: string,
 };
 
 export type EffectOutcome = "applied" | "not_applied";
@@ -149,10 +195,37 @@ text?: string } | { type: "model_call_failed"; class: ModelErrorClass; message: 
 /**  Tokens spent on the failed call (e.g. invalid output still costs). */
 usage: TokenUsage } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
 /**  An interrupted run continues from its committed events. */
-{ type: "run_resumed" };
+{ type: "run_resumed" } | 
+/**  The user put a file back to how it was before the run. */
+{ type: "artifact_reverted"; path: string; 
+/**
+ *  What the file holds now (None: the run created it, so it was
+ *  removed).
+ */
+restored_hash: ContentHash | null; 
+/**  What the revert replaced, saved as a blob so it can be undone. */
+replaced_hash: ContentHash | null; 
+/**
+ *  The file no longer held the run's version and the user chose to
+ *  revert anyway.
+ */
+forced: boolean } | 
+/**  The user undid a revert: the run's version is back. */
+{ type: "artifact_reapplied"; path: string; restored_hash: ContentHash | null; replaced_hash: ContentHash | null } | 
+/**  The user reviewed a file and kept the run's version. */
+{ type: "artifact_kept"; path: string };
 
 /**  Position of an event in its run's log, starting at 1. */
 export type EventSeq = number;
+
+export type ExportedView = {
+	jsonPath: string,
+	markdownPath: string,
+};
+
+export type FileDiffView = { kind: "binary"; before_bytes: number; after_bytes: number } | 
+/**  `statsOnly`: the file is over 1 MB; ask again with `full` to render. */
+{ kind: "text"; added: number; removed: number; stats_only: boolean; hunks: DiffHunkView[] };
 
 export type FinalAnswer = {
 	content: string,

@@ -1,6 +1,7 @@
 //! Tauri commands: each one delegates to the application API inside a
 //! tracing span and converts the error at the edge. No logic lives here.
 
+pub mod artifacts;
 pub mod runs;
 pub mod settings;
 pub mod workspace;

@@ -140,5 +140,6 @@ impl From<RunSummary> for RunSummaryView {
     }
 }
 
+pub mod artifacts;
 pub mod runs;
 pub mod settings;

@@ -136,6 +136,11 @@ pub fn event_line(e: &EventEnvelope) -> String {
         EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
         EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
         EventPayload::RunResumed => "run resumed".into(),
+        EventPayload::ArtifactReverted { path, forced, .. } => {
+            format!("reverted {path}{}", if *forced { " (forced)" } else { "" })
+        }
+        EventPayload::ArtifactReapplied { path, .. } => format!("re-applied {path}"),
+        EventPayload::ArtifactKept { path } => format!("kept {path}"),
     };
     format!("#{:<4} {}  {}", e.seq, e.at.to_rfc3339(), body)
 }

@@ -227,6 +227,28 @@ pub enum EventPayload {
     },
     /// An interrupted run continues from its committed events.
     RunResumed,
+    /// The user put a file back to how it was before the run.
+    ArtifactReverted {
+        path: String,
+        /// What the file holds now (None: the run created it, so it was
+        /// removed).
+        restored_hash: Option<ContentHash>,
+        /// What the revert replaced, saved as a blob so it can be undone.
+        replaced_hash: Option<ContentHash>,
+        /// The file no longer held the run's version and the user chose to
+        /// revert anyway.
+        forced: bool,
+    },
+    /// The user undid a revert: the run's version is back.
+    ArtifactReapplied {
+        path: String,
+        restored_hash: Option<ContentHash>,
+        replaced_hash: Option<ContentHash>,
+    },
+    /// The user reviewed a file and kept the run's version.
+    ArtifactKept {
+        path: String,
+    },
 }
 
 impl EventPayload {
@@ -258,6 +280,9 @@ impl EventPayload {
             EventPayload::BudgetExhausted { .. } => "budget_exhausted",
             EventPayload::RunInterrupted { .. } => "run_interrupted",
             EventPayload::RunResumed => "run_resumed",
+            EventPayload::ArtifactReverted { .. } => "artifact_reverted",
+            EventPayload::ArtifactReapplied { .. } => "artifact_reapplied",
+            EventPayload::ArtifactKept { .. } => "artifact_kept",
         }
     }
 }

@@ -317,6 +317,9 @@ impl Transition<'_> {
         let annotation = matches!(
             event.payload,
             EventPayload::ArtifactRecorded { .. }
+                | EventPayload::ArtifactReverted { .. }
+                | EventPayload::ArtifactReapplied { .. }
+                | EventPayload::ArtifactKept { .. }
                 | EventPayload::ExternalChangeObserved { .. }
                 | EventPayload::EffectVerified { .. }
                 | EventPayload::EffectUnknown { .. }
@@ -440,7 +443,11 @@ impl Transition<'_> {
                 self.state.open_tool_calls.remove(&result.call_id);
                 self.state.last_error = Some(result.content.clone());
             }
-            EventPayload::ArtifactRecorded { .. } | EventPayload::EffectVerified { .. } => {}
+            EventPayload::ArtifactRecorded { .. }
+            | EventPayload::ArtifactReverted { .. }
+            | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactKept { .. }
+            | EventPayload::EffectVerified { .. } => {}
             EventPayload::ExternalChangeObserved { .. } => {
                 self.state.external_changes = self.state.external_changes.saturating_add(1);
             }

@@ -139,5 +139,11 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: "Run interrupted", tone: "danger", compact: false };
     case "run_resumed":
       return { title: "Run resumed", tone: "info", compact: true };
+    case "artifact_reverted":
+      return { title: p.forced ? "File reverted (forced)" : "File reverted", tone: "attention", compact: true };
+    case "artifact_reapplied":
+      return { title: "File re-applied", tone: "plain", compact: true };
+    case "artifact_kept":
+      return { title: "File kept", tone: "muted", compact: true };
   }
 }

@@ -1,4 +1,11 @@
-//! What a run produced: per-file diffs (and, next, the artifact
-//! projection, revert and re-apply).
+//! What a run produced: per-file diffs, the artifacts projection, and
+//! keep / revert / re-apply without git.
 
 pub mod diff;
+pub mod export;
+pub mod projection;
+pub mod revert;
+
+pub use export::Exported;
+pub use projection::{ArtifactRecord, Change, Review};
+pub use revert::{ArtifactView, DiskState};

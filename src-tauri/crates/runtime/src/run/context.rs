@@ -107,7 +107,10 @@ fn history_from_events(events: &[EventEnvelope], caps: &ContextCaps) -> Vec<Hist
             | EventPayload::RunCancelled { .. }
             | EventPayload::BudgetExhausted { .. }
             | EventPayload::RunInterrupted { .. }
-            | EventPayload::RunResumed => {}
+            | EventPayload::RunResumed
+            | EventPayload::ArtifactReverted { .. }
+            | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactKept { .. } => {}
         }
     }
     history

@@ -6,4 +6,4 @@ pub mod approvals;
 pub mod context;
 pub mod reconcile;
 pub mod recorder;
-mod tool_step;
+pub(crate) mod tool_step;

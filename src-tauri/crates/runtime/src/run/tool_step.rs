@@ -41,7 +41,7 @@ fn fail(
     Ok(ToolStepEnd::Continue)
 }
 
-pub async fn run_tool_call(
+pub(super) async fn run_tool_call(
     rec: &mut Recorder,
     deps: &LoopDeps,
     grants: &mut RunGrants,
@@ -213,7 +213,7 @@ async fn execute_allowed(
 /// Continues a run resumed after a restart at its pending approval: the
 /// call is prepared again (prepare is pure), the user's decision recorded,
 /// and the call executed or the denial fed back. Nothing ran before.
-pub async fn resume_decided(
+pub(super) async fn resume_decided(
     rec: &mut Recorder,
     deps: &LoopDeps,
     grants: &mut RunGrants,

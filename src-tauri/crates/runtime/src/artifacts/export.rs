@@ -1,0 +1,213 @@
+//! Exporting a run: one JSON file (every event plus the blobs they
+//! reference) and a readable Markdown report (goal, timeline summary, final
+//! answer, per-file diffs).
+
+use crate::app::Application;
+use crate::artifacts::diff::{diff_versions, FileDiff, LineKind};
+use crate::artifacts::projection::{artifacts, Change};
+use crate::run::reconcile::all_events;
+use crate::AppError;
+use bearagent_kernel::{EventEnvelope, EventPayload, RunId};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exported {
+    pub json: PathBuf,
+    pub markdown: PathBuf,
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentHash> {
+    let mut out = Vec::new();
+    for e in events {
+        match &e.payload {
+            EventPayload::EffectIntended { before_hash, .. } => out.extend(before_hash.clone()),
+            EventPayload::ArtifactRecorded {
+                before_hash,
+                after_hash,
+                ..
+            } => {
+                out.extend(before_hash.clone());
+                out.extend(after_hash.clone());
+            }
+            EventPayload::ArtifactReverted {
+                restored_hash,
+                replaced_hash,
+                ..
+            }
+            | EventPayload::ArtifactReapplied {
+                restored_hash,
+                replaced_hash,
+                ..
+            } => {
+                out.extend(restored_hash.clone());
+                out.extend(replaced_hash.clone());
+            }
+            _ => {}
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn timeline_line(e: &EventEnvelope) -> Option<String> {
+    let text = match &e.payload {
+        EventPayload::ToolCallRequested { call } => format!("tool `{}` requested", call.tool_name),
+        EventPayload::ApprovalGranted { by, .. } => format!("approved by {by}"),
+        EventPayload::ApprovalDenied { by, reason, .. } => {
+            format!(
+                "denied by {by}{}",
+                reason
+                    .as_ref()
+                    .map(|r| format!(": {r}"))
+                    .unwrap_or_default()
+            )
+        }
+        EventPayload::ToolCallFailed { result } => format!(
+            "tool error: {}",
+            result.content.lines().next().unwrap_or("")
+        ),
+        EventPayload::ArtifactRecorded { path, .. } => format!("wrote `{path}`"),
+        EventPayload::ModelCallFailed { message, .. } => format!("model call failed: {message}"),
+        EventPayload::ArtifactReverted { path, .. } => format!("reverted `{path}`"),
+        EventPayload::ArtifactReapplied { path, .. } => format!("re-applied `{path}`"),
+        EventPayload::RunSucceeded { .. } => "run succeeded".into(),
+        EventPayload::RunFailed { reason } => format!("run failed: {reason}"),
+        EventPayload::RunCancelled { .. } => "run cancelled".into(),
+        EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
+        EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
+        EventPayload::EffectUnknown { path, .. } => {
+            format!("UNKNOWN outcome of the write to `{path}`")
+        }
+        _ => return None,
+    };
+    Some(format!("- #{} {} — {}", e.seq, e.at, text))
+}
+
+fn unified(diff: &FileDiff) -> String {
+    match diff {
+        FileDiff::Binary {
+            before_bytes,
+            after_bytes,
+        } => {
+            format!("(binary file: {before_bytes} → {after_bytes} bytes)\n")
+        }
+        FileDiff::Text { hunks, .. } => {
+            let mut s = String::new();
+            for h in hunks {
+                let _ = writeln!(
+                    s,
+                    "@@ -{},{} +{},{} @@",
+                    h.old_start, h.old_len, h.new_start, h.new_len
+                );
+                for l in &h.lines {
+                    let mark = match l.kind {
+                        LineKind::Context => ' ',
+                        LineKind::Added => '+',
+                        LineKind::Removed => '-',
+                    };
+                    let _ = writeln!(s, "{mark}{}", l.text);
+                }
+            }
+            s
+        }
+    }
+}
+
+impl Application {
+    /// Writes `<dir>/bearagent-run-<id>.json` and `.md`.
+    pub fn export_run(&self, run_id: RunId, dir: &Path) -> Result<Exported, AppError> {
+        let run = self.get_run(run_id)?;
+        let events = all_events(&self.store, run_id)?;
+        let mut blobs = BTreeMap::new();
+        for hash in referenced_hashes(&events) {
+            if let Some(bytes) = self.store.get_blob(&hash)? {
+                blobs.insert(hash.to_string(), hex(&bytes));
+            }
+        }
+        let document = json!({
+            "format": "bearagent-run-export",
+            "version": 1,
+            "run": run,
+            "events": events,
+            "blobs_hex": blobs,
+        });
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| AppError::Io { path, source }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let json_path = dir.join(format!("bearagent-run-{run_id}.json"));
+        let text = serde_json::to_string_pretty(&document)
+            .map_err(|e| AppError::Corrupt(e.to_string()))?;
+        std::fs::write(&json_path, text).map_err(io(&json_path))?;
+
+        let mut md = String::new();
+        let _ = writeln!(md, "# BearAgent run {run_id}\n");
+        let _ = writeln!(md, "- **Goal:** {}", run.goal);
+        let _ = writeln!(md, "- **Workspace:** `{}`", run.workspace_path);
+        let _ = writeln!(md, "- **Status:** {}", run.status.name().replace('_', " "));
+        let _ = writeln!(md, "- **Provider:** {} / {}", run.provider, run.model);
+        let _ = writeln!(
+            md,
+            "- **Started:** {} — **last event:** {}",
+            run.created_at, run.updated_at
+        );
+        let _ = writeln!(
+            md,
+            "- **Spent:** {} model calls, {} tool calls, {} input / {} output tokens\n",
+            run.model_calls, run.tool_calls, run.usage.input, run.usage.output
+        );
+        let _ = writeln!(md, "## Timeline\n");
+        for line in events.iter().filter_map(timeline_line) {
+            let _ = writeln!(md, "{line}");
+        }
+        if let Some(answer) = &run.final_answer {
+            let _ = writeln!(md, "\n## Final answer\n\n{answer}");
+        }
+        let files = artifacts(&events);
+        if !files.is_empty() {
+            let _ = writeln!(md, "\n## Files\n");
+        }
+        for a in files {
+            let before = match &a.before {
+                Some(h) => self.store.get_blob(h)?,
+                None => None,
+            };
+            let after = match &a.after {
+                Some(h) => self.store.get_blob(h)?,
+                None => None,
+            };
+            let change = match a.change() {
+                Change::Added => "added",
+                Change::Modified => "modified",
+                Change::Deleted => "deleted",
+            };
+            let diff = diff_versions(before.as_deref(), after.as_deref(), true);
+            let _ = writeln!(
+                md,
+                "### `{}` ({change})\n\n```diff\n{}```\n",
+                a.path,
+                unified(&diff)
+            );
+        }
+        let md_path = dir.join(format!("bearagent-run-{run_id}.md"));
+        std::fs::write(&md_path, md).map_err(io(&md_path))?;
+        Ok(Exported {
+            json: json_path,
+            markdown: md_path,
+        })
+    }
+}

@@ -1,0 +1,86 @@
+//! The artifacts of a run, derived from its events: every file it created,
+//! modified or deleted, with the version before its first write and after
+//! its last, and what the user did since (kept, reverted, re-applied).
+
+use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Added,
+    Modified,
+    Deleted,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Review {
+    /// Not decided yet.
+    Pending,
+    Kept,
+    Reverted,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtifactRecord {
+    pub path: String,
+    /// Before the run's first write (None: the file did not exist).
+    pub before: Option<ContentHash>,
+    /// After the run's last write (None: the run deleted it).
+    pub after: Option<ContentHash>,
+    pub review: Review,
+}
+
+impl ArtifactRecord {
+    pub fn change(&self) -> Change {
+        match (&self.before, &self.after) {
+            (None, _) => Change::Added,
+            (Some(_), None) => Change::Deleted,
+            (Some(_), Some(_)) => Change::Modified,
+        }
+    }
+}
+
+/// Folds a run's events into its artifacts, sorted by path. A file the run
+/// wrote back to exactly how it was is not an artifact.
+pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
+    let mut files: BTreeMap<String, ArtifactRecord> = BTreeMap::new();
+    for event in events {
+        match &event.payload {
+            EventPayload::ArtifactRecorded {
+                path,
+                before_hash,
+                after_hash,
+                ..
+            } => {
+                let entry = files.entry(path.clone()).or_insert_with(|| ArtifactRecord {
+                    path: path.clone(),
+                    before: before_hash.clone(),
+                    after: after_hash.clone(),
+                    review: Review::Pending,
+                });
+                entry.after = after_hash.clone();
+                entry.review = Review::Pending;
+            }
+            EventPayload::ArtifactReverted { path, .. } => {
+                if let Some(a) = files.get_mut(path) {
+                    a.review = Review::Reverted;
+                }
+            }
+            EventPayload::ArtifactReapplied { path, .. } => {
+                if let Some(a) = files.get_mut(path) {
+                    a.review = Review::Pending;
+                }
+            }
+            EventPayload::ArtifactKept { path } => {
+                if let Some(a) = files.get_mut(path) {
+                    a.review = Review::Kept;
+                }
+            }
+            _ => {}
+        }
+    }
+    files
+        .into_values()
+        .filter(|a| a.before != a.after)
+        .collect()
+}

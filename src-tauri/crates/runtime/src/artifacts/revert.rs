@@ -1,0 +1,260 @@
+//! Keep, revert and re-apply one file of a run, without git. Every action
+//! is guarded by the file's current content and recorded as an event; a
+//! revert saves what it replaces, so it can always be undone.
+
+use crate::app::Application;
+use crate::artifacts::diff::{diff_versions, FileDiff};
+use crate::artifacts::projection::{artifacts, ArtifactRecord, Review};
+use crate::run::reconcile::all_events;
+use crate::run::recorder::Recorder;
+use crate::run::tool_step::current_hash;
+use crate::AppError;
+use bearagent_kernel::{ContentHash, EventPayload, RunId, RunProjection};
+use bearagent_tools::WorkspaceRoot;
+use std::path::PathBuf;
+
+/// How a file on disk relates to the run's version of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiskState {
+    /// Holds exactly what the run left.
+    RunVersion,
+    /// Holds what was there before the run (after a revert).
+    BeforeVersion,
+    /// Changed by someone else since.
+    ChangedSince,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArtifactView {
+    pub record: ArtifactRecord,
+    pub disk: DiskState,
+    pub current: Option<ContentHash>,
+    pub before_bytes: u64,
+    pub after_bytes: u64,
+}
+
+impl Application {
+    fn artifact_context(
+        &self,
+        run_id: RunId,
+    ) -> Result<(RunProjection, WorkspaceRoot, Vec<ArtifactRecord>), AppError> {
+        let run = self.get_run(run_id)?;
+        let root = WorkspaceRoot::new(std::path::Path::new(&run.workspace_path)).map_err(|e| {
+            AppError::InvalidInput(format!("the run's workspace is not available: {e}"))
+        })?;
+        let records = artifacts(&all_events(&self.store, run_id)?);
+        Ok((run, root, records))
+    }
+
+    fn blob_len(&self, hash: &Option<ContentHash>) -> Result<u64, AppError> {
+        Ok(match hash {
+            Some(h) => self.store.get_blob(h)?.map_or(0, |b| b.len() as u64),
+            None => 0,
+        })
+    }
+
+    fn disk_path(root: &WorkspaceRoot, rel: &str) -> Result<PathBuf, AppError> {
+        root.resolve_for_write(rel)
+            .map_err(|e| AppError::InvalidInput(format!("{rel}: {e}")))
+    }
+
+    /// The files a run created, changed or deleted, with their state on disk.
+    pub fn artifacts(&self, run_id: RunId) -> Result<Vec<ArtifactView>, AppError> {
+        let (_, root, records) = self.artifact_context(run_id)?;
+        let mut out = Vec::new();
+        for record in records {
+            let path = Self::disk_path(&root, &record.path)?;
+            let current = current_hash(&path)
+                .map_err(|source| AppError::Io {
+                    path: path.clone(),
+                    source,
+                })?
+                .map(|(h, _)| h);
+            let disk = if current == record.after {
+                DiskState::RunVersion
+            } else if current == record.before {
+                DiskState::BeforeVersion
+            } else {
+                DiskState::ChangedSince
+            };
+            out.push(ArtifactView {
+                before_bytes: self.blob_len(&record.before)?,
+                after_bytes: self.blob_len(&record.after)?,
+                record,
+                disk,
+                current,
+            });
+        }
+        Ok(out)
+    }
+
+    fn blob(&self, hash: &Option<ContentHash>) -> Result<Option<Vec<u8>>, AppError> {
+        match hash {
+            None => Ok(None),
+            Some(h) => self
+                .store
+                .get_blob(h)?
+                .map(Some)
+                .ok_or_else(|| AppError::Corrupt(format!("blob {h} is missing"))),
+        }
+    }
+
+    /// The diff of the run's change to one file (before its first write →
+    /// after its last). Large files give stats unless `full`.
+    pub fn artifact_diff(
+        &self,
+        run_id: RunId,
+        path: &str,
+        full: bool,
+    ) -> Result<FileDiff, AppError> {
+        let record = self.find_artifact(run_id, path)?;
+        let before = self.blob(&record.before)?;
+        let after = self.blob(&record.after)?;
+        Ok(diff_versions(before.as_deref(), after.as_deref(), full))
+    }
+
+    fn find_artifact(&self, run_id: RunId, path: &str) -> Result<ArtifactRecord, AppError> {
+        let (_, _, records) = self.artifact_context(run_id)?;
+        records
+            .into_iter()
+            .find(|r| r.path == path)
+            .ok_or_else(|| AppError::NotFound {
+                what: "artifact",
+                id: format!("{run_id}:{path}"),
+            })
+    }
+
+    fn settled_recorder(&self, run_id: RunId) -> Result<Recorder, AppError> {
+        if self.active_runs().contains(&run_id) {
+            return Err(AppError::Conflict(
+                "the run is still in progress; review its files when it has ended".into(),
+            ));
+        }
+        let events = all_events(&self.store, run_id)?;
+        Recorder::resume(
+            self.store.clone(),
+            self.clock.clone(),
+            self.live.clone(),
+            run_id,
+            events,
+        )
+    }
+
+    /// Puts `content` (or removes the file for None) atomically.
+    fn put_file(path: &std::path::Path, content: Option<&[u8]>) -> Result<(), AppError> {
+        let io = |source| AppError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        match content {
+            None => match std::fs::remove_file(path) {
+                Ok(()) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(io(e)),
+            },
+            Some(bytes) => {
+                let dir = path.parent().unwrap_or_else(|| std::path::Path::new("."));
+                std::fs::create_dir_all(dir).map_err(io)?;
+                let mut tmp = tempfile::Builder::new()
+                    .prefix(".bearagent-tmp-")
+                    .tempfile_in(dir)
+                    .map_err(io)?;
+                std::io::Write::write_all(&mut tmp, bytes).map_err(io)?;
+                tmp.as_file().sync_all().map_err(io)?;
+                tmp.persist(path).map_err(|e| io(e.error))?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Replaces the file's content with `target` if it holds `expected`
+    /// (or unconditionally when forced); saves what it replaced.
+    fn swap(
+        &self,
+        run_id: RunId,
+        rel: &str,
+        expected: &Option<ContentHash>,
+        target: &Option<ContentHash>,
+        force: bool,
+    ) -> Result<(Option<ContentHash>, bool), AppError> {
+        let (_, root, _) = self.artifact_context(run_id)?;
+        let path = Self::disk_path(&root, rel)?;
+        let now = current_hash(&path).map_err(|source| AppError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let current = now.as_ref().map(|(h, _)| h.clone());
+        let forced = current != *expected;
+        if forced && !force {
+            return Err(AppError::Conflict(format!(
+                "{rel} changed since the run wrote it; nothing was touched (revert anyway to replace it — its current content is kept so this can be undone)"
+            )));
+        }
+        let replaced = match now {
+            Some((_, bytes)) => Some(self.store.put_blob(&bytes, self.clock.now())?),
+            None => None,
+        };
+        let content = self.blob(target)?;
+        Self::put_file(&path, content.as_deref())?;
+        Ok((replaced, forced))
+    }
+
+    /// Restores the version from before the run (or removes a file the run
+    /// created) if the file still holds the run's version; with `force`,
+    /// even if it does not, after saving its current content.
+    pub fn revert_artifact(&self, run_id: RunId, path: &str, force: bool) -> Result<(), AppError> {
+        let record = self.find_artifact(run_id, path)?;
+        if record.review == Review::Reverted {
+            return Err(AppError::Conflict(format!("{path} is already reverted")));
+        }
+        let mut rec = self.settled_recorder(run_id)?;
+        let (replaced, forced) = self.swap(run_id, path, &record.after, &record.before, force)?;
+        rec.record(
+            rec.last_seq(),
+            EventPayload::ArtifactReverted {
+                path: path.to_owned(),
+                restored_hash: record.before.clone(),
+                replaced_hash: replaced,
+                forced,
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Undoes a revert: the run's version comes back, if the file still
+    /// holds what the revert left (or with `force`, saving what it holds).
+    pub fn reapply_artifact(&self, run_id: RunId, path: &str, force: bool) -> Result<(), AppError> {
+        let record = self.find_artifact(run_id, path)?;
+        if record.review != Review::Reverted {
+            return Err(AppError::Conflict(format!("{path} is not reverted")));
+        }
+        let mut rec = self.settled_recorder(run_id)?;
+        let (replaced, _) = self.swap(run_id, path, &record.before, &record.after, force)?;
+        rec.record(
+            rec.last_seq(),
+            EventPayload::ArtifactReapplied {
+                path: path.to_owned(),
+                restored_hash: record.after.clone(),
+                replaced_hash: replaced,
+            },
+        )?;
+        Ok(())
+    }
+
+    /// Marks the run's version of a file as reviewed and kept.
+    pub fn keep_artifact(&self, run_id: RunId, path: &str) -> Result<(), AppError> {
+        self.find_artifact(run_id, path)?;
+        let mut rec = self.settled_recorder(run_id)?;
+        rec.record(
+            rec.last_seq(),
+            EventPayload::ArtifactKept {
+                path: path.to_owned(),
+            },
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "revert_tests.rs"]
+mod tests;

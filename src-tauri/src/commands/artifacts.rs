@@ -1,0 +1,89 @@
+//! The run's changes: list, diff, keep, revert (guarded), re-apply, export.
+
+use crate::dto::artifacts::{ArtifactItem, ExportedView, FileDiffView};
+use crate::dto::runs::parse_run_id;
+use crate::dto::ApiError;
+use crate::state::AppState;
+use tauri::State;
+use tracing::instrument;
+
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn list_artifacts(
+    state: State<'_, AppState>,
+    run_id: String,
+) -> Result<Vec<ArtifactItem>, ApiError> {
+    let items = state.app()?.artifacts(parse_run_id(&run_id)?)?;
+    Ok(items.into_iter().map(ArtifactItem::from).collect())
+}
+
+/// The run's change to one file; files over 1 MB give stats unless `full`.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn artifact_diff(
+    state: State<'_, AppState>,
+    run_id: String,
+    path: String,
+    full: bool,
+) -> Result<FileDiffView, ApiError> {
+    Ok(state
+        .app()?
+        .artifact_diff(parse_run_id(&run_id)?, &path, full)?
+        .into())
+}
+
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn keep_artifact(
+    state: State<'_, AppState>,
+    run_id: String,
+    path: String,
+) -> Result<(), ApiError> {
+    Ok(state.app()?.keep_artifact(parse_run_id(&run_id)?, &path)?)
+}
+
+/// Refuses (code `conflict`) when the file changed since the run wrote it,
+/// unless `force`, which first saves the current content.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn revert_artifact(
+    state: State<'_, AppState>,
+    run_id: String,
+    path: String,
+    force: bool,
+) -> Result<(), ApiError> {
+    Ok(state
+        .app()?
+        .revert_artifact(parse_run_id(&run_id)?, &path, force)?)
+}
+
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn reapply_artifact(
+    state: State<'_, AppState>,
+    run_id: String,
+    path: String,
+    force: bool,
+) -> Result<(), ApiError> {
+    Ok(state
+        .app()?
+        .reapply_artifact(parse_run_id(&run_id)?, &path, force)?)
+}
+
+/// Writes the run's JSON export and Markdown report under `<data>/exports`.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn export_run(
+    state: State<'_, AppState>,
+    run_id: String,
+) -> Result<ExportedView, ApiError> {
+    let app = state.app()?;
+    let dir = app.home().join("exports");
+    Ok(app.export_run(parse_run_id(&run_id)?, &dir)?.into())
+}
