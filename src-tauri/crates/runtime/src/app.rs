@@ -5,6 +5,7 @@ use crate::live::LiveBus;
 use crate::run::approvals::ApprovalGate;
 use crate::run::reconcile::reconcile_unfinished;
 use crate::views::{RunSummary, Workspace};
+use crate::watch::{Attribution, WorkspaceWatcher};
 use crate::AppError;
 use bearagent_kernel::{Clock, RunId, WorkspaceId};
 use bearagent_store::{RunFilter, Store};
@@ -36,7 +37,8 @@ pub struct Application {
     pub(crate) approvals: Arc<ApprovalGate>,
     pub(crate) registry: Arc<Registry>,
     pub(crate) executor: Arc<Executor>,
-    pub(crate) active: Mutex<HashMap<RunId, ActiveRun>>,
+    pub(crate) active: Arc<Mutex<HashMap<RunId, ActiveRun>>>,
+    watcher: Mutex<Option<WorkspaceWatcher>>,
 }
 
 impl Application {
@@ -84,7 +86,8 @@ impl Application {
                     ..ExecutorLimits::default()
                 },
             }),
-            active: Mutex::new(HashMap::new()),
+            active: Arc::new(Mutex::new(HashMap::new())),
+            watcher: Mutex::new(None),
         })
     }
 
@@ -154,8 +157,32 @@ impl Application {
         if let Ok(mut current) = self.current.lock() {
             *current = Some(workspace.clone());
         }
+        self.watch(&canonical);
         tracing::info!(workspace = %workspace.path, "workspace opened");
         Ok(workspace)
+    }
+
+    /// Watches the workspace at `root` (replacing the previous watch, which
+    /// stops). A workspace that cannot be watched still works; it is logged.
+    fn watch(&self, root: &Path) {
+        let Ok(mut slot) = self.watcher.lock() else {
+            return;
+        };
+        if slot.as_ref().is_some_and(|w| w.root() == root) {
+            return;
+        }
+        *slot = None;
+        let attribution = Attribution {
+            store: self.store.clone(),
+            clock: self.clock.clone(),
+            live: self.live.clone(),
+            active: self.active.clone(),
+        };
+        let base = root.to_path_buf();
+        match crate::watch::watch(root, move |paths| attribution.observe(&base, &paths)) {
+            Ok(w) => *slot = Some(w),
+            Err(e) => tracing::warn!(error = %e, "workspace changes will not be observed"),
+        }
     }
 
     pub fn current_workspace(&self) -> Option<Workspace> {

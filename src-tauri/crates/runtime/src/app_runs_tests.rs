@@ -358,3 +358,36 @@ async fn writing_twice_to_a_file_the_run_wrote_itself_is_not_a_conflict() {
         "second"
     );
 }
+
+#[tokio::test]
+async fn an_edit_from_outside_during_a_run_is_observed_but_the_runs_own_write_is_not() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let run = start(
+        &f,
+        json!([write("mine.txt"), {"final_answer": "done", "delay_ms": 1500}]),
+        ApprovalMode::AllowAll,
+    );
+    loop {
+        if let LiveEvent::Committed(e) = rx.recv().await.unwrap() {
+            if matches!(e.payload, EventPayload::ArtifactRecorded { .. }) {
+                break;
+            }
+        }
+    }
+    std::fs::write(f.ws.path().join("theirs.txt"), "edited by a person\n").unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    let observed: Vec<String> = f
+        .app
+        .list_events(run, EventSeq(0), 1000)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.payload {
+            EventPayload::ExternalChangeObserved { path, .. } => Some(path),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(observed, vec!["theirs.txt".to_owned()]);
+    assert_eq!(p.external_changes, 1);
+}

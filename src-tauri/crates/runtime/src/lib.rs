@@ -17,6 +17,7 @@ pub mod profile;
 mod run;
 mod system_clock;
 mod views;
+pub mod watch;
 
 pub use app::Application;
 pub use app_runs::StartRun;

@@ -78,15 +78,42 @@ impl Recorder {
         self.events.last().map(|e| e.seq)
     }
 
+    /// Takes in events another writer appended (the workspace watcher).
+    fn catch_up(&mut self) -> Result<(), AppError> {
+        let after = self.last_seq().unwrap_or_default();
+        for envelope in self
+            .store
+            .events_after(self.run_id, after, bearagent_store::MAX_PAGE)?
+        {
+            self.state = Some(
+                apply(self.state.as_ref(), &envelope)
+                    .map_err(|e| AppError::Corrupt(e.to_string()))?,
+            );
+            self.events.push(envelope);
+        }
+        Ok(())
+    }
+
     /// Commits one event caused by `cause` and returns its seq.
     pub fn record(
         &mut self,
         cause: Option<EventSeq>,
         payload: EventPayload,
     ) -> Result<EventSeq, AppError> {
-        let next = self.last_seq().map_or(EventSeq::FIRST, EventSeq::next);
-        let event = NewEvent::new(self.clock.now(), cause, payload);
-        let stamped = self.store.append(self.run_id, next, vec![event])?;
+        let mut attempts = 0;
+        let stamped = loop {
+            let next = self.last_seq().map_or(EventSeq::FIRST, EventSeq::next);
+            let event = NewEvent::new(self.clock.now(), cause, payload.clone());
+            match self.store.append(self.run_id, next, vec![event]) {
+                Ok(stamped) => break stamped,
+                Err(bearagent_store::StoreError::Conflict { .. }) if attempts < 5 => {
+                    attempts += 1;
+                    self.catch_up()?;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        };
+        let next = stamped.first().map_or(EventSeq::FIRST, |e| e.seq);
         let mut seq = next;
         for envelope in stamped {
             self.state = Some(

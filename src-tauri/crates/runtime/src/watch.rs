@@ -1,0 +1,234 @@
+//! Watches the open workspace (notify + debouncer) and turns changes made
+//! while a run is active into `ExternalChangeObserved` events on that run,
+//! unless the change is the run's own write. Honours `.gitignore` and
+//! `.bearagentignore`; ignores `.git/` and BearAgent's temp files. Keeps no
+//! per-file state (on Linux the debouncer needs no file-id cache).
+
+use crate::app::ActiveRun;
+use crate::live::{LiveBus, LiveEvent};
+use crate::run::tool_step::current_hash;
+use crate::AppError;
+use bearagent_kernel::{Clock, ContentHash, EventPayload, NewEvent, RunId};
+use bearagent_store::{Store, StoreError};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use notify::RecursiveMode;
+use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Quiet time before a burst of changes is reported.
+pub const DEBOUNCE: Duration = Duration::from_millis(50);
+
+pub struct WorkspaceWatcher {
+    root: PathBuf,
+    _debouncer: Debouncer<notify::RecommendedWatcher, RecommendedCache>,
+}
+
+impl WorkspaceWatcher {
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+}
+
+fn ignore_rules(root: &Path) -> Gitignore {
+    let mut builder = GitignoreBuilder::new(root);
+    for name in [".gitignore", ".bearagentignore"] {
+        let file = root.join(name);
+        if file.is_file() {
+            // A malformed line is skipped, not fatal: watching goes on.
+            let _ = builder.add(file);
+        }
+    }
+    builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
+
+fn relevant(root: &Path, rules: &Gitignore, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    if rel.components().any(|c| c.as_os_str() == ".git") {
+        return None;
+    }
+    let name = rel.file_name()?.to_string_lossy();
+    if name.starts_with(".bearagent-tmp-") || name.starts_with(".config.toml.") {
+        return None;
+    }
+    if rules
+        .matched_path_or_any_parents(rel, path.is_dir())
+        .is_ignore()
+    {
+        return None;
+    }
+    Some(rel.to_string_lossy().replace('\\', "/"))
+}
+
+/// Starts watching `root`; `on_change` gets workspace-relative paths.
+pub fn watch(
+    root: &Path,
+    on_change: impl Fn(Vec<String>) + Send + 'static,
+) -> Result<WorkspaceWatcher, AppError> {
+    let root = root.to_path_buf();
+    let rules = ignore_rules(&root);
+    let base = root.clone();
+    let watch_error =
+        |e: notify::Error| AppError::InvalidInput(format!("cannot watch {}: {e}", root.display()));
+    let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
+        let Ok(events) = result else { return };
+        // Reads (open/close without writing) are not changes; counting them
+        // would make hashing a changed file report it again.
+        let paths: BTreeSet<String> = events
+            .iter()
+            .filter(|e| !matches!(e.event.kind, notify::EventKind::Access(_)))
+            .flat_map(|e| e.event.paths.iter())
+            .filter_map(|p| relevant(&base, &rules, p))
+            .collect();
+        if !paths.is_empty() {
+            on_change(paths.into_iter().collect());
+        }
+    })
+    .map_err(watch_error)?;
+    debouncer
+        .watch(&root, RecursiveMode::Recursive)
+        .map_err(watch_error)?;
+    Ok(WorkspaceWatcher {
+        root,
+        _debouncer: debouncer,
+    })
+}
+
+/// Everything attribution needs, cloned into the watcher's callback.
+#[derive(Clone)]
+pub(crate) struct Attribution {
+    pub(crate) store: Arc<Store>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) live: LiveBus,
+    pub(crate) active: Arc<Mutex<HashMap<RunId, ActiveRun>>>,
+}
+
+impl Attribution {
+    /// Records changes to `paths` under `root` on every active run in that
+    /// workspace, except the run's own writes.
+    pub(crate) fn observe(&self, root: &Path, paths: &[String]) {
+        let runs: Vec<RunId> = self
+            .active
+            .lock()
+            .map(|a| {
+                a.iter()
+                    .filter(|(_, r)| r.handle.as_ref().is_none_or(|h| !h.is_finished()))
+                    .map(|(id, _)| *id)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for run_id in runs {
+            if let Err(e) = self.observe_run(run_id, root, paths) {
+                tracing::warn!(error = %e, %run_id, "could not record an external change");
+            }
+        }
+    }
+
+    fn observe_run(&self, run_id: RunId, root: &Path, paths: &[String]) -> Result<(), AppError> {
+        let Some(run) = self.store.get_run(run_id)? else {
+            return Ok(());
+        };
+        if Path::new(&run.workspace_path) != root {
+            return Ok(());
+        }
+        let events = crate::run::reconcile::all_events(&self.store, run_id)?;
+        let mut own: HashMap<&str, Option<&ContentHash>> = HashMap::new();
+        let mut writing: BTreeSet<&str> = BTreeSet::new();
+        for e in &events {
+            match &e.payload {
+                EventPayload::EffectIntended { path, .. } => {
+                    writing.insert(path);
+                }
+                EventPayload::ArtifactRecorded {
+                    path, after_hash, ..
+                } => {
+                    writing.remove(path.as_str());
+                    own.insert(path, after_hash.as_ref());
+                }
+                EventPayload::EffectVerified { .. } | EventPayload::ToolCallFailed { .. } => {
+                    writing.clear()
+                }
+                _ => {}
+            }
+        }
+        for rel in paths {
+            // The run's write in flight will record its own outcome.
+            if writing.contains(rel.as_str()) {
+                continue;
+            }
+            let hash = current_hash(&root.join(rel)).ok().flatten().map(|(h, _)| h);
+            if own
+                .get(rel.as_str())
+                .is_some_and(|after| after.cloned() == hash)
+            {
+                continue;
+            }
+            self.append(
+                run_id,
+                EventPayload::ExternalChangeObserved {
+                    path: rel.clone(),
+                    hash,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Appends beside the run's loop: on a seq conflict, retry at the new end.
+    fn append(&self, run_id: RunId, payload: EventPayload) -> Result<(), AppError> {
+        for _ in 0..5 {
+            let next = self.store.next_seq(run_id)?;
+            let event = NewEvent::new(self.clock.now(), None, payload.clone());
+            match self.store.append(run_id, next, vec![event]) {
+                Ok(stamped) => {
+                    for e in stamped {
+                        self.live.publish(LiveEvent::Committed(Arc::new(e)));
+                    }
+                    return Ok(());
+                }
+                Err(StoreError::Conflict { .. }) => continue,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(AppError::Conflict(format!(
+            "run {run_id} kept moving; the change was not recorded"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    #[test]
+    fn changes_are_reported_relative_and_ignored_paths_are_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
+        std::fs::write(root.join(".bearagentignore"), "*.secret\n").unwrap();
+        std::fs::create_dir_all(root.join("build")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        let (tx, rx) = mpsc::channel();
+        let _watcher = watch(&root, move |paths| {
+            let _ = tx.send(paths);
+        })
+        .unwrap();
+        std::fs::write(root.join("build/out.o"), "o").unwrap();
+        std::fs::write(root.join("k.secret"), "s").unwrap();
+        std::fs::write(root.join(".git/HEAD"), "h").unwrap();
+        std::fs::write(root.join(".bearagent-tmp-123"), "t").unwrap();
+        std::fs::write(root.join("notes.md"), "n").unwrap();
+        let mut seen = BTreeSet::new();
+        while let Ok(paths) = rx.recv_timeout(Duration::from_millis(1500)) {
+            seen.extend(paths);
+            if seen.contains("notes.md") {
+                break;
+            }
+        }
+        assert!(seen.contains("notes.md"), "{seen:?}");
+        assert!(seen.iter().all(|p| p == "notes.md"), "{seen:?}");
+    }
+}
