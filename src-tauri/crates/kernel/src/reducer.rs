@@ -179,7 +179,17 @@ pub fn apply(
     }
     let mut next = state.clone();
     next.last_seq = event.seq;
-    next.updated_at = event.at;
+    // Reviewing a finished run's files later is not run activity: its
+    // timing (and so its duration) stays as the run left it.
+    let review = matches!(
+        event.payload,
+        EventPayload::ArtifactKept { .. }
+            | EventPayload::ArtifactReverted { .. }
+            | EventPayload::ArtifactReapplied { .. }
+    );
+    if !review {
+        next.updated_at = event.at;
+    }
     Transition {
         state: &mut next,
         event,

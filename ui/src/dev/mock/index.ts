@@ -7,6 +7,7 @@ import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { EventPayload, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
+import { MockArtifacts } from "./artifacts";
 import { MockRunEngine } from "./runEngine";
 import { checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
 import { DEMO_SCRIPT, providerScript } from "./scripts";
@@ -33,7 +34,17 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     stepMs: config.stepMs,
     streamMs: config.streamMs,
     gateModelCalls: config.gateModelCalls,
-    onWrite: (workspacePath, relPath) => files.add(`${workspacePath}/${relPath}`),
+    onWrite: (workspacePath, relPath, content, runId) => {
+      const full = `${workspacePath}/${relPath}`;
+      artifacts.record(runId, relPath, contents.get(full) ?? null, content);
+      files.add(full);
+      contents.set(full, content);
+    },
+  });
+  // What the mock's files hold, where it matters for a diff.
+  const contents = new Map<string, string>();
+  const artifacts = new MockArtifacts((runId, payload) => {
+    engine.commit(runOf(engine, runId), payload, null);
   });
 
   function open(rawPath: string): WorkspaceView {
@@ -107,6 +118,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const workspace = workspaces.get(normalise(path)) ?? open(path);
     for (const summary of runs) seedFromSummary(engine, workspace, summary);
   }
+  for (const [runId, seeds] of Object.entries(config.artifacts)) artifacts.seed(runId, seeds);
   current = config.current ? open(config.current) : null;
 
   mockWindows("main");
@@ -148,6 +160,24 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return listEvents(engine, String(input.runId), Number(input.afterSeq), Number(input.limit));
           case "model_context":
             return modelContext(engine, String(input.runId), Number(input.requestedSeq));
+          case "list_artifacts":
+            runOf(engine, String(input.runId));
+            return artifacts.list(String(input.runId));
+          case "artifact_diff":
+            runOf(engine, String(input.runId));
+            return artifacts.diff(String(input.runId), String(input.path), Boolean(input.full));
+          case "keep_artifact":
+            runOf(engine, String(input.runId));
+            return artifacts.keep(String(input.runId), String(input.path));
+          case "revert_artifact":
+            runOf(engine, String(input.runId));
+            return artifacts.revert(String(input.runId), String(input.path), Boolean(input.force));
+          case "reapply_artifact":
+            runOf(engine, String(input.runId));
+            return artifacts.reapply(String(input.runId), String(input.path), Boolean(input.force));
+          case "export_run":
+            runOf(engine, String(input.runId));
+            return artifacts.exportRun(String(input.runId));
           case "active_runs":
             return [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);
           case "quit_app":
@@ -213,6 +243,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     },
     eventCount: (runId: string) => runOf(engine, runId).events.length,
     interrupt: (runId: string) => engine.interrupt(runId),
+    editFile: (runId: string, path: string, content: string | null) => artifacts.touch(runId, path, content),
     requestQuit() {
       const active = [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);
       void emit("quit-requested", { activeRuns: active });

@@ -24,7 +24,7 @@ export interface EngineOptions {
   streamMs: number;
   /** When set, each model call waits for `releaseModelCall()` before completing. */
   gateModelCalls: boolean;
-  onWrite(workspacePath: string, relPath: string, content: string): void;
+  onWrite(workspacePath: string, relPath: string, content: string, runId: string): void;
 }
 
 export interface MockRun {
@@ -215,7 +215,7 @@ export class MockRunEngine {
       if (step.call.writes) {
         const path = String(step.call.args.path);
         this.commit(run, { type: "effect_intended", call_id: call.call_id, path, before_hash: null }, toolStarted.seq);
-        this.options.onWrite(run.projection.workspace_path, path, String(step.call.args.content ?? ""));
+        this.options.onWrite(run.projection.workspace_path, path, String(step.call.args.content ?? ""), run.id);
       }
       await sleep(stepMs);
       const result = { call_id: call.call_id, content: step.call.result, is_error: false };

@@ -3,6 +3,7 @@
 // (`window.__bearagentMock`).
 import type { EventPayload, RunSummaryView, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
+import type { MockArtifactSeed } from "./artifacts";
 
 export interface MockSeed {
   /** Absolute paths that exist and are folders. */
@@ -25,6 +26,8 @@ export interface MockSeed {
   streamMs?: number;
   /** Model calls wait for `__bearagentMock.releaseModelCall()` before completing. */
   gateModelCalls?: boolean;
+  /** Files each run changed, by run id (runs started in the mock record their writes themselves). */
+  artifacts?: Record<string, MockArtifactSeed[]>;
 }
 
 export const DEFAULT_SEED: Required<MockSeed> = {
@@ -38,6 +41,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   stepMs: 120,
   streamMs: 40,
   gateModelCalls: false,
+  artifacts: {},
 };
 
 export interface MockHooks {
@@ -58,6 +62,8 @@ export interface MockHooks {
   eventCount(runId: string): number;
   /** Like an app crash while the run waits for approval. */
   interrupt(runId: string): boolean;
+  /** Change a file a run wrote, as an editor would (makes it a conflict). */
+  editFile(runId: string, path: string, content: string | null): void;
   /** Like closing the window: asks before quitting when runs are active. */
   requestQuit(): void;
 }

@@ -1,0 +1,121 @@
+// The real app under Xvfb: review what the demo run changed — the file
+// appears with its badge, the diff shows the lines, revert puts the disk
+// back, undo brings the run's version back; an edit from outside during
+// the run is observed, and a later edit is protected from a revert.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeSandbox, startDriver, launchApp, byTestId, screenshot } from "./harness.mjs";
+
+let sandbox;
+let driver;
+
+before(async () => {
+  sandbox = makeSandbox();
+  driver = await startDriver(sandbox);
+});
+
+after(async () => {
+  await driver?.stop();
+});
+
+const WAIT = { timeout: 20_000 };
+
+async function step(app, name, body) {
+  try {
+    return await body();
+  } catch (error) {
+    await screenshot(app, `fail-changes-${name}`).catch(() => {});
+    throw error;
+  }
+}
+
+/** Starts the demo and returns its workspace path once the approval is pending. */
+async function demoAwaitingApproval(app) {
+  await byTestId(app, "try-demo").waitForClickable(WAIT);
+  await byTestId(app, "try-demo").click();
+  const current = byTestId(app, "current-workspace");
+  let path = null;
+  await app.waitUntil(async () => {
+    path = await current.getAttribute("data-path");
+    return typeof path === "string" && path.includes("bearagent-demo-");
+  }, { ...WAIT, timeoutMsg: "the demo workspace never became current" });
+  await app.$('[data-testid="approval-row"][data-state="pending"]').waitForDisplayed(WAIT);
+  return path;
+}
+
+async function approveAndFinish(app) {
+  await byTestId(app, "approve").click();
+  await app.$('[data-testid="run-outcome"][data-status="succeeded"]').waitForDisplayed({ timeout: 30_000 });
+}
+
+const row = (app, path) => app.$(`[data-testid="artifact-row"][data-path="${path}"]`);
+
+async function waitState(app, path, state) {
+  await app.waitUntil(async () => (await row(app, path).getAttribute("data-state")) === state, {
+    ...WAIT,
+    timeoutMsg: `${path} never reached state ${state}`,
+  });
+}
+
+test("changes: the written file shows as added with its diff; revert removes it, undo brings it back", async () => {
+  const app = await launchApp(driver);
+  try {
+    const workspace = await step(app, "start", () => demoAwaitingApproval(app));
+    const plan = join(workspace, "docs/plan.md");
+    await step(app, "finish", () => approveAndFinish(app));
+    const written = readFileSync(plan, "utf8");
+
+    await byTestId(app, "changes-tab").click();
+    await step(app, "row", () => row(app, "docs/plan.md").waitForDisplayed(WAIT));
+    assert.equal(await row(app, "docs/plan.md").getAttribute("data-change"), "added");
+    assert.equal(await row(app, "docs/plan.md").getAttribute("data-state"), "pending");
+    await row(app, "docs/plan.md").click();
+    await step(app, "diff", () => byTestId(app, "diff-view").waitForDisplayed(WAIT));
+    const added = await app.$$('[data-testid="diff-line"][data-kind="added"]');
+    assert.ok(added.length >= 3, `added lines shown: ${added.length}`);
+    await screenshot(app, "changes-01-diff");
+
+    await byTestId(app, "artifact-revert").click();
+    await step(app, "reverted", () => waitState(app, "docs/plan.md", "reverted"));
+    assert.ok(!existsSync(plan), "a file the run created is removed by its revert");
+    await screenshot(app, "changes-02-reverted");
+
+    await byTestId(app, "artifact-reapply").click();
+    await step(app, "reapplied", () => waitState(app, "docs/plan.md", "pending"));
+    assert.equal(readFileSync(plan, "utf8"), written, "the run's version is back");
+  } finally {
+    await app.deleteSession();
+  }
+});
+
+test("changes: an outside edit during the run is observed; a later edit is never overwritten by a revert", async () => {
+  const app = await launchApp(driver);
+  try {
+    const workspace = await step(app, "start", () => demoAwaitingApproval(app));
+    // While the run waits for approval, a person edits a file it read.
+    writeFileSync(join(workspace, "docs/notes.md"), "# Notes\n\nEdited by a person during the run.\n");
+    await step(app, "observed", () =>
+      app.waitUntil(async () => (await app.$("body").getText()).includes("Changed outside the run"), {
+        ...WAIT,
+        timeoutMsg: "the outside edit never appeared in the timeline",
+      }),
+    );
+    await step(app, "finish", () => approveAndFinish(app));
+
+    // After the run, the person edits the file the run wrote.
+    const plan = join(workspace, "docs/plan.md");
+    const mine = "# My own plan\n";
+    writeFileSync(plan, mine);
+    await byTestId(app, "changes-tab").click();
+    await step(app, "conflict", () => waitState(app, "docs/plan.md", "conflict"));
+    await row(app, "docs/plan.md").click();
+    await byTestId(app, "artifact-revert").click();
+    await step(app, "refused", () => byTestId(app, "artifact-conflict").waitForDisplayed(WAIT));
+    assert.equal(readFileSync(plan, "utf8"), mine, "the user's content is intact");
+    await screenshot(app, "changes-03-conflict");
+  } finally {
+    await app.deleteSession();
+  }
+});

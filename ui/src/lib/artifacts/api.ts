@@ -1,0 +1,26 @@
+import { commands } from "../../bindings";
+import type { ArtifactItem, ExportedView, FileDiffView } from "../../bindings";
+import { call, type Outcome } from "../ipc/outcome";
+
+/** What the Changes panel needs from the backend: a run's changed files and their review. */
+export interface ArtifactsApi {
+  list(runId: string): Promise<Outcome<ArtifactItem[]>>;
+  /** Files over 1 MB come back as stats only unless `full`. */
+  diff(runId: string, path: string, full: boolean): Promise<Outcome<FileDiffView>>;
+  keep(runId: string, path: string): Promise<Outcome<null>>;
+  /** Fails with code `conflict` when the file changed since the run wrote it, unless `force`. */
+  revert(runId: string, path: string, force: boolean): Promise<Outcome<null>>;
+  /** Undoes a revert: the run's version is back. */
+  reapply(runId: string, path: string, force: boolean): Promise<Outcome<null>>;
+  exportRun(runId: string): Promise<Outcome<ExportedView>>;
+}
+
+/** The real implementation: the generated tauri-specta commands. */
+export const tauriArtifactsApi: ArtifactsApi = {
+  list: (runId) => call(() => commands.listArtifacts(runId)),
+  diff: (runId, path, full) => call(() => commands.artifactDiff(runId, path, full)),
+  keep: (runId, path) => call(() => commands.keepArtifact(runId, path)),
+  revert: (runId, path, force) => call(() => commands.revertArtifact(runId, path, force)),
+  reapply: (runId, path, force) => call(() => commands.reapplyArtifact(runId, path, force)),
+  exportRun: (runId) => call(() => commands.exportRun(runId)),
+};
