@@ -41,6 +41,27 @@ const GREETER_AFTER = [
   "",
 ].join("\n");
 
+const LIB_BEFORE = [
+  "/// The greeting for a language.",
+  "pub fn greeting(lang: &str) -> &'static str {",
+  "    match lang {",
+  '        "fr" => "Bonjour",',
+  '        _ => "Hello",',
+  "    }",
+  "}",
+  "",
+].join("\n");
+const LIB_AFTER = [
+  "/// The greeting for a language.",
+  "pub fn greeting(lang: &str, formal: bool) -> &'static str {",
+  "    match lang {",
+  '        "fr" => "Salut",',
+  '        _ => "Hi",',
+  "    }",
+  "}",
+  "",
+].join("\n");
+
 const seed = {
   recent: [PROJECT],
   current: PROJECT,
@@ -68,6 +89,7 @@ const seed = {
   artifacts: {
     [RUN]: [
       { path: "src/greeter.py", before: GREETER_BEFORE, after: GREETER_AFTER },
+      { path: "src/lib.rs", before: LIB_BEFORE, after: LIB_AFTER },
       { path: "docs/plan.md", before: null, after: "# Plan\n\n1. Add a greeting table.\n2. Default to English.\n3. Test each language.\n" },
       { path: "docs/old-notes.md", before: "# Old notes\n\nEnglish only for now.\n", after: null },
       {
@@ -105,6 +127,7 @@ test("changes: badges → diff → revert → re-apply → conflict reverted any
       ["docs/plan.md", "added", "pending"],
       ["logs/requests.log", "modified", "pending"],
       ["src/greeter.py", "modified", "pending"],
+      ["src/lib.rs", "modified", "pending"],
     ]);
     assert.match(await row(page, "config/settings.toml").getByTestId("artifact-state").innerText(), /conflict/i);
     assert.match(await row(page, "docs/old-notes.md").getByTestId("artifact-change").innerText(), /deleted/i);
@@ -131,6 +154,20 @@ test("changes: badges → diff → revert → re-apply → conflict reverted any
     await page.locator('[data-testid="diff-view"][data-mode="split"]').waitFor();
     assert.ok((await page.locator('[data-testid="diff-line"][data-kind="removed"]').count()) >= 3);
     await shot(page, "changes-split-light");
+    await byId(page, "diff-mode-unified").click();
+
+    // Syntax colours and the changed words of a modified line, in both layouts.
+    await row(page, "src/lib.rs").getByTestId("artifact-select").click();
+    await page.locator('[data-testid="diff-view"][aria-label="Changes to src/lib.rs"] .hljs-keyword').first().waitFor();
+    const marks = page.locator('[data-testid="diff-line"] [data-testid="word-change"]');
+    assert.deepEqual(await marks.allInnerTexts(), [", formal: bool", "Bonjour", "Hello", "Salut", "Hi"]);
+    assert.deepEqual(await marks.evaluateAll((els) => els.map((e) => e.closest('[data-testid="diff-line"]').dataset.kind)), ["added", "removed", "removed", "added", "added"]);
+    await shot(page, "changes-highlight-light");
+    await byId(page, "diff-mode-split").click();
+    await page.locator('[data-testid="diff-view"][data-mode="split"]').waitFor();
+    assert.equal(await marks.count(), 5);
+    assert.ok((await page.locator('[data-testid="diff-view"] .hljs-keyword').count()) > 0);
+    await shot(page, "changes-highlight-split-light");
     await byId(page, "diff-mode-unified").click();
 
     // Revert → reverted badge → re-apply → back to the run's version.
@@ -217,6 +254,10 @@ test("changes: dark mode, keyboard tabs and a focused row are visible", async ()
     const outline = await row(page, "src/greeter.py").getByTestId("artifact-revert").evaluate((el) => getComputedStyle(el).outlineStyle);
     assert.notEqual(outline, "none", "the focused button shows its focus");
     await shot(page, "changes-diff-dark");
+    await row(page, "src/lib.rs").getByTestId("artifact-select").click();
+    await page.locator('[data-testid="diff-view"] .hljs-keyword').first().waitFor();
+    await byId(page, "word-change").first().waitFor();
+    await shot(page, "changes-highlight-dark");
     assert.deepEqual(problems, []);
   } finally {
     await close();

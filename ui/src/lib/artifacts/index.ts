@@ -1,3 +1,5 @@
 export { tauriArtifactsApi, type ArtifactsApi } from "./api";
 export { ArtifactsStore, type DiffState, type PendingAction } from "./store.svelte";
 export { DIFF_LINE_CAP, capHunks, hunkHeader, lineCount, splitRows, type SplitRow } from "./diff";
+export { HIGHLIGHT_MAX_LINES, languageFor, lineHtml } from "./highlight";
+export { wordChange, wordChanges, type ChangeRange, type WordChange } from "./wordDiff";
