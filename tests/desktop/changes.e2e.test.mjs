@@ -1,7 +1,7 @@
 // The real app under Xvfb: review what the demo run changed — the file
 // appears with its badge, the diff shows the lines, revert puts the disk
-// back, undo brings the run's version back; an edit from outside during
-// the run is observed, and a later edit is protected from a revert.
+// back, undo brings the run's version back; a file a person creates while
+// the run waits for approval is not overwritten by the approved write.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -90,31 +90,35 @@ test("changes: the written file shows as added with its diff; revert removes it,
   }
 });
 
-test("changes: an outside edit during the run is observed; a later edit is never overwritten by a revert", async () => {
+test("changes: a file a person creates while the run waits is never overwritten by the approved write", async () => {
   const app = await launchApp(driver);
   try {
     const workspace = await step(app, "start", () => demoAwaitingApproval(app));
-    // While the run waits for approval, a person edits a file it read.
-    writeFileSync(join(workspace, "docs/notes.md"), "# Notes\n\nEdited by a person during the run.\n");
-    await step(app, "observed", () =>
-      app.waitUntil(async () => (await app.$("body").getText()).includes("Changed outside the run"), {
-        ...WAIT,
-        timeoutMsg: "the outside edit never appeared in the timeline",
-      }),
-    );
-    await step(app, "finish", () => approveAndFinish(app));
-
-    // After the run, the person edits the file the run wrote.
+    // While the run waits for approval, a person writes the file it wants to create.
     const plan = join(workspace, "docs/plan.md");
     const mine = "# My own plan\n";
     writeFileSync(plan, mine);
-    await byTestId(app, "changes-tab").click();
-    await step(app, "conflict", () => waitState(app, "docs/plan.md", "conflict"));
-    await row(app, "docs/plan.md").click();
-    await byTestId(app, "artifact-revert").click();
-    await step(app, "refused", () => byTestId(app, "artifact-conflict").waitForDisplayed(WAIT));
-    assert.equal(readFileSync(plan, "utf8"), mine, "the user's content is intact");
+    await step(app, "finish", () => approveAndFinish(app));
+    assert.equal(readFileSync(plan, "utf8"), mine, "the person's content is intact");
+    assert.match(await byTestId(app, "final-answer").getText(), /did not happen/);
+    // The refusal is in the timeline (virtualised: scroll to its end).
+    await step(app, "conflict-row", () =>
+      app.waitUntil(
+        async () => {
+          await app.execute(() => {
+            const list = document.querySelector('[data-testid="timeline"]');
+            if (list) list.scrollTop = list.scrollHeight;
+          });
+          const rows = await app.$$('[data-testid="timeline-row"][data-type="tool_call_failed"]');
+          for (const r of rows) if ((await r.getText()).includes("conflict")) return true;
+          return false;
+        },
+        { ...WAIT, timeoutMsg: "the conflict never appeared in the timeline" },
+      ),
+    );
     await screenshot(app, "changes-03-conflict");
+    await byTestId(app, "changes-tab").click();
+    assert.equal(await row(app, "docs/plan.md").isExisting(), false, "the refused write is not an artifact");
   } finally {
     await app.deleteSession();
   }

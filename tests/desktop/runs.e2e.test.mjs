@@ -116,7 +116,7 @@ test("demo run: deny with a reason → the model is told, nothing is written", a
     await byTestId(app, "deny").click();
 
     await step(app, "deny-outcome", () => waitForOutcome(app, "succeeded"));
-    assert.match(await byTestId(app, "final-answer").getText(), /You declined the write, so nothing was changed/);
+    assert.match(await byTestId(app, "final-answer").getText(), /did not happen \(you declined it/);
     assert.ok(!existsSync(join(workspace, "docs/plan.md")), "docs/plan.md was not written");
     const denied = app.$('[data-testid="approval-row"][data-state="denied"]');
     assert.match(await denied.getText(), /keep docs\/ unchanged for now/);

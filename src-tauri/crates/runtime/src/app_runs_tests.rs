@@ -391,3 +391,53 @@ async fn an_edit_from_outside_during_a_run_is_observed_but_the_runs_own_write_is
     assert_eq!(observed, vec!["theirs.txt".to_owned()]);
     assert_eq!(p.external_changes, 1);
 }
+
+#[tokio::test]
+async fn an_edit_while_the_demo_waits_for_approval_is_observed() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let (workspace, run) = f.app.start_demo_run().unwrap();
+    next_approval(&mut rx).await;
+    std::fs::write(
+        std::path::Path::new(&workspace.path).join("docs/notes.md"),
+        "edited\n",
+    )
+    .unwrap();
+    let observed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            if let LiveEvent::Committed(e) = rx.recv().await.unwrap() {
+                if let EventPayload::ExternalChangeObserved { path, .. } = &e.payload {
+                    return path.clone();
+                }
+            }
+        }
+    })
+    .await
+    .expect("the edit was observed");
+    assert_eq!(observed, "docs/notes.md");
+    f.app.cancel_run(run).unwrap();
+    f.app.wait_run(run).await.unwrap();
+    std::fs::remove_dir_all(&workspace.path).unwrap();
+}
+
+#[tokio::test]
+async fn a_file_that_appears_while_the_user_decides_is_not_overwritten_by_the_approved_write() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let (workspace, run) = f.app.start_demo_run().unwrap();
+    let call = next_approval(&mut rx).await;
+    let plan = std::path::Path::new(&workspace.path).join("docs/plan.md");
+    std::fs::write(&plan, "my own plan\n").unwrap();
+    let approve = Decision {
+        approve: true,
+        scope: ApprovalScope::Once,
+        reason: None,
+        by: "user".into(),
+    };
+    f.app.decide_approval(run, &call, approve).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert!(p.final_answer.unwrap().contains("did not happen"));
+    assert_eq!(std::fs::read_to_string(&plan).unwrap(), "my own plan\n");
+    std::fs::remove_dir_all(&workspace.path).unwrap();
+}

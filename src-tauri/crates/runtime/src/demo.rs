@@ -35,7 +35,7 @@ const SCRIPT: &str = r##"[
    "tool_call": {"tool_name": "write_file", "arguments": {"path": "docs/plan.md",
      "content": "# Plan\n\n1. Add a table of greetings per language (en, fr, es).\n2. Look the greeting up in `greet`, defaulting to English.\n3. Add tests for each language.\n"}}},
   {"final_answer": "I read docs/notes.md and wrote docs/plan.md: add a per-language greeting table to greet(), default to English, and test each language.",
-   "after_error": {"final_answer": "I read docs/notes.md. You declined the write, so nothing was changed; the plan would be: add a per-language greeting table to greet(), default to English, and test each language."}}
+   "after_error": {"final_answer": "I read docs/notes.md. The write to docs/plan.md did not happen (you declined it, or the file changed meanwhile), so nothing was changed; the plan would be: add a per-language greeting table to greet(), default to English, and test each language."}}
 ]"##;
 
 /// The demo's scripted model.

@@ -78,6 +78,7 @@ pub(super) async fn run_tool_call(
         Ok(p) => p,
         Err(e) => return fail(rec, requested, &call_id, format!("invalid arguments: {e}")),
     };
+    remember_prepared(grants, &prepared);
     let mut decision = deps.policy().decide(tool.spec(), &prepared);
     if decision == PolicyDecision::Ask && grants.tools.contains(call.tool_name.as_str()) {
         decision = PolicyDecision::Allow;
@@ -229,6 +230,9 @@ pub(super) async fn resume_decided(
         )));
     };
     let prepared = tool.prepare(&call.arguments, &deps.workspace);
+    if let Ok(p) = &prepared {
+        remember_prepared(grants, p);
+    }
     match record_decision(rec, asked, &call, decision)? {
         Asked::Granted { seq, scope } => {
             if scope == ApprovalScope::ToolForRun {
@@ -348,6 +352,24 @@ fn conflict_with_seen(grants: &RunGrants, target: &WriteTarget) -> Option<String
             target.rel_path
         )
     })
+}
+
+/// A write applies to the version of the file it was prepared (and maybe
+/// approved) against: if the run has not seen the file yet, that version is
+/// the one on disk now, so a file that appears or changes while the user
+/// decides is not overwritten.
+fn remember_prepared(grants: &mut RunGrants, prepared: &PreparedCall) {
+    if let Some(target) = &prepared.write_target {
+        grants
+            .seen
+            .entry(target.rel_path.clone())
+            .or_insert_with(|| {
+                current_hash(&target.abs_path)
+                    .ok()
+                    .flatten()
+                    .map(|(h, _)| h)
+            });
+    }
 }
 
 /// Records the version of the file a successful read or write left the run
