@@ -94,6 +94,8 @@ export type ArtifactItem = {
 	state: ArtifactState,
 	beforeBytes: number,
 	afterBytes: number,
+	/**  Lines added / removed; null for binary files. */
+	lines: LineStats | null,
 };
 
 /**  What the list's badge shows. */
@@ -241,6 +243,11 @@ export type HistoryItem = {
 } & ToolResult;
 
 export type KeySourceView = { kind: "keychain" } | { kind: "env"; variable: string } | { kind: "none" };
+
+export type LineStats = {
+	added: number,
+	removed: number,
+};
 
 export type Message = {
 	role: Role,

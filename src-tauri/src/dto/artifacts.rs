@@ -32,6 +32,15 @@ pub struct ArtifactItem {
     pub state: ArtifactState,
     pub before_bytes: u64,
     pub after_bytes: u64,
+    /// Lines added / removed; null for binary files.
+    pub lines: Option<LineStats>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct LineStats {
+    pub added: u32,
+    pub removed: u32,
 }
 
 impl From<ArtifactView> for ArtifactItem {
@@ -53,6 +62,7 @@ impl From<ArtifactView> for ArtifactItem {
             state,
             before_bytes: a.before_bytes,
             after_bytes: a.after_bytes,
+            lines: a.lines.map(|(added, removed)| LineStats { added, removed }),
         }
     }
 }

@@ -79,13 +79,17 @@ export class MockArtifacts {
   list(runId: string): ArtifactItem[] {
     return [...this.#files(runId).values()]
       .sort((a, b) => a.path.localeCompare(b.path))
-      .map((f) => ({
-        path: f.path,
-        change: f.change,
-        state: stateOf(f),
-        beforeBytes: f.binary ? f.binary.before : bytes(f.before),
-        afterBytes: f.binary ? f.binary.after : bytes(f.after),
-      }));
+      .map((f) => {
+        const d = this.diff(runId, f.path, false);
+        return {
+          path: f.path,
+          change: f.change,
+          state: stateOf(f),
+          beforeBytes: f.binary ? f.binary.before : bytes(f.before),
+          afterBytes: f.binary ? f.binary.after : bytes(f.after),
+          lines: d.kind === "text" ? { added: d.added, removed: d.removed } : null,
+        };
+      });
   }
 
   diff(runId: string, path: string, full: boolean): FileDiffView {

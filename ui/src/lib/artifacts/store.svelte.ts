@@ -62,6 +62,10 @@ export class ArtifactsStore {
     if (outcome.ok) {
       this.items = outcome.value;
       this.loadError = null;
+      // Line stats come with the list, before any diff is opened.
+      for (const item of outcome.value) {
+        if (item.lines) this.stats.set(item.path, { added: item.lines.added, removed: item.lines.removed });
+      }
       for (const path of this.conflicts.keys()) {
         if (!outcome.value.some((i) => i.path === path)) this.conflicts.delete(path);
       }

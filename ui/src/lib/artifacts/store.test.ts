@@ -13,6 +13,7 @@ const item = (path: string, state: ArtifactItem["state"] = "pending", change: Ar
   state,
   beforeBytes: 10,
   afterBytes: 12,
+  lines: null,
 });
 
 const textDiff = (added: number, removed: number, stats_only = false): FileDiffView => ({

@@ -31,6 +31,8 @@ pub struct ArtifactView {
     pub current: Option<ContentHash>,
     pub before_bytes: u64,
     pub after_bytes: u64,
+    /// Lines added and removed (None for binary files).
+    pub lines: Option<(u32, u32)>,
 }
 
 impl Application {
@@ -44,13 +46,6 @@ impl Application {
         })?;
         let records = artifacts(&all_events(&self.store, run_id)?);
         Ok((run, root, records))
-    }
-
-    fn blob_len(&self, hash: &Option<ContentHash>) -> Result<u64, AppError> {
-        Ok(match hash {
-            Some(h) => self.store.get_blob(h)?.map_or(0, |b| b.len() as u64),
-            None => 0,
-        })
     }
 
     fn disk_path(root: &WorkspaceRoot, rel: &str) -> Result<PathBuf, AppError> {
@@ -77,9 +72,16 @@ impl Application {
             } else {
                 DiskState::ChangedSince
             };
+            let before = self.blob(&record.before)?;
+            let after = self.blob(&record.after)?;
+            let lines = match diff_versions(before.as_deref(), after.as_deref(), false) {
+                FileDiff::Text { added, removed, .. } => Some((added, removed)),
+                FileDiff::Binary { .. } => None,
+            };
             out.push(ArtifactView {
-                before_bytes: self.blob_len(&record.before)?,
-                after_bytes: self.blob_len(&record.after)?,
+                before_bytes: before.as_ref().map_or(0, |b| b.len() as u64),
+                after_bytes: after.as_ref().map_or(0, |b| b.len() as u64),
+                lines,
                 record,
                 disk,
                 current,
