@@ -53,6 +53,19 @@ pub struct PreparedCall {
     pub args: Value,
 }
 
+impl PreparedCall {
+    /// A call that only reads: no write target.
+    pub fn read_only(tool: ToolName, summary: String, args: Value) -> Self {
+        Self {
+            tool,
+            effect: Effect::ReadOnly,
+            summary,
+            write_target: None,
+            args,
+        }
+    }
+}
+
 /// What a tool produced, before the executor bounds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {

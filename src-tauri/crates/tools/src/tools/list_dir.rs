@@ -83,13 +83,11 @@ impl Tool for ListDir {
             depth,
             max_entries,
         };
-        Ok(PreparedCall {
-            tool: self.spec.name.clone(),
-            effect: Effect::ReadOnly,
-            summary: format!("list {rel} (depth {depth})"),
-            write_target: None,
-            args: json!(normalised),
-        })
+        Ok(PreparedCall::read_only(
+            self.spec.name.clone(),
+            format!("list {rel} (depth {depth})"),
+            json!(normalised),
+        ))
     }
 
     fn execute(

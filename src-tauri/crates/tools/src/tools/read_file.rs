@@ -110,13 +110,11 @@ impl Tool for ReadFile {
             end_line,
             max_bytes,
         };
-        Ok(PreparedCall {
-            tool: self.spec.name.clone(),
-            effect: Effect::ReadOnly,
+        Ok(PreparedCall::read_only(
+            self.spec.name.clone(),
             summary,
-            write_target: None,
-            args: json!(normalised),
-        })
+            json!(normalised),
+        ))
     }
 
     fn execute(

@@ -116,13 +116,11 @@ impl Tool for SearchText {
             case_insensitive,
             max_results,
         };
-        Ok(PreparedCall {
-            tool: self.spec.name.clone(),
-            effect: Effect::ReadOnly,
+        Ok(PreparedCall::read_only(
+            self.spec.name.clone(),
             summary,
-            write_target: None,
-            args: json!(normalised),
-        })
+            json!(normalised),
+        ))
     }
 
     fn execute(
