@@ -1,89 +1,22 @@
 // Chromium flow test of the workspace screen: the real UI served by the Vite
 // dev server, with the Tauri IPC replaced by the dev-only mock backend
-// (`?mockIpc`, see src/dev/mockBackend.ts). Run: npm run test:ui
+// (`?mockIpc`, see src/dev/mock/). Run: npm run test:ui
 import assert from "node:assert/strict";
-import { mkdir } from "node:fs/promises";
-import { createServer as createNetServer } from "node:net";
 import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
-import { createServer } from "vite";
+import { byId, screenshotDir, startUi } from "./support.mjs";
 
-const uiRoot = fileURLToPath(new URL("..", import.meta.url));
-const screenshotDir = fileURLToPath(new URL("../../target/ui-screenshots/", import.meta.url));
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const TIMEOUT = 10_000;
-
-let server;
-let browser;
-let baseUrl;
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
+let ui;
 
 before(async () => {
-  const port = await freePort();
-  server = await createServer({
-    root: uiRoot,
-    logLevel: "warn",
-    server: { host: "127.0.0.1", port, strictPort: true, hmr: false },
-  });
-  await server.listen();
-  baseUrl = `http://127.0.0.1:${port}/?mockIpc`;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
-  await mkdir(screenshotDir, { recursive: true });
+  ui = await startUi();
 });
 
 after(async () => {
-  await browser?.close();
-  await server?.close();
+  await ui?.close();
 });
 
 /** A fresh page with an optional mock seed; collects page errors for the end of the test. */
-async function openApp(seed, { colorScheme = "light" } = {}) {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    colorScheme,
-    timezoneId: "UTC",
-    locale: "en-US",
-  });
-  context.setDefaultTimeout(TIMEOUT);
-  const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
-  page.on("console", (msg) => {
-    if (msg.type() === "error" || msg.type() === "warning") problems.push(`${msg.type()}: ${msg.text()}`);
-  });
-  if (seed) {
-    await page.addInitScript((value) => {
-      window.__BEARAGENT_MOCK_SEED__ = value;
-    }, seed);
-  }
-  await page.goto(baseUrl);
-  await page.locator('.shell[data-ready="true"]').waitFor();
-  return { page, problems, close: () => context.close() };
-}
-
-const byId = (page, id) => page.getByTestId(id);
+const openApp = (seed, options) => ui.openApp(seed, options);
 
 test("workspace flow: prompt, open by path, recents, errors, empty runs", async () => {
   const { page, problems, close } = await openApp();
