@@ -33,13 +33,17 @@ async function step(app, name, body) {
 
 /** Starts the demo and returns its workspace path once the approval is pending. */
 async function demoAwaitingApproval(app) {
+  // The app may reopen the previous demo's workspace at start: wait for a new one.
+  const previous = await byTestId(app, "current-workspace")
+    .getAttribute("data-path")
+    .catch(() => null);
   await byTestId(app, "try-demo").waitForClickable(WAIT);
   await byTestId(app, "try-demo").click();
   const current = byTestId(app, "current-workspace");
   let path = null;
   await app.waitUntil(async () => {
     path = await current.getAttribute("data-path");
-    return typeof path === "string" && path.includes("bearagent-demo-");
+    return typeof path === "string" && path.includes("bearagent-demo-") && path !== previous;
   }, { ...WAIT, timeoutMsg: "the demo workspace never became current" });
   await app.$('[data-testid="approval-row"][data-state="pending"]').waitForDisplayed(WAIT);
   return path;

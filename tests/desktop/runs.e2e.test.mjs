@@ -36,6 +36,10 @@ async function step(app, name, body) {
 
 /** Starts the demo from the home screen; returns the demo workspace path. */
 async function startDemo(app) {
+  // The app may reopen the previous demo's workspace at start: wait for a new one.
+  const previous = await byTestId(app, "current-workspace")
+    .getAttribute("data-path")
+    .catch(() => null);
   await byTestId(app, "try-demo").waitForClickable(WAIT);
   await byTestId(app, "try-demo").click();
   await byTestId(app, "demo-badge").waitForDisplayed(WAIT);
@@ -43,7 +47,7 @@ async function startDemo(app) {
   let path = null;
   await app.waitUntil(async () => {
     path = await current.getAttribute("data-path");
-    return typeof path === "string" && path.includes("bearagent-demo-");
+    return typeof path === "string" && path.includes("bearagent-demo-") && path !== previous;
   }, { ...WAIT, timeoutMsg: "the demo workspace never became current" });
   return path;
 }
