@@ -6,7 +6,17 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeSandbox, startDriver, launchApp, byTestId, screenshot } from "./harness.mjs";
+import {
+  makeSandbox,
+  startDriver,
+  launchApp,
+  byTestId,
+  screenshot,
+  step,
+  startDemo,
+  pendingApproval,
+  WAIT,
+} from "./harness.mjs";
 
 let sandbox;
 let driver;
@@ -20,32 +30,10 @@ after(async () => {
   await driver?.stop();
 });
 
-const WAIT = { timeout: 20_000 };
-
-async function step(app, name, body) {
-  try {
-    return await body();
-  } catch (error) {
-    await screenshot(app, `fail-changes-${name}`).catch(() => {});
-    throw error;
-  }
-}
-
 /** Starts the demo and returns its workspace path once the approval is pending. */
 async function demoAwaitingApproval(app) {
-  // The app may reopen the previous demo's workspace at start: wait for a new one.
-  const previous = await byTestId(app, "current-workspace")
-    .getAttribute("data-path")
-    .catch(() => null);
-  await byTestId(app, "try-demo").waitForClickable(WAIT);
-  await byTestId(app, "try-demo").click();
-  const current = byTestId(app, "current-workspace");
-  let path = null;
-  await app.waitUntil(async () => {
-    path = await current.getAttribute("data-path");
-    return typeof path === "string" && path.includes("bearagent-demo-") && path !== previous;
-  }, { ...WAIT, timeoutMsg: "the demo workspace never became current" });
-  await app.$('[data-testid="approval-row"][data-state="pending"]').waitForDisplayed(WAIT);
+  const path = await startDemo(app);
+  await pendingApproval(app).waitForDisplayed(WAIT);
   return path;
 }
 
@@ -66,28 +54,28 @@ async function waitState(app, path, state) {
 test("changes: the written file shows as added with its diff; revert removes it, undo brings it back", async () => {
   const app = await launchApp(driver);
   try {
-    const workspace = await step(app, "start", () => demoAwaitingApproval(app));
+    const workspace = await step(app, "changes-start", () => demoAwaitingApproval(app));
     const plan = join(workspace, "docs/plan.md");
-    await step(app, "finish", () => approveAndFinish(app));
+    await step(app, "changes-finish", () => approveAndFinish(app));
     const written = readFileSync(plan, "utf8");
 
     await byTestId(app, "changes-tab").click();
-    await step(app, "row", () => row(app, "docs/plan.md").waitForDisplayed(WAIT));
+    await step(app, "changes-row", () => row(app, "docs/plan.md").waitForDisplayed(WAIT));
     assert.equal(await row(app, "docs/plan.md").getAttribute("data-change"), "added");
     assert.equal(await row(app, "docs/plan.md").getAttribute("data-state"), "pending");
     await row(app, "docs/plan.md").click();
-    await step(app, "diff", () => byTestId(app, "diff-view").waitForDisplayed(WAIT));
+    await step(app, "changes-diff", () => byTestId(app, "diff-view").waitForDisplayed(WAIT));
     const added = await app.$$('[data-testid="diff-line"][data-kind="added"]');
     assert.ok(added.length >= 3, `added lines shown: ${added.length}`);
     await screenshot(app, "changes-01-diff");
 
     await byTestId(app, "artifact-revert").click();
-    await step(app, "reverted", () => waitState(app, "docs/plan.md", "reverted"));
+    await step(app, "changes-reverted", () => waitState(app, "docs/plan.md", "reverted"));
     assert.ok(!existsSync(plan), "a file the run created is removed by its revert");
     await screenshot(app, "changes-02-reverted");
 
     await byTestId(app, "artifact-reapply").click();
-    await step(app, "reapplied", () => waitState(app, "docs/plan.md", "pending"));
+    await step(app, "changes-reapplied", () => waitState(app, "docs/plan.md", "pending"));
     assert.equal(readFileSync(plan, "utf8"), written, "the run's version is back");
   } finally {
     await app.deleteSession();
@@ -97,16 +85,16 @@ test("changes: the written file shows as added with its diff; revert removes it,
 test("changes: a file a person creates while the run waits is never overwritten by the approved write", async () => {
   const app = await launchApp(driver);
   try {
-    const workspace = await step(app, "start", () => demoAwaitingApproval(app));
+    const workspace = await step(app, "changes-start", () => demoAwaitingApproval(app));
     // While the run waits for approval, a person writes the file it wants to create.
     const plan = join(workspace, "docs/plan.md");
     const mine = "# My own plan\n";
     writeFileSync(plan, mine);
-    await step(app, "finish", () => approveAndFinish(app));
+    await step(app, "changes-finish", () => approveAndFinish(app));
     assert.equal(readFileSync(plan, "utf8"), mine, "the person's content is intact");
     assert.match(await byTestId(app, "final-answer").getText(), /did not happen/);
     // The refusal is in the timeline (virtualised: scroll to its end).
-    await step(app, "conflict-row", () =>
+    await step(app, "changes-conflict-row", () =>
       app.waitUntil(
         async () => {
           await app.execute(() => {

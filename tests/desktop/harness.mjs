@@ -114,3 +114,35 @@ export async function screenshot(browser, name) {
   await browser.saveScreenshot(file);
   return file;
 }
+
+export const WAIT = { timeout: 20_000 };
+
+/** Runs `body`; on failure saves a screenshot named after the step first. */
+export async function step(app, name, body) {
+  try {
+    return await body();
+  } catch (error) {
+    await screenshot(app, `fail-${name}`).catch(() => {});
+    throw error;
+  }
+}
+
+/** Starts the demo from the home screen; returns the demo workspace path. */
+export async function startDemo(app) {
+  // The app may reopen the previous demo's workspace at start: wait for a new one.
+  const previous = await byTestId(app, "current-workspace")
+    .getAttribute("data-path")
+    .catch(() => null);
+  await byTestId(app, "try-demo").waitForClickable(WAIT);
+  await byTestId(app, "try-demo").click();
+  await byTestId(app, "demo-badge").waitForDisplayed(WAIT);
+  const current = byTestId(app, "current-workspace");
+  let path = null;
+  await app.waitUntil(async () => {
+    path = await current.getAttribute("data-path");
+    return typeof path === "string" && path.includes("bearagent-demo-") && path !== previous;
+  }, { ...WAIT, timeoutMsg: "the demo workspace never became current" });
+  return path;
+}
+
+export const pendingApproval = (app) => app.$('[data-testid="approval-row"][data-state="pending"]');

@@ -8,7 +8,18 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { appBinary, makeSandbox, startDriver, launchApp, byTestId, screenshot } from "./harness.mjs";
+import {
+  appBinary,
+  makeSandbox,
+  startDriver,
+  launchApp,
+  byTestId,
+  screenshot,
+  step,
+  startDemo,
+  pendingApproval,
+  WAIT,
+} from "./harness.mjs";
 
 let sandbox;
 let driver;
@@ -21,38 +32,6 @@ before(async () => {
 after(async () => {
   await driver?.stop();
 });
-
-const WAIT = { timeout: 20_000 };
-
-/** Runs `body`; on failure saves a screenshot named after the step first. */
-async function step(app, name, body) {
-  try {
-    return await body();
-  } catch (error) {
-    await screenshot(app, `fail-${name}`).catch(() => {});
-    throw error;
-  }
-}
-
-/** Starts the demo from the home screen; returns the demo workspace path. */
-async function startDemo(app) {
-  // The app may reopen the previous demo's workspace at start: wait for a new one.
-  const previous = await byTestId(app, "current-workspace")
-    .getAttribute("data-path")
-    .catch(() => null);
-  await byTestId(app, "try-demo").waitForClickable(WAIT);
-  await byTestId(app, "try-demo").click();
-  await byTestId(app, "demo-badge").waitForDisplayed(WAIT);
-  const current = byTestId(app, "current-workspace");
-  let path = null;
-  await app.waitUntil(async () => {
-    path = await current.getAttribute("data-path");
-    return typeof path === "string" && path.includes("bearagent-demo-") && path !== previous;
-  }, { ...WAIT, timeoutMsg: "the demo workspace never became current" });
-  return path;
-}
-
-const pendingApproval = (app) => app.$('[data-testid="approval-row"][data-state="pending"]');
 
 async function waitForOutcome(app, status) {
   const outcome = app.$(`[data-testid="run-outcome"][data-status="${status}"]`);
