@@ -71,11 +71,14 @@ export async function startDriver(sandbox) {
     XDG_DATA_HOME: join(sandbox.home, ".local/share"),
     XDG_CONFIG_HOME: join(sandbox.home, ".config"),
     BEARAGENT_HOME: sandbox.data,
+    // No accessibility bus: its launcher outlives the app and would hold
+    // the test runner's pipes open.
+    NO_AT_BRIDGE: "1",
   };
   const driver = spawn(
     "tauri-driver",
     ["--port", String(port), "--native-port", String(nativePort)],
-    { env, stdio: ["ignore", "inherit", "inherit"] },
+    { env, stdio: ["ignore", "ignore", "inherit"] },
   );
   driver.on("error", (e) => console.error("tauri-driver failed to start:", e.message));
   await waitForPort(port, 15_000);
