@@ -1,4 +1,4 @@
-//! Replays every provider recording in `shared/provider-recordings`: over a
+//! Replays every provider recording in `tests/fixtures/provider-recordings`: over a
 //! loopback HTTP server (whole, CRLF, tiny pieces) and through the pure
 //! decoders split at every byte offset, and compares with `expected`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -21,7 +21,7 @@ fn endpoint(protocol: Protocol) -> &'static str {
 }
 
 #[test]
-fn the_recordings_are_found_beside_the_repository() {
+fn the_recordings_are_found_in_the_repository() {
     let dir = support::recordings_dir();
     assert!(dir.join("README.md").is_file(), "{}", dir.display());
     let all = recordings();

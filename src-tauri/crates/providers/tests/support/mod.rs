@@ -16,20 +16,13 @@ use std::time::Duration;
 
 pub const KEY: &str = "sk-test-SECRET-0123456789";
 
-/// `shared/provider-recordings` beside the repository clone, or
-/// `$BEARAGENT_RECORDINGS`.
+/// The recordings kept in the repository (`tests/fixtures/provider-recordings`),
+/// or `$BEARAGENT_RECORDINGS` to replay another set.
 pub fn recordings_dir() -> PathBuf {
-    let beside =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../../shared/provider-recordings");
-    if beside.is_dir() {
-        return beside;
-    }
     match std::env::var_os("BEARAGENT_RECORDINGS") {
         Some(dir) => PathBuf::from(dir),
-        None => panic!(
-            "provider recordings not found at {} and BEARAGENT_RECORDINGS is not set",
-            beside.display()
-        ),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../tests/fixtures/provider-recordings"),
     }
 }
 
