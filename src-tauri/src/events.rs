@@ -28,6 +28,15 @@ pub struct ModelTextPushed {
     pub text: String,
 }
 
+/// A run's loop in this process stopped because its events could not be
+/// stored (the store failed or refused an append); `message` says why.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct RunAborted {
+    pub run_id: String,
+    pub message: String,
+}
+
 /// The user tried to close the window while runs are in progress.
 #[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
 #[serde(rename_all = "camelCase")]

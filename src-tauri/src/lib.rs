@@ -51,6 +51,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             events::WorkspaceOpened,
             events::RunEventPushed,
             events::ModelTextPushed,
+            events::RunAborted,
             events::QuitRequested
         ])
         // Token counts are u64 in Rust; they stay far below 2^53.
@@ -95,6 +96,11 @@ pub fn run() -> ExitCode {
         .setup(move |app| {
             builder.mount_events(app);
             if let Some(application) = live_app {
+                // Runs of other BearAgent processes (CLI, another window)
+                // show live too.
+                if let Err(e) = application.follow_other_processes() {
+                    tracing::warn!(error = %e, "other processes' runs will not update live");
+                }
                 live::forward(application, app.handle().clone());
             }
             Ok(())

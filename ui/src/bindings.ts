@@ -56,6 +56,7 @@ export const commands = {
 export const events = {
 	modelTextPushed: makeEvent<ModelTextPushed, ModelTextPushed>("model-text-pushed"),
 	quitRequested: makeEvent<QuitRequested, QuitRequested>("quit-requested"),
+	runAborted: makeEvent<RunAborted, RunAborted>("run-aborted"),
 	runEventPushed: makeEvent<RunEventPushed, RunEventPushed>("run-event-pushed"),
 	workspaceOpened: makeEvent<WorkspaceOpened, WorkspaceOpened>("workspace-opened"),
 };
@@ -340,10 +341,20 @@ export type Receipt = {
 
 export type Role = "system" | "user" | "assistant";
 
+/**
+ *  A run's loop in this process stopped because its events could not be
+ *  stored (the store failed or refused an append); `message` says why.
+ */
+export type RunAborted = {
+	runId: string,
+	message: string,
+};
+
 export type RunDetailView = {
 	projection: RunProjection,
 	/**  Its loop runs in this process now. */
 	active: boolean,
+	owner: RunOwnerView,
 };
 
 /**
@@ -366,6 +377,14 @@ export type RunFilterInput = {
 
 /**  Identifies one run of the agent. */
 export type RunId = string;
+
+/**
+ *  Which BearAgent process executes a run. Approvals and cancel belong to
+ *  that process: a window shows another process's run but cannot steer it.
+ */
+export type RunOwnerView = { kind: "here" } | { kind: "elsewhere"; pid: number; program: string } | 
+/**  Finished, or its process is gone. */
+{ kind: "nobody" };
 
 /**
  *  Everything the UI and the loop need to know about a run, derived from

@@ -86,7 +86,8 @@ pub async fn get_run(
     let run_id = parse_run_id(&run_id)?;
     let projection = app.get_run(run_id)?;
     let active = app.active_runs().contains(&run_id);
-    Ok(RunDetailView::new(projection, active))
+    let owner = app.run_ownership(run_id)?.into();
+    Ok(RunDetailView::new(projection, active, owner))
 }
 
 /// Events after `after_seq`, oldest first: how a window catches up.

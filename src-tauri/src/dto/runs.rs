@@ -6,7 +6,9 @@ use bearagent_kernel::{
     ApprovalMode, ApprovalScope, Budgets, EventEnvelope, HistoryItem, RunId, RunProjection,
     WorkspaceId,
 };
-use bearagent_runtime::{Application, BuiltContext, Decision, RunFilter, RunProfile, StartRun};
+use bearagent_runtime::{
+    Application, BuiltContext, Decision, Ownership, RunFilter, RunProfile, StartRun,
+};
 use serde::{Deserialize, Serialize};
 
 pub fn parse_run_id(raw: &str) -> Result<RunId, ApiError> {
@@ -102,17 +104,49 @@ impl RunFilterInput {
     }
 }
 
+/// Which BearAgent process executes a run. Approvals and cancel belong to
+/// that process: a window shows another process's run but cannot steer it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RunOwnerView {
+    Here,
+    Elsewhere {
+        pid: u32,
+        program: String,
+    },
+    /// Finished, or its process is gone.
+    Nobody,
+}
+
+impl From<Ownership> for RunOwnerView {
+    fn from(o: Ownership) -> Self {
+        match o {
+            Ownership::Here => RunOwnerView::Here,
+            Ownership::Elsewhere(owner) => RunOwnerView::Elsewhere {
+                pid: owner.pid,
+                program: owner.program,
+            },
+            Ownership::Nobody => RunOwnerView::Nobody,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct RunDetailView {
     pub projection: RunProjection,
     /// Its loop runs in this process now.
     pub active: bool,
+    pub owner: RunOwnerView,
 }
 
 impl RunDetailView {
-    pub fn new(projection: RunProjection, active: bool) -> Self {
-        Self { projection, active }
+    pub fn new(projection: RunProjection, active: bool, owner: RunOwnerView) -> Self {
+        Self {
+            projection,
+            active,
+            owner,
+        }
     }
 }
 

@@ -143,6 +143,14 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
             print!("{}", text.replace('\n', "\n      │ "));
             let _ = std::io::stdout().flush();
         }
+        LiveEvent::RunAborted { message, .. } if json => {
+            println!(
+                "{}",
+                serde_json::json!({"kind": "run_aborted", "message": message})
+            );
+        }
+        // Reported once with the exit code, when the run is waited for.
+        LiveEvent::RunAborted { .. } => {}
     }
 }
 
@@ -214,8 +222,10 @@ async fn follow(
             continue;
         }
         print_live(&event, json, &mut in_text);
-        let LiveEvent::Committed(envelope) = &event else {
-            continue;
+        let envelope = match &event {
+            LiveEvent::Committed(envelope) => envelope,
+            LiveEvent::RunAborted { .. } => return,
+            LiveEvent::TextDelta { .. } => continue,
         };
         match &envelope.payload {
             EventPayload::ApprovalRequested {
@@ -234,7 +244,29 @@ async fn follow(
             | EventPayload::RunFailed { .. }
             | EventPayload::RunCancelled { .. }
             | EventPayload::BudgetExhausted { .. } => return,
-            _ => {}
+            EventPayload::RunCreated { .. }
+            | EventPayload::RunStarted
+            | EventPayload::ModelCallRequested { .. }
+            | EventPayload::ModelCallStarted { .. }
+            | EventPayload::ModelCallRetryScheduled { .. }
+            | EventPayload::ModelCallCompleted { .. }
+            | EventPayload::ModelCallFailed { .. }
+            | EventPayload::ToolCallRequested { .. }
+            | EventPayload::ApprovalGranted { .. }
+            | EventPayload::ApprovalDenied { .. }
+            | EventPayload::ToolCallStarted { .. }
+            | EventPayload::EffectIntended { .. }
+            | EventPayload::ToolCallCompleted { .. }
+            | EventPayload::ToolCallFailed { .. }
+            | EventPayload::ArtifactRecorded { .. }
+            | EventPayload::ExternalChangeObserved { .. }
+            | EventPayload::EffectVerified { .. }
+            | EventPayload::EffectUnknown { .. }
+            | EventPayload::RunInterrupted { .. }
+            | EventPayload::RunResumed
+            | EventPayload::ArtifactReverted { .. }
+            | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactKept { .. } => {}
         }
     }
 }

@@ -23,7 +23,8 @@ pub const RECENT_LIMIT: u32 = 12;
 /// A run whose loop is alive in this process.
 pub(crate) struct ActiveRun {
     pub cancel: CancellationToken,
-    pub handle: Option<JoinHandle<()>>,
+    /// Ends with the loop's error when the run's events could not be stored.
+    pub handle: Option<JoinHandle<Result<(), AppError>>>,
 }
 
 pub struct Application {
@@ -39,13 +40,15 @@ pub struct Application {
     pub(crate) executor: Arc<Executor>,
     pub(crate) active: Arc<Mutex<HashMap<RunId, ActiveRun>>>,
     watcher: Mutex<Option<WorkspaceWatcher>>,
+    follower: Mutex<Option<crate::follow::Follower>>,
 }
 
 impl Application {
     /// Opens the data directory `home` (creating and migrating its
-    /// database), marks runs a previous process left unfinished as
-    /// interrupted (verifying their writes), and restores the most recent
-    /// workspace if it still exists.
+    /// database), marks runs whose owner process is gone as interrupted
+    /// (verifying their writes) — never runs another live process is
+    /// executing — and restores the most recent workspace if it still
+    /// exists.
     /// Opens with the config file at `home/config.toml` and keys in the OS
     /// keychain.
     pub fn open(home: &Path, clock: Arc<dyn Clock>) -> Result<Application, AppError> {
@@ -88,7 +91,32 @@ impl Application {
             }),
             active: Arc::new(Mutex::new(HashMap::new())),
             watcher: Mutex::new(None),
+            follower: Mutex::new(None),
         })
+    }
+
+    /// Publishes, on the live bus, the events other BearAgent processes
+    /// commit to this data folder, so their runs show live here (the
+    /// desktop app calls this; a CLI run has no use for it). Idempotent.
+    #[instrument(skip(self))]
+    pub fn follow_other_processes(&self) -> Result<(), AppError> {
+        let mut slot = self
+            .follower
+            .lock()
+            .map_err(|_| AppError::Internal("follower lock poisoned".into()))?;
+        if slot.is_none() {
+            *slot = Some(crate::follow::Follower::start(
+                self.store.clone(),
+                self.live.clone(),
+            )?);
+        }
+        Ok(())
+    }
+
+    /// Which process executes `run_id`: this one, another live BearAgent
+    /// process (whose approvals and cancel belong to it), or none.
+    pub fn run_ownership(&self, run_id: RunId) -> Result<bearagent_store::Ownership, AppError> {
+        Ok(self.store.ownership(run_id)?)
     }
 
     pub fn clock(&self) -> &Arc<dyn Clock> {

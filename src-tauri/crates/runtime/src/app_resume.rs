@@ -48,10 +48,36 @@ impl Application {
         let call = events
             .iter()
             .find_map(|e| match &e.payload {
-                EventPayload::ToolCallRequested { call } if &call.call_id == call_id => {
-                    Some(call.clone())
+                EventPayload::ToolCallRequested { call } => {
+                    (&call.call_id == call_id).then(|| call.clone())
                 }
-                _ => None,
+                EventPayload::RunCreated { .. }
+                | EventPayload::RunStarted
+                | EventPayload::ModelCallRequested { .. }
+                | EventPayload::ModelCallStarted { .. }
+                | EventPayload::ModelCallRetryScheduled { .. }
+                | EventPayload::ModelCallCompleted { .. }
+                | EventPayload::ModelCallFailed { .. }
+                | EventPayload::ApprovalRequested { .. }
+                | EventPayload::ApprovalGranted { .. }
+                | EventPayload::ApprovalDenied { .. }
+                | EventPayload::ToolCallStarted { .. }
+                | EventPayload::EffectIntended { .. }
+                | EventPayload::ToolCallCompleted { .. }
+                | EventPayload::ToolCallFailed { .. }
+                | EventPayload::ArtifactRecorded { .. }
+                | EventPayload::ExternalChangeObserved { .. }
+                | EventPayload::EffectVerified { .. }
+                | EventPayload::EffectUnknown { .. }
+                | EventPayload::RunSucceeded { .. }
+                | EventPayload::RunFailed { .. }
+                | EventPayload::RunCancelled { .. }
+                | EventPayload::BudgetExhausted { .. }
+                | EventPayload::RunInterrupted { .. }
+                | EventPayload::RunResumed
+                | EventPayload::ArtifactReverted { .. }
+                | EventPayload::ArtifactReapplied { .. }
+                | EventPayload::ArtifactKept { .. } => None,
             })
             .ok_or_else(not_pending)?;
         let provider = self.provider_for_resume(&provider, &model, projection.model_calls)?;
@@ -64,6 +90,8 @@ impl Application {
             max_invalid_outputs,
             context: context_caps,
         };
+        // Only one process may resume it; a live owner keeps it.
+        self.store.claim_run(run_id)?;
         let mut rec = Recorder::resume(
             self.store.clone(),
             self.clock.clone(),

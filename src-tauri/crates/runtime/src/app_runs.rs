@@ -98,11 +98,16 @@ impl Application {
             cancel: cancel.clone(),
         };
         let span = tracing::info_span!("run", %run_id);
+        let store = rec.store().clone();
+        let clock = rec.clock().clone();
+        let live = rec.live().clone();
         let handle = tokio::spawn(
             async move {
-                if let Err(e) = drive(rec, deps, start).await {
-                    tracing::error!(error = %e, "the run stopped: its events could not be stored");
+                let result = drive(rec, deps, start).await;
+                if let Err(e) = &result {
+                    abort_run(&store, clock.as_ref(), &live, run_id, e);
                 }
+                result
             }
             .instrument(span),
         );
@@ -130,21 +135,25 @@ impl Application {
             .unwrap_or_default()
     }
 
-    /// Waits for a run started by this process to end, then returns it.
+    /// Waits for a run started by this process to end, then returns it; or
+    /// the error that stopped its loop (its events could not be stored).
     pub async fn wait_run(&self, run_id: RunId) -> Result<RunProjection, AppError> {
         let handle = self
             .active
             .lock()
             .ok()
             .and_then(|mut a| a.get_mut(&run_id).and_then(|r| r.handle.take()));
-        if let Some(handle) = handle {
-            if let Err(e) = handle.await {
+        let outcome = match handle {
+            Some(handle) => handle.await.unwrap_or_else(|e| {
                 tracing::error!(error = %e, %run_id, "run task failed");
-            }
-        }
+                Err(AppError::Internal(format!("the run's task failed: {e}")))
+            }),
+            None => Ok(()),
+        };
         if let Ok(mut active) = self.active.lock() {
             active.remove(&run_id);
         }
+        outcome?;
         self.get_run(run_id)
     }
 
@@ -268,6 +277,46 @@ impl Application {
     pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
         self.live.subscribe()
     }
+}
+
+/// The loop could not record its run: say so once, loudly, and try to end
+/// the run as failed so no reader takes it for live. That last append may
+/// be refused too (e.g. another process marked the run); the loop is over
+/// either way and front ends learn it from `RunAborted`.
+fn abort_run(
+    store: &Arc<bearagent_store::Store>,
+    clock: &dyn bearagent_kernel::Clock,
+    live: &crate::live::LiveBus,
+    run_id: RunId,
+    error: &AppError,
+) {
+    tracing::error!(error = %error, "the run stopped: its events could not be stored");
+    let reason = format!("BearAgent could not record this run's events: {error}");
+    let recorded = store.next_seq(run_id).and_then(|next| {
+        store.append(
+            run_id,
+            next,
+            vec![bearagent_kernel::NewEvent::new(
+                clock.now(),
+                None,
+                EventPayload::RunFailed {
+                    reason: reason.clone(),
+                },
+            )],
+        )
+    });
+    match recorded {
+        Ok(events) => {
+            for event in events {
+                live.publish(LiveEvent::Committed(Arc::new(event)));
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "the run could not be marked failed either"),
+    }
+    live.publish(LiveEvent::RunAborted {
+        run_id,
+        message: reason,
+    });
 }
 
 #[cfg(test)]

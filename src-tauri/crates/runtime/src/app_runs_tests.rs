@@ -26,6 +26,21 @@ fn fixture() -> Fixture {
     }
 }
 
+/// A dropped application releases its store's instance lock (the watcher's
+/// thread may hold the store a moment longer), as a process exit would.
+async fn wait_until_released(home: &std::path::Path) {
+    for _ in 0..100 {
+        let held = std::fs::read_dir(home.join("owners"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        if held == 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the dropped application still holds its instance lock");
+}
+
 fn start(f: &Fixture, steps: serde_json::Value, mode: ApprovalMode) -> RunId {
     let provider = Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap());
     f.app
@@ -238,6 +253,7 @@ async fn a_run_interrupted_at_an_approval_resumes_when_it_is_answered() {
     handle.abort();
     let _ = handle.await;
     drop(first);
+    wait_until_released(home.path()).await;
 
     let second = Application::open(home.path(), Arc::new(clock)).unwrap();
     let p = second.get_run(run).unwrap();

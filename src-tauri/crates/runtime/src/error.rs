@@ -37,6 +37,8 @@ pub enum AppError {
     Conflict(String),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl AppError {
@@ -45,7 +47,7 @@ impl AppError {
             AppError::InvalidInput(_) => ErrorCode::InvalidInput,
             AppError::NotFound { .. } | AppError::PathMissing { .. } => ErrorCode::NotFound,
             AppError::NotADirectory { .. } => ErrorCode::NotADirectory,
-            AppError::Io { .. } | AppError::NoHome => ErrorCode::Internal,
+            AppError::Io { .. } | AppError::NoHome | AppError::Internal(_) => ErrorCode::Internal,
             AppError::Store(_) | AppError::Corrupt(_) => ErrorCode::Storage,
             AppError::Conflict(_) => ErrorCode::Conflict,
             AppError::Config(crate::config::ConfigError::Io { .. }) => ErrorCode::Internal,

@@ -17,13 +17,17 @@ pub enum LiveEvent {
         model_call: EventSeq,
         text: String,
     },
+    /// The run's loop stopped because its events could not be stored (the
+    /// store failed or refused an append). The run may still show as live
+    /// in the store; this process no longer executes it.
+    RunAborted { run_id: RunId, message: String },
 }
 
 impl LiveEvent {
     pub fn run_id(&self) -> RunId {
         match self {
             LiveEvent::Committed(e) => e.run_id,
-            LiveEvent::TextDelta { run_id, .. } => *run_id,
+            LiveEvent::TextDelta { run_id, .. } | LiveEvent::RunAborted { run_id, .. } => *run_id,
         }
     }
 }

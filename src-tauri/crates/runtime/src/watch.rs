@@ -150,7 +150,30 @@ impl Attribution {
                 EventPayload::EffectVerified { .. } | EventPayload::ToolCallFailed { .. } => {
                     writing.clear()
                 }
-                _ => {}
+                EventPayload::RunCreated { .. }
+                | EventPayload::RunStarted
+                | EventPayload::ModelCallRequested { .. }
+                | EventPayload::ModelCallStarted { .. }
+                | EventPayload::ModelCallRetryScheduled { .. }
+                | EventPayload::ModelCallCompleted { .. }
+                | EventPayload::ModelCallFailed { .. }
+                | EventPayload::ToolCallRequested { .. }
+                | EventPayload::ApprovalRequested { .. }
+                | EventPayload::ApprovalGranted { .. }
+                | EventPayload::ApprovalDenied { .. }
+                | EventPayload::ToolCallStarted { .. }
+                | EventPayload::ToolCallCompleted { .. }
+                | EventPayload::ExternalChangeObserved { .. }
+                | EventPayload::EffectUnknown { .. }
+                | EventPayload::RunSucceeded { .. }
+                | EventPayload::RunFailed { .. }
+                | EventPayload::RunCancelled { .. }
+                | EventPayload::BudgetExhausted { .. }
+                | EventPayload::RunInterrupted { .. }
+                | EventPayload::RunResumed
+                | EventPayload::ArtifactReverted { .. }
+                | EventPayload::ArtifactReapplied { .. }
+                | EventPayload::ArtifactKept { .. } => {}
             }
         }
         for rel in paths {

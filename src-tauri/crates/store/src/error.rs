@@ -36,6 +36,15 @@ pub enum StoreError {
         expected: EventSeq,
         actual: EventSeq,
     },
+    #[error(
+        "run {run_id} is being executed by another BearAgent process ({program}, pid {pid}); \
+         only that process may record its events"
+    )]
+    NotOwner {
+        run_id: RunId,
+        pid: u32,
+        program: String,
+    },
     #[error("event rejected for run {run_id}: {source}")]
     Rejected {
         run_id: RunId,

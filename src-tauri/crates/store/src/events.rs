@@ -1,5 +1,6 @@
 //! Appending events (atomic, with an expected sequence) and reading them.
 
+use crate::owners::{owner_row, set_owner};
 use crate::projections::{load_projection, upsert_projection};
 use crate::{Store, StoreError};
 use bearagent_kernel::{
@@ -41,6 +42,11 @@ impl Store {
             (Some(last), Some(cached)) if cached.last_seq.get() == last => Some(cached.clone()),
             (Some(_), _) => load_projection(&tx, run_id)?,
         };
+        match &state {
+            // The creator of a run is its owner.
+            None => set_owner(&tx, run_id, self.lock.owner())?,
+            Some(current) => self.check_owner(&tx, run_id, current)?,
+        }
         let mut stamped = Vec::with_capacity(events.len());
         {
             let mut insert = tx.prepare_cached(
@@ -87,6 +93,33 @@ impl Store {
             writer.cache.retain(|id, _| *id == run_id);
         }
         Ok(stamped)
+    }
+
+    /// A live run's events come only from its owner; a finished or
+    /// interrupted run takes review and reconciliation events from anyone
+    /// (the reducer decides which).
+    fn check_owner(
+        &self,
+        conn: &Connection,
+        run_id: RunId,
+        current: &RunProjection,
+    ) -> Result<(), StoreError> {
+        if !crate::owners::LIVE_STATUSES.contains(&current.status.name()) {
+            return Ok(());
+        }
+        match owner_row(conn, run_id)? {
+            Some(owner) if owner.instance == self.lock.owner().instance => Ok(()),
+            Some(owner) => Err(StoreError::NotOwner {
+                run_id,
+                pid: owner.pid,
+                program: owner.program,
+            }),
+            None => Err(StoreError::NotOwner {
+                run_id,
+                pid: 0,
+                program: "unknown (no owner recorded)".into(),
+            }),
+        }
     }
 
     /// Events of `run_id` with seq greater than `after`, oldest first, at

@@ -230,6 +230,16 @@ fn reopening_the_store_keeps_everything() {
         store.get_run(run).unwrap().unwrap().status,
         RunStatus::Running
     );
+    // A live run of a store that is gone is taken over before appending.
+    assert!(matches!(
+        store.append(
+            run,
+            EventSeq(3),
+            vec![new(3, EventPayload::RunCancelled { reason: None })],
+        ),
+        Err(StoreError::NotOwner { .. })
+    ));
+    store.claim_run(run).unwrap();
     store
         .append(
             run,

@@ -3,15 +3,19 @@
 //! transaction, recent workspaces and content-addressed blobs.
 
 mod blobs;
+mod changes;
 mod error;
 mod events;
+mod owners;
 mod projections;
 mod schema;
 mod workspaces;
 
 pub use blobs::hash_bytes;
+pub use changes::ChangeFeed;
 pub use error::StoreError;
 pub use events::MAX_PAGE;
+pub use owners::{Ownership, RunOwner};
 pub use projections::RunFilter;
 pub use schema::SCHEMA_VERSION;
 pub use workspaces::WorkspaceRecord;
@@ -26,11 +30,16 @@ use std::sync::{Mutex, MutexGuard};
 pub const DB_FILE_NAME: &str = "bearagent.db";
 
 /// The store. One writer connection (appends are serialised) and one reader
-/// connection; WAL lets reads proceed while a write is in progress.
+/// connection; WAL lets reads proceed while a write is in progress. Several
+/// processes may open the same database: each store is an instance that
+/// owns the runs it executes (see `owners`).
 pub struct Store {
     path: PathBuf,
     writer: Mutex<Writer>,
     reader: Mutex<Connection>,
+    /// Held while the store is open: proves to other processes that this
+    /// one is alive, so they leave its runs alone.
+    lock: owners::InstanceLock,
 }
 
 struct Writer {
@@ -46,7 +55,9 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         let writer = schema::open_and_migrate(path)?;
         let reader = schema::open_reader(path)?;
+        let lock = owners::InstanceLock::acquire(path)?;
         Ok(Store {
+            lock,
             path: path.to_path_buf(),
             writer: Mutex::new(Writer {
                 conn: writer,

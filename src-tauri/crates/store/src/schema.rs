@@ -10,8 +10,9 @@ use std::time::Duration;
 /// How long a connection waits for a lock held by another connection.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-const MIGRATIONS_SLICE: &[M<'static>] = &[M::up(
-    r#"
+const MIGRATIONS_SLICE: &[M<'static>] = &[
+    M::up(
+        r#"
 CREATE TABLE events (
     id             INTEGER PRIMARY KEY,
     run_id         TEXT    NOT NULL,
@@ -50,7 +51,18 @@ CREATE TABLE blobs (
     created_ms INTEGER NOT NULL
 );
 "#,
-)];
+    ),
+    M::up(
+        r#"
+CREATE TABLE run_owners (
+    run_id  TEXT    PRIMARY KEY NOT NULL,
+    owner   TEXT    NOT NULL,
+    pid     INTEGER NOT NULL,
+    program TEXT    NOT NULL
+);
+"#,
+    ),
+];
 
 pub(crate) const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATIONS_SLICE);
 
@@ -94,7 +106,50 @@ fn apply_pragmas(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     .map_err(|e| classify_open_error(path, e))
 }
 
+/// How long a process waits for another one to finish migrating.
+const MIGRATION_LOCK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Serialises opening and migrating across processes with an OS lock on
+/// `<db>.migrate.lock`: two processes starting on a fresh folder would
+/// otherwise both see version 0 and both create the tables. The second one
+/// waits here and then finds the schema current.
 pub(crate) fn open_and_migrate(path: &Path) -> Result<Connection, StoreError> {
+    let mut lock_path = path.as_os_str().to_owned();
+    lock_path.push(".migrate.lock");
+    let lock_path = std::path::PathBuf::from(lock_path);
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)
+        .map_err(|source| StoreError::Io {
+            path: lock_path.clone(),
+            source,
+        })?;
+    let waited_since = std::time::Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock)
+                if waited_since.elapsed() < MIGRATION_LOCK_TIMEOUT =>
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Err(StoreError::Busy),
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(StoreError::Io {
+                    path: lock_path,
+                    source,
+                })
+            }
+        }
+    }
+    // Dropping `lock` at return releases it.
+    migrate_locked(path)
+}
+
+fn migrate_locked(path: &Path) -> Result<Connection, StoreError> {
     let mut conn = open_conn(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE

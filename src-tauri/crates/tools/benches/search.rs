@@ -16,7 +16,7 @@
 //! (`max_results` 200, the default) is timed too, for information.
 
 use bearagent_tools::tools::search_text::{search, SearchOptions, SearchText};
-use bearagent_tools::{Tool, WorkspaceRoot};
+use bearagent_tools::{ApprovalMode, Policy, PolicyDecision, Tool, WorkspaceRoot};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -196,6 +196,12 @@ fn time_tool_call(tree: &Path, case: &Case) -> Result<(Duration, usize), String>
     let map = args.as_object().cloned().unwrap_or_default();
     let started = Instant::now();
     let call = tool.prepare(&map, &ws).map_err(|e| e.to_string())?;
+    // The same path as a run: the policy authorises the (read-only) call.
+    let PolicyDecision::Allow(call) =
+        Policy::new(ApprovalMode::AskWrites).decide(tool.spec(), call)
+    else {
+        return Err("the policy did not allow a search".into());
+    };
     let out = tool
         .execute(&call, &ws, &CancellationToken::new())
         .map_err(|e| e.to_string())?;

@@ -1,7 +1,8 @@
 //! The bounded executor: runs a prepared call exactly once on a blocking
 //! thread, inside a timeout, racing cancellation, and bounds the output.
 
-use crate::spec::{PreparedCall, Tool};
+use crate::authorization::AuthorizedCall;
+use crate::spec::Tool;
 use crate::text::floor_char_boundary;
 use crate::workspace::WorkspaceRoot;
 use serde::Serialize;
@@ -81,15 +82,26 @@ impl Executor {
     }
 
     /// Run `call` once. Never panics and never propagates a tool's panic:
-    /// every failure is an error outcome.
+    /// every failure is an error outcome. Only an authorised call gets here.
     pub async fn execute(
         &self,
         tool: Arc<dyn Tool>,
-        call: PreparedCall,
+        call: AuthorizedCall,
         ws: WorkspaceRoot,
         cancel: CancellationToken,
     ) -> ExecOutcome {
         let max = self.limits.max_output_bytes;
+        if *call.tool() != tool.spec().name {
+            return ExecOutcome::bounded(
+                format!(
+                    "{} cannot execute a call authorised for {}",
+                    tool.spec().name,
+                    call.tool()
+                ),
+                true,
+                max,
+            );
+        }
         if cancel.is_cancelled() {
             // Cancelled before it started: the tool never runs.
             return stopped(Stop::Cancelled, self.limits.timeout, max);

@@ -1,6 +1,6 @@
 use super::*;
 use crate::error::{ArgumentError, ToolError};
-use crate::spec::{Effect, ToolOutput, ToolSpec};
+use crate::spec::{Effect, PreparedCall, ToolOutput, ToolSpec};
 use crate::testutil::workspace;
 use bearagent_kernel::ToolName;
 use serde_json::{json, Map, Value};
@@ -51,12 +51,12 @@ impl Tool for TestTool {
         _args: &Map<String, Value>,
         _ws: &WorkspaceRoot,
     ) -> Result<PreparedCall, ArgumentError> {
-        Ok(test_call())
+        Ok(test_prepared())
     }
 
     fn execute(
         &self,
-        _call: &PreparedCall,
+        _call: &AuthorizedCall,
         _ws: &WorkspaceRoot,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {
@@ -86,14 +86,16 @@ impl Tool for TestTool {
     }
 }
 
-fn test_call() -> PreparedCall {
-    PreparedCall {
-        tool: ToolName::new("test_tool").unwrap(),
-        effect: Effect::ReadOnly,
-        summary: "test".into(),
-        write_target: None,
-        args: json!({}),
-    }
+fn test_prepared() -> PreparedCall {
+    PreparedCall::read_only(
+        ToolName::new("test_tool").unwrap(),
+        "test".into(),
+        json!({}),
+    )
+}
+
+fn test_call() -> AuthorizedCall {
+    crate::testutil::authorized(test_prepared())
 }
 
 fn executor(timeout_ms: u64, max_output_bytes: usize) -> Executor {

@@ -22,7 +22,17 @@ async fn write_then_read_through_policy_and_executor() {
             &ws,
         )
         .unwrap();
-    assert_eq!(policy.decide(&spec, &call), PolicyDecision::Ask);
+    let PolicyDecision::Ask(request) = policy.decide(&spec, call) else {
+        panic!("a write must be asked about");
+    };
+    // The user's approval, recorded as event 7.
+    let call = request.approve(bearagent_kernel::EventSeq(7));
+    assert_eq!(
+        call.authority(),
+        crate::Authority::User {
+            approval: bearagent_kernel::EventSeq(7)
+        }
+    );
     let outcome = executor
         .execute(write, call, ws.clone(), CancellationToken::new())
         .await;
@@ -36,7 +46,10 @@ async fn write_then_read_through_policy_and_executor() {
     let call = read
         .prepare(&obj(json!({"path": "outputs/report.md"})), &ws)
         .unwrap();
-    assert_eq!(policy.decide(read.spec(), &call), PolicyDecision::Allow);
+    let PolicyDecision::Allow(call) = policy.decide(read.spec(), call) else {
+        panic!("a read is allowed in reads mode");
+    };
+    assert_eq!(call.authority(), crate::Authority::Policy);
     let outcome = executor
         .execute(read, call, ws, CancellationToken::new())
         .await;
@@ -55,6 +68,10 @@ async fn an_execution_error_is_an_error_outcome_for_the_model() {
             &ws,
         )
         .unwrap();
+    let PolicyDecision::Allow(call) = Policy::new(ApprovalMode::AllowAll).decide(edit.spec(), call)
+    else {
+        panic!("allow-all allows an edit");
+    };
     let outcome = Executor::default()
         .execute(edit, call, ws, CancellationToken::new())
         .await;

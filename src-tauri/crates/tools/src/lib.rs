@@ -6,7 +6,9 @@
 //! confine paths to the [`WorkspaceRoot`]) → [`Policy::decide`] (from the
 //! trusted [`ToolSpec`] and the [`PreparedCall`] only) → approval if asked →
 //! [`Executor::execute`] (once, on a blocking thread, inside a timeout, with
-//! the output size bounded).
+//! the output size bounded). The executor takes only an [`AuthorizedCall`],
+//! which only the policy or a recorded user approval can produce (see the
+//! `authorization` module: skipping the policy does not compile).
 //!
 //! Receipts: every writing call carries a [`WriteTarget`] naming the one file
 //! it will change, so the runtime can hash that file before (intent) and after
@@ -16,6 +18,7 @@
 
 mod args;
 mod atomic;
+mod authorization;
 mod error;
 mod executor;
 mod policy;
@@ -30,6 +33,7 @@ mod flow_tests;
 #[cfg(test)]
 mod testutil;
 
+pub use authorization::{ApprovalRequest, Authority, AuthorizedCall};
 pub use error::{ArgumentError, ToolError};
 pub use executor::{ExecOutcome, Executor, ExecutorLimits};
 pub use policy::{ApprovalMode, ParseApprovalModeError, Policy, PolicyDecision};

@@ -1,18 +1,20 @@
 //! The approval policy: allow, ask or deny, decided from the trusted spec and
 //! the prepared call only — never from anything the model wrote.
 
+use crate::authorization::{ApprovalRequest, AuthorizedCall};
 use crate::spec::{Effect, PreparedCall, ToolSpec};
 use crate::workspace::has_git_component;
-use serde::Serialize;
 use std::path::{Component, Path};
 
 pub use bearagent_kernel::{ApprovalMode, ParseApprovalModeError};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "decision", rename_all = "snake_case")]
+/// What the policy decided. `Allow` and `Ask` carry the call on: an
+/// allowed call is already authorised; an asked one becomes authorised
+/// only through the user's recorded approval.
+#[derive(Debug, PartialEq)]
 pub enum PolicyDecision {
-    Allow,
-    Ask,
+    Allow(AuthorizedCall),
+    Ask(ApprovalRequest),
     Deny { reason: String },
 }
 
@@ -26,19 +28,20 @@ impl Policy {
         Self { mode }
     }
 
-    pub fn decide(&self, spec: &ToolSpec, call: &PreparedCall) -> PolicyDecision {
-        if call.tool != spec.name {
+    pub fn decide(&self, spec: &ToolSpec, call: PreparedCall) -> PolicyDecision {
+        if *call.tool() != spec.name {
             return deny(format!(
                 "the prepared call is for {} but the spec is {}",
-                call.tool, spec.name
+                call.tool(),
+                spec.name
             ));
         }
         // The stronger of the two declarations wins; the spec is trusted.
         let writes = spec.effect == Effect::Writes
-            || call.effect == Effect::Writes
-            || call.write_target.is_some();
+            || call.effect() == Effect::Writes
+            || call.write_target().is_some();
         if writes {
-            let Some(target) = &call.write_target else {
+            let Some(target) = call.write_target() else {
                 return deny("a writing call must name its target file".into());
             };
             if let Some(reason) = refused_target(&target.rel_path) {
@@ -46,8 +49,12 @@ impl Policy {
             }
         }
         match (self.mode, writes) {
-            (ApprovalMode::AllowAll, _) | (ApprovalMode::AskWrites, false) => PolicyDecision::Allow,
-            (ApprovalMode::AskAll, _) | (ApprovalMode::AskWrites, true) => PolicyDecision::Ask,
+            (ApprovalMode::AllowAll, _) | (ApprovalMode::AskWrites, false) => {
+                PolicyDecision::Allow(AuthorizedCall::by_policy(call))
+            }
+            (ApprovalMode::AskAll, _) | (ApprovalMode::AskWrites, true) => {
+                PolicyDecision::Ask(ApprovalRequest::new(call))
+            }
         }
     }
 }
@@ -93,16 +100,28 @@ mod tests {
     }
 
     fn call(name: &str, effect: Effect, target: Option<&str>) -> PreparedCall {
-        PreparedCall {
-            tool: ToolName::new(name).unwrap(),
-            effect,
-            summary: String::new(),
-            write_target: target.map(|rel| WriteTarget {
-                rel_path: rel.into(),
-                abs_path: PathBuf::from("/ws").join(rel),
-            }),
-            args: json!({}),
-        }
+        let tool = ToolName::new(name).unwrap();
+        let call = match target {
+            Some(rel) => PreparedCall::writes(
+                tool,
+                String::new(),
+                WriteTarget {
+                    rel_path: rel.into(),
+                    abs_path: PathBuf::from("/ws").join(rel),
+                },
+                json!({}),
+            ),
+            None => PreparedCall::read_only(tool, String::new(), json!({})),
+        };
+        call.forged(None, Some(effect), false)
+    }
+
+    fn is_allow(d: &PolicyDecision) -> bool {
+        matches!(d, PolicyDecision::Allow(_))
+    }
+
+    fn is_ask(d: &PolicyDecision) -> bool {
+        matches!(d, PolicyDecision::Ask(_))
     }
 
     #[test]
@@ -127,14 +146,13 @@ mod tests {
         let p = Policy::new(ApprovalMode::AskAll);
         let read = spec("read_file", Effect::ReadOnly);
         let write = spec("write_file", Effect::Writes);
-        assert_eq!(
-            p.decide(&read, &call("read_file", Effect::ReadOnly, None)),
-            PolicyDecision::Ask
-        );
-        assert_eq!(
-            p.decide(&write, &call("write_file", Effect::Writes, Some("a.md"))),
-            PolicyDecision::Ask
-        );
+        assert!(is_ask(
+            &p.decide(&read, call("read_file", Effect::ReadOnly, None))
+        ));
+        assert!(is_ask(&p.decide(
+            &write,
+            call("write_file", Effect::Writes, Some("a.md"))
+        )));
     }
 
     #[test]
@@ -142,24 +160,23 @@ mod tests {
         let p = Policy::new(ApprovalMode::AskWrites);
         let read = spec("read_file", Effect::ReadOnly);
         let write = spec("write_file", Effect::Writes);
-        assert_eq!(
-            p.decide(&read, &call("read_file", Effect::ReadOnly, None)),
-            PolicyDecision::Allow
-        );
-        assert_eq!(
-            p.decide(&write, &call("write_file", Effect::Writes, Some("a.md"))),
-            PolicyDecision::Ask
-        );
+        assert!(is_allow(
+            &p.decide(&read, call("read_file", Effect::ReadOnly, None))
+        ));
+        assert!(is_ask(&p.decide(
+            &write,
+            call("write_file", Effect::Writes, Some("a.md"))
+        )));
     }
 
     #[test]
     fn allow_all_allows_but_still_denies_git_writes() {
         let p = Policy::new(ApprovalMode::AllowAll);
         let write = spec("write_file", Effect::Writes);
-        assert_eq!(
-            p.decide(&write, &call("write_file", Effect::Writes, Some("a.md"))),
-            PolicyDecision::Allow
-        );
+        assert!(is_allow(&p.decide(
+            &write,
+            call("write_file", Effect::Writes, Some("a.md"))
+        )));
         for bad in [
             ".git/config",
             "sub/.git/HEAD",
@@ -168,7 +185,7 @@ mod tests {
             "/etc/x",
             "",
         ] {
-            let decision = p.decide(&write, &call("write_file", Effect::Writes, Some(bad)));
+            let decision = p.decide(&write, call("write_file", Effect::Writes, Some(bad)));
             assert!(
                 matches!(decision, PolicyDecision::Deny { .. }),
                 "{bad}: {decision:?}"
@@ -182,17 +199,17 @@ mod tests {
         let write = spec("write_file", Effect::Writes);
         // A call that claims to be read-only is still a write: no target → deny.
         assert!(matches!(
-            p.decide(&write, &call("write_file", Effect::ReadOnly, None)),
+            p.decide(&write, call("write_file", Effect::ReadOnly, None)),
             PolicyDecision::Deny { .. }
         ));
         // With its target it is asked, not allowed.
-        assert_eq!(
-            p.decide(&write, &call("write_file", Effect::ReadOnly, Some("a.md"))),
-            PolicyDecision::Ask
-        );
+        assert!(is_ask(&p.decide(
+            &write,
+            call("write_file", Effect::ReadOnly, Some("a.md"))
+        )));
         // A call for another tool is denied.
         assert!(matches!(
-            p.decide(&write, &call("read_file", Effect::ReadOnly, None)),
+            p.decide(&write, call("read_file", Effect::ReadOnly, None)),
             PolicyDecision::Deny { .. }
         ));
     }

@@ -1,6 +1,7 @@
 //! The `Tool` trait and the values that travel along a tool call: the
 //! trusted spec, the prepared call and the tool's raw output.
 
+use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
 use crate::workspace::WorkspaceRoot;
 use bearagent_kernel::ToolName;
@@ -40,17 +41,18 @@ pub struct WriteTarget {
 
 /// The result of [`Tool::prepare`]: everything the policy, the approval UI
 /// and the executor need. Produced only by the tool itself from validated
-/// arguments.
+/// arguments; its fields are private so nothing downstream can change what
+/// the policy decided on.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PreparedCall {
-    pub tool: ToolName,
-    pub effect: Effect,
+    tool: ToolName,
+    effect: Effect,
     /// One line for humans, e.g. `write 1.2 KB to outputs/report.md (new file)`.
-    pub summary: String,
+    summary: String,
     /// `Some` for every writing call.
-    pub write_target: Option<WriteTarget>,
+    write_target: Option<WriteTarget>,
     /// The normalised arguments: defaults filled in, paths workspace-relative.
-    pub args: Value,
+    args: Value,
 }
 
 impl PreparedCall {
@@ -63,6 +65,58 @@ impl PreparedCall {
             write_target: None,
             args,
         }
+    }
+
+    /// A call that creates or replaces exactly `target`.
+    pub fn writes(tool: ToolName, summary: String, target: WriteTarget, args: Value) -> Self {
+        Self {
+            tool,
+            effect: Effect::Writes,
+            summary,
+            write_target: Some(target),
+            args,
+        }
+    }
+
+    pub fn tool(&self) -> &ToolName {
+        &self.tool
+    }
+
+    pub fn effect(&self) -> Effect {
+        self.effect
+    }
+
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    pub fn write_target(&self) -> Option<&WriteTarget> {
+        self.write_target.as_ref()
+    }
+
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+
+    /// Test-only: the same call claiming another tool or effect, to check
+    /// that the policy and the tools refuse such mismatches.
+    #[cfg(test)]
+    pub(crate) fn forged(
+        mut self,
+        tool: Option<ToolName>,
+        effect: Option<Effect>,
+        drop_target: bool,
+    ) -> Self {
+        if let Some(tool) = tool {
+            self.tool = tool;
+        }
+        if let Some(effect) = effect {
+            self.effect = effect;
+        }
+        if drop_target {
+            self.write_target = None;
+        }
+        self
     }
 }
 
@@ -92,11 +146,13 @@ pub trait Tool: Send + Sync {
         ws: &WorkspaceRoot,
     ) -> Result<PreparedCall, ArgumentError>;
 
-    /// Run the prepared call. Synchronous: the executor runs it on a blocking
-    /// thread. Long-running tools poll `cancel` and stop early when it fires.
+    /// Run the call the policy allowed or the user approved — only such a
+    /// call exists as an [`AuthorizedCall`]. Synchronous: the executor runs
+    /// it on a blocking thread. Long-running tools poll `cancel` and stop
+    /// early when it fires.
     fn execute(
         &self,
-        call: &PreparedCall,
+        call: &AuthorizedCall,
         ws: &WorkspaceRoot,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError>;

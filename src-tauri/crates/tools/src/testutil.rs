@@ -29,3 +29,9 @@ pub(crate) fn obj(value: Value) -> Map<String, Value> {
         other => panic!("expected an object, got {other}"),
     }
 }
+
+/// Authorises a prepared call without the policy: only for tests of a
+/// tool's own checks (the policy has tests of its own).
+pub(crate) fn authorized(call: crate::PreparedCall) -> crate::AuthorizedCall {
+    crate::AuthorizedCall::unchecked_for_test(call)
+}

@@ -54,7 +54,30 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 out.extend(restored_hash.clone());
                 out.extend(replaced_hash.clone());
             }
-            _ => {}
+            EventPayload::RunCreated { .. }
+            | EventPayload::RunStarted
+            | EventPayload::ModelCallRequested { .. }
+            | EventPayload::ModelCallStarted { .. }
+            | EventPayload::ModelCallRetryScheduled { .. }
+            | EventPayload::ModelCallCompleted { .. }
+            | EventPayload::ModelCallFailed { .. }
+            | EventPayload::ToolCallRequested { .. }
+            | EventPayload::ApprovalRequested { .. }
+            | EventPayload::ApprovalGranted { .. }
+            | EventPayload::ApprovalDenied { .. }
+            | EventPayload::ToolCallStarted { .. }
+            | EventPayload::ToolCallCompleted { .. }
+            | EventPayload::ToolCallFailed { .. }
+            | EventPayload::ExternalChangeObserved { .. }
+            | EventPayload::EffectVerified { .. }
+            | EventPayload::EffectUnknown { .. }
+            | EventPayload::RunSucceeded { .. }
+            | EventPayload::RunFailed { .. }
+            | EventPayload::RunCancelled { .. }
+            | EventPayload::BudgetExhausted { .. }
+            | EventPayload::RunInterrupted { .. }
+            | EventPayload::RunResumed
+            | EventPayload::ArtifactKept { .. } => {}
         }
     }
     out.sort();
@@ -91,7 +114,20 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::EffectUnknown { path, .. } => {
             format!("UNKNOWN outcome of the write to `{path}`")
         }
-        _ => return None,
+        EventPayload::RunCreated { .. }
+        | EventPayload::RunStarted
+        | EventPayload::ModelCallRequested { .. }
+        | EventPayload::ModelCallStarted { .. }
+        | EventPayload::ModelCallRetryScheduled { .. }
+        | EventPayload::ModelCallCompleted { .. }
+        | EventPayload::ApprovalRequested { .. }
+        | EventPayload::ToolCallStarted { .. }
+        | EventPayload::EffectIntended { .. }
+        | EventPayload::ToolCallCompleted { .. }
+        | EventPayload::ExternalChangeObserved { .. }
+        | EventPayload::EffectVerified { .. }
+        | EventPayload::RunResumed
+        | EventPayload::ArtifactKept { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))
 }

@@ -76,7 +76,30 @@ pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
                     a.review = Review::Kept;
                 }
             }
-            _ => {}
+            EventPayload::RunCreated { .. }
+            | EventPayload::RunStarted
+            | EventPayload::ModelCallRequested { .. }
+            | EventPayload::ModelCallStarted { .. }
+            | EventPayload::ModelCallRetryScheduled { .. }
+            | EventPayload::ModelCallCompleted { .. }
+            | EventPayload::ModelCallFailed { .. }
+            | EventPayload::ToolCallRequested { .. }
+            | EventPayload::ApprovalRequested { .. }
+            | EventPayload::ApprovalGranted { .. }
+            | EventPayload::ApprovalDenied { .. }
+            | EventPayload::ToolCallStarted { .. }
+            | EventPayload::EffectIntended { .. }
+            | EventPayload::ToolCallCompleted { .. }
+            | EventPayload::ToolCallFailed { .. }
+            | EventPayload::ExternalChangeObserved { .. }
+            | EventPayload::EffectVerified { .. }
+            | EventPayload::EffectUnknown { .. }
+            | EventPayload::RunSucceeded { .. }
+            | EventPayload::RunFailed { .. }
+            | EventPayload::RunCancelled { .. }
+            | EventPayload::BudgetExhausted { .. }
+            | EventPayload::RunInterrupted { .. }
+            | EventPayload::RunResumed => {}
         }
     }
     files

@@ -9,12 +9,11 @@ use super::tool_step::{run_tool_call, ToolStepEnd};
 use crate::live::LiveEvent;
 use crate::profile::RunProfile;
 use crate::AppError;
-use bearagent_kernel::{Action, EventPayload, EventSeq, ModelErrorClass, NextCall};
+use bearagent_kernel::{Action, BudgetKind, EventPayload, EventSeq, ModelErrorClass, NextCall};
 use bearagent_providers::{
     complete, ModelProvider, Progress, ProviderError, RetryNotice, ToolSchema,
 };
 use bearagent_tools::{Executor, Policy, Registry, WorkspaceRoot};
-use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -43,13 +42,21 @@ impl LoopDeps {
 /// run last read or wrote (so it never overwrites an edit it has not seen).
 #[derive(Default)]
 pub(super) struct RunGrants {
-    pub tools: BTreeSet<String>,
+    /// Tool name → the seq of the approval that granted it for the run.
+    pub tools: std::collections::BTreeMap<String, EventSeq>,
     pub seen: std::collections::HashMap<String, Option<bearagent_kernel::ContentHash>>,
 }
 
 enum Step {
     Continue,
     Finished,
+}
+
+/// How a model call in flight ended.
+enum CallEnd {
+    Finished(Result<bearagent_providers::ModelResponse, ProviderError>),
+    Cancelled,
+    OutOfWallTime,
 }
 
 /// Where a loop starts: a new run, or a run resumed at its pending
@@ -193,14 +200,9 @@ async fn model_step(
         },
     );
     let outcome = tokio::select! {
-        r = call => Some(r),
-        _ = deps.cancel.cancelled() => None,
-        _ = tokio::time::sleep(remaining_wall_time(rec)) => Some(Err(ProviderError::Provider {
-            provider: "runtime".into(),
-            message: "the wall-time budget ran out during the model call".into(),
-            retryable: false,
-            status: None,
-        })),
+        r = call => CallEnd::Finished(r),
+        _ = deps.cancel.cancelled() => CallEnd::Cancelled,
+        _ = tokio::time::sleep(remaining_wall_time(rec)) => CallEnd::OutOfWallTime,
     };
     // Retries happened inside the call; they are recorded before its end.
     let notices = retries
@@ -218,22 +220,36 @@ async fn model_step(
             },
         )?;
     }
-    let Some(outcome) = outcome else {
-        rec.record(
-            Some(started),
-            EventPayload::ModelCallFailed {
-                class: ModelErrorClass::Provider { retryable: false },
-                message: "cancelled by the user during the model call".into(),
-                usage: Default::default(),
-            },
-        )?;
-        rec.record(
-            last(rec),
-            EventPayload::RunCancelled {
-                reason: Some("cancelled by the user".into()),
-            },
-        )?;
-        return Ok(Step::Finished);
+    let outcome = match outcome {
+        CallEnd::Finished(outcome) => outcome,
+        CallEnd::Cancelled => {
+            rec.record(
+                Some(started),
+                EventPayload::ModelCallFailed {
+                    class: ModelErrorClass::Provider { retryable: false },
+                    message: "cancelled by the user during the model call".into(),
+                    usage: Default::default(),
+                },
+            )?;
+            rec.record(
+                last(rec),
+                EventPayload::RunCancelled {
+                    reason: Some("cancelled by the user".into()),
+                },
+            )?;
+            return Ok(Step::Finished);
+        }
+        // The budget ran out, not the provider: the call is abandoned and
+        // the run ends out of wall time, with no invented provider error.
+        CallEnd::OutOfWallTime => {
+            rec.record(
+                Some(started),
+                EventPayload::BudgetExhausted {
+                    which: BudgetKind::WallTime,
+                },
+            )?;
+            return Ok(Step::Finished);
+        }
     };
     match outcome {
         Ok(response) => {

@@ -1,7 +1,8 @@
-//! After a crash: every run that was in progress becomes Interrupted, and
-//! every write whose outcome was never recorded is checked against the
-//! file — verified not applied, or Unknown for the user to decide. Nothing
-//! is re-executed.
+//! After a crash: every run whose owner process is provably gone becomes
+//! Interrupted, and every write whose outcome was never recorded is checked
+//! against the file — verified not applied, or Unknown for the user to
+//! decide. Nothing is re-executed. Runs another live BearAgent process is
+//! executing are never touched (the store's instance locks tell which).
 
 use super::recorder::Recorder;
 use super::tool_step::current_hash;
@@ -50,20 +51,47 @@ fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<Co
             | EventPayload::EffectUnknown { call_id, .. } => {
                 open.remove(call_id);
             }
-            _ => {}
+            EventPayload::RunCreated { .. }
+            | EventPayload::RunStarted
+            | EventPayload::ModelCallRequested { .. }
+            | EventPayload::ModelCallStarted { .. }
+            | EventPayload::ModelCallRetryScheduled { .. }
+            | EventPayload::ModelCallCompleted { .. }
+            | EventPayload::ModelCallFailed { .. }
+            | EventPayload::ToolCallRequested { .. }
+            | EventPayload::ApprovalRequested { .. }
+            | EventPayload::ApprovalGranted { .. }
+            | EventPayload::ApprovalDenied { .. }
+            | EventPayload::ToolCallStarted { .. }
+            | EventPayload::ToolCallFailed { .. }
+            | EventPayload::ArtifactRecorded { .. }
+            | EventPayload::ExternalChangeObserved { .. }
+            | EventPayload::RunSucceeded { .. }
+            | EventPayload::RunFailed { .. }
+            | EventPayload::RunCancelled { .. }
+            | EventPayload::BudgetExhausted { .. }
+            | EventPayload::RunInterrupted { .. }
+            | EventPayload::RunResumed
+            | EventPayload::ArtifactReverted { .. }
+            | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactKept { .. } => {}
         }
     }
     open
 }
 
-/// Interrupts every unfinished run. Returns the ids of the runs touched.
+/// Takes over and interrupts every unfinished run whose owner is gone.
+/// Returns the ids of the runs touched.
 pub fn reconcile_unfinished(
     store: &Arc<Store>,
     clock: &Arc<dyn Clock>,
     live: &LiveBus,
 ) -> Result<Vec<RunId>, AppError> {
     let mut touched = Vec::new();
-    for run in store.unfinished_runs()? {
+    for run_id in store.claim_orphaned_runs()? {
+        let Some(run) = store.get_run(run_id)? else {
+            continue;
+        };
         let events = all_events(store, run.run_id)?;
         let mut rec = Recorder::resume(
             store.clone(),
@@ -155,7 +183,8 @@ mod tests {
     fn given_a_crash_mid_write_then_the_run_is_interrupted_and_the_write_verified_or_unknown() {
         let home = tempfile::tempdir().unwrap();
         let ws = tempfile::tempdir().unwrap();
-        let store = Arc::new(Store::open_in(home.path()).unwrap());
+        // The process that ran them (a store of its own), gone by the end.
+        let crashed = Store::open_in(home.path()).unwrap();
         let clock: Arc<dyn Clock> = Arc::new(FixedTime);
         let mut payloads = vec![
             EventPayload::RunCreated {
@@ -180,7 +209,7 @@ mod tests {
             .into_iter()
             .map(|p| NewEvent::new(at(0), None, p))
             .collect();
-        store.append(run, EventSeq(1), news).unwrap();
+        crashed.append(run, EventSeq(1), news).unwrap();
 
         // A second run whose write did land before the crash.
         let mut payloads2 = vec![
@@ -206,7 +235,14 @@ mod tests {
             .into_iter()
             .map(|p| NewEvent::new(at(0), None, p))
             .collect();
-        store.append(run2, EventSeq(1), news).unwrap();
+        crashed.append(run2, EventSeq(1), news).unwrap();
+
+        // While that process lives, its runs are left alone.
+        let store = Arc::new(Store::open_in(home.path()).unwrap());
+        assert!(reconcile_unfinished(&store, &clock, &LiveBus::new())
+            .unwrap()
+            .is_empty());
+        drop(crashed);
 
         let touched = reconcile_unfinished(&store, &clock, &LiveBus::new()).unwrap();
         assert_eq!(touched.len(), 2);

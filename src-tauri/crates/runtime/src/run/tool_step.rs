@@ -10,7 +10,7 @@ use bearagent_kernel::{
     ToolCall, ToolResult,
 };
 use bearagent_store::hash_bytes;
-use bearagent_tools::{PolicyDecision, PreparedCall, Tool, WriteTarget};
+use bearagent_tools::{Authority, AuthorizedCall, PolicyDecision, PreparedCall, Tool, WriteTarget};
 use std::sync::Arc;
 
 pub enum ToolStepEnd {
@@ -79,13 +79,8 @@ pub(super) async fn run_tool_call(
         Err(e) => return fail(rec, requested, &call_id, format!("invalid arguments: {e}")),
     };
     remember_prepared(grants, &prepared);
-    let mut decision = deps.policy().decide(tool.spec(), &prepared);
-    if decision == PolicyDecision::Ask && grants.tools.contains(call.tool_name.as_str()) {
-        decision = PolicyDecision::Allow;
-    }
-    let mut cause = requested;
-    match decision {
-        PolicyDecision::Allow => {}
+    let authorized = match deps.policy().decide(tool.spec(), prepared) {
+        PolicyDecision::Allow(authorized) => authorized,
         PolicyDecision::Deny { reason } => {
             return fail(
                 rec,
@@ -94,26 +89,34 @@ pub(super) async fn run_tool_call(
                 format!("refused by policy: {reason}"),
             )
         }
-        PolicyDecision::Ask => match ask(rec, deps, requested, &call, &prepared).await? {
-            Asked::Granted { seq, scope } => {
-                if scope == ApprovalScope::ToolForRun {
-                    grants.tools.insert(call.tool_name.to_string());
+        // "Always for this run": the user's earlier approval covers it.
+        PolicyDecision::Ask(request) => match grants.tools.get(call.tool_name.as_str()) {
+            Some(&granted_at) => request.approve(granted_at),
+            None => match ask(rec, deps, requested, &call, request.call()).await? {
+                Asked::Granted { seq, scope } => {
+                    if scope == ApprovalScope::ToolForRun {
+                        grants.tools.insert(call.tool_name.to_string(), seq);
+                    }
+                    request.approve(seq)
                 }
-                cause = seq;
-            }
-            Asked::Denied { seq, reason } => {
-                let why = reason.map_or_else(String::new, |r| format!(": {r}"));
-                return fail(
-                    rec,
-                    seq,
-                    &call_id,
-                    format!("the user denied this call{why}"),
-                );
-            }
-            Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
+                Asked::Denied { seq, reason } => {
+                    let why = reason.map_or_else(String::new, |r| format!(": {r}"));
+                    return fail(
+                        rec,
+                        seq,
+                        &call_id,
+                        format!("the user denied this call{why}"),
+                    );
+                }
+                Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
+            },
         },
-    }
-    execute_allowed(rec, deps, grants, tool, call_id, prepared, cause).await
+    };
+    let cause = match authorized.authority() {
+        Authority::User { approval } if approval > requested => approval,
+        Authority::User { .. } | Authority::Policy => requested,
+    };
+    execute_allowed(rec, deps, grants, tool, call_id, authorized, cause).await
 }
 
 /// Runs a call that policy or the user allowed: intent, execute once,
@@ -124,10 +127,12 @@ async fn execute_allowed(
     grants: &mut RunGrants,
     tool: Arc<dyn Tool>,
     call_id: CallId,
-    prepared: PreparedCall,
+    authorized: AuthorizedCall,
     cause: EventSeq,
 ) -> Result<ToolStepEnd, AppError> {
-    if let Some(target) = &prepared.write_target {
+    // The authorisation is spent by the one execution; keep a view.
+    let prepared = authorized.prepared().clone();
+    if let Some(target) = prepared.write_target() {
         if let Some(conflict) = conflict_with_seen(grants, target) {
             return fail(rec, cause, &call_id, conflict);
         }
@@ -138,7 +143,7 @@ async fn execute_allowed(
             call_id: call_id.clone(),
         },
     )?;
-    let intent = match &prepared.write_target {
+    let intent = match prepared.write_target() {
         Some(target) => Some(record_intent(rec, started, &call_id, target)?),
         None => None,
     };
@@ -146,12 +151,12 @@ async fn execute_allowed(
         .executor
         .execute(
             tool,
-            prepared.clone(),
+            authorized,
             deps.workspace.clone(),
             deps.cancel.child_token(),
         )
         .await;
-    let receipt = match (&prepared.write_target, intent) {
+    let receipt = match (prepared.write_target(), intent) {
         (Some(target), Some(before)) => Some(receipt_after(rec, target, before)?),
         _ => None,
     };
@@ -233,29 +238,36 @@ pub(super) async fn resume_decided(
     if let Ok(p) = &prepared {
         remember_prepared(grants, p);
     }
-    match record_decision(rec, asked, &call, decision)? {
-        Asked::Granted { seq, scope } => {
-            if scope == ApprovalScope::ToolForRun {
-                grants.tools.insert(call.tool_name.to_string());
-            }
-            match prepared {
-                Ok(prepared) => {
-                    execute_allowed(rec, deps, grants, tool, call_id, prepared, seq).await
-                }
-                Err(e) => fail(rec, seq, &call_id, format!("invalid arguments: {e}")),
-            }
-        }
+    let (seq, scope) = match record_decision(rec, asked, &call, decision)? {
+        Asked::Granted { seq, scope } => (seq, scope),
         Asked::Denied { seq, reason } => {
             let why = reason.map_or_else(String::new, |r| format!(": {r}"));
-            fail(
+            return fail(
                 rec,
                 seq,
                 &call_id,
                 format!("the user denied this call{why}"),
-            )
+            );
         }
-        Asked::Cancelled => Ok(ToolStepEnd::RunEnded),
+        Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
+    };
+    if scope == ApprovalScope::ToolForRun {
+        grants.tools.insert(call.tool_name.to_string(), seq);
     }
+    let prepared = match prepared {
+        Ok(prepared) => prepared,
+        Err(e) => return fail(rec, seq, &call_id, format!("invalid arguments: {e}")),
+    };
+    // The same path as before the restart: the policy decides again, and
+    // the recorded approval answers its "ask".
+    let authorized = match deps.policy().decide(tool.spec(), prepared) {
+        PolicyDecision::Allow(authorized) => authorized,
+        PolicyDecision::Ask(request) => request.approve(seq),
+        PolicyDecision::Deny { reason } => {
+            return fail(rec, seq, &call_id, format!("refused by policy: {reason}"))
+        }
+    };
+    execute_allowed(rec, deps, grants, tool, call_id, authorized, seq).await
 }
 
 enum Asked {
@@ -284,7 +296,7 @@ async fn ask(
         EventPayload::ApprovalRequested {
             call_id: call.call_id.clone(),
             tool_name: call.tool_name.clone(),
-            summary: prepared.summary.clone(),
+            summary: prepared.summary().to_owned(),
         },
     )?;
     let decision: Option<Decision> = tokio::select! {
@@ -359,7 +371,7 @@ fn conflict_with_seen(grants: &RunGrants, target: &WriteTarget) -> Option<String
 /// the one on disk now, so a file that appears or changes while the user
 /// decides is not overwritten.
 fn remember_prepared(grants: &mut RunGrants, prepared: &PreparedCall) {
-    if let Some(target) = &prepared.write_target {
+    if let Some(target) = prepared.write_target() {
         grants
             .seen
             .entry(target.rel_path.clone())
@@ -384,8 +396,8 @@ fn remember_seen(
         grants
             .seen
             .insert(receipt.path.clone(), receipt.after_hash.clone());
-    } else if prepared.tool.as_str() == "read_file" {
-        if let Some(rel) = prepared.args.get("path").and_then(|p| p.as_str()) {
+    } else if prepared.tool().as_str() == "read_file" {
+        if let Some(rel) = prepared.args().get("path").and_then(|p| p.as_str()) {
             if let Ok(Some((hash, _))) = current_hash(&workspace.path().join(rel)) {
                 grants.seen.insert(rel.to_owned(), Some(hash));
             }

@@ -5,6 +5,7 @@
 use super::{checked_target, make_spec, own_args};
 use crate::args::Args;
 use crate::atomic::write_atomic;
+use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
 use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WriteTarget};
 use crate::text::{human_bytes, plural};
@@ -143,21 +144,20 @@ impl Tool for EditFile {
                 format!("edit {rel}: apply diff ({})", diff_stats(&patch)),
             )
         };
-        Ok(PreparedCall {
-            tool: self.spec.name.clone(),
-            effect: Effect::Writes,
+        Ok(PreparedCall::writes(
+            self.spec.name.clone(),
             summary,
-            args: normalised,
-            write_target: Some(WriteTarget {
+            WriteTarget {
                 rel_path: rel,
                 abs_path: abs,
-            }),
-        })
+            },
+            normalised,
+        ))
     }
 
     fn execute(
         &self,
-        call: &PreparedCall,
+        call: &AuthorizedCall,
         ws: &WorkspaceRoot,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {

@@ -9,7 +9,11 @@ fn prepare(ws: &WorkspaceRoot, args: Value) -> Result<PreparedCall, ArgumentErro
 fn edit(ws: &WorkspaceRoot, args: Value) -> Result<String, ToolError> {
     let call = prepare(ws, args).unwrap();
     EditFile::new()
-        .execute(&call, ws, &CancellationToken::new())
+        .execute(
+            &crate::testutil::authorized(call.clone()),
+            ws,
+            &CancellationToken::new(),
+        )
         .map(|o| o.content)
 }
 
@@ -25,12 +29,16 @@ fn replaces_a_unique_occurrence() {
     )
     .unwrap();
     assert_eq!(
-        call.summary,
+        call.summary(),
         "edit src/main.rs: replace 4 bytes with 7 bytes"
     );
-    assert_eq!(call.write_target.as_ref().unwrap().rel_path, "src/main.rs");
+    assert_eq!(call.write_target().unwrap().rel_path, "src/main.rs");
     let out = EditFile::new()
-        .execute(&call, &ws, &CancellationToken::new())
+        .execute(
+            &crate::testutil::authorized(call.clone()),
+            &ws,
+            &CancellationToken::new(),
+        )
         .unwrap()
         .content;
     assert_eq!(
@@ -79,10 +87,14 @@ fn applies_a_unified_diff() {
     put(dir.path(), "a.rs", TEXT);
     let diff = "--- a/a.rs\n+++ b/a.rs\n@@ -1,3 +1,4 @@\n fn main() {\n-    println!(\"hi\");\n+    let x = 1;\n+    println!(\"{x}\");\n }\n";
     let call = prepare(&ws, json!({"path": "a.rs", "diff": diff})).unwrap();
-    assert_eq!(call.summary, "edit a.rs: apply diff (1 hunk, +2 -1)");
-    assert_eq!(call.args, json!({"path": "a.rs", "diff": diff}));
+    assert_eq!(call.summary(), "edit a.rs: apply diff (1 hunk, +2 -1)");
+    assert_eq!(*call.args(), json!({"path": "a.rs", "diff": diff}));
     let out = EditFile::new()
-        .execute(&call, &ws, &CancellationToken::new())
+        .execute(
+            &crate::testutil::authorized(call.clone()),
+            &ws,
+            &CancellationToken::new(),
+        )
         .unwrap()
         .content;
     assert!(
@@ -199,7 +211,11 @@ fn a_file_deleted_after_prepare_is_a_tool_error() {
     .unwrap();
     fs::remove_file(dir.path().join("a.rs")).unwrap();
     let err = EditFile::new()
-        .execute(&call, &ws, &CancellationToken::new())
+        .execute(
+            &crate::testutil::authorized(call.clone()),
+            &ws,
+            &CancellationToken::new(),
+        )
         .unwrap_err();
     assert!(matches!(err, ToolError::NotFound { .. }), "{err:?}");
     assert!(!dir.path().join("a.rs").exists());

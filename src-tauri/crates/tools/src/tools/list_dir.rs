@@ -3,6 +3,7 @@
 use super::walk::rg_walker;
 use super::{make_spec, own_args};
 use crate::args::Args;
+use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
 use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec};
 use crate::text::plural;
@@ -92,7 +93,7 @@ impl Tool for ListDir {
 
     fn execute(
         &self,
-        call: &PreparedCall,
+        call: &AuthorizedCall,
         ws: &WorkspaceRoot,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {

@@ -5,8 +5,12 @@ use std::fs;
 fn list(ws: &WorkspaceRoot, args: Value) -> Result<String, ToolError> {
     let tool = ListDir::new();
     let call = tool.prepare(&obj(args), ws).unwrap();
-    tool.execute(&call, ws, &CancellationToken::new())
-        .map(|o| o.content)
+    tool.execute(
+        &crate::testutil::authorized(call.clone()),
+        ws,
+        &CancellationToken::new(),
+    )
+    .map(|o| o.content)
 }
 
 fn tree() -> (tempfile::TempDir, WorkspaceRoot) {
@@ -126,12 +130,12 @@ fn arguments_are_checked() {
         .prepare(&obj(json!({"path": dir.path().join("a").to_str()})), &ws)
         .unwrap();
     assert_eq!(
-        call.args,
+        *call.args(),
         json!({"path": "a", "depth": 2, "max_entries": 500})
     );
-    assert_eq!(call.summary, "list a (depth 2)");
-    assert_eq!(call.effect, Effect::ReadOnly);
-    assert!(call.write_target.is_none());
+    assert_eq!(call.summary(), "list a (depth 2)");
+    assert_eq!(call.effect(), Effect::ReadOnly);
+    assert!(call.write_target().is_none());
 }
 
 #[cfg(unix)]
@@ -152,5 +156,8 @@ fn cancelled_listing_stops() {
     let call = tool.prepare(&obj(json!({})), &ws).unwrap();
     let cancel = CancellationToken::new();
     cancel.cancel();
-    assert_eq!(tool.execute(&call, &ws, &cancel), Err(ToolError::Cancelled));
+    assert_eq!(
+        tool.execute(&crate::testutil::authorized(call.clone()), &ws, &cancel),
+        Err(ToolError::Cancelled)
+    );
 }

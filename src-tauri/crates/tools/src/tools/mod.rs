@@ -47,13 +47,14 @@ fn own_args<'a, T: Deserialize<'a>>(
     spec: &ToolSpec,
     call: &'a PreparedCall,
 ) -> Result<T, ToolError> {
-    if call.tool != spec.name {
+    if *call.tool() != spec.name {
         return Err(ToolError::bad_call(format!(
             "{} cannot execute a call prepared for {}",
-            spec.name, call.tool
+            spec.name,
+            call.tool()
         )));
     }
-    T::deserialize(&call.args).map_err(|e| ToolError::bad_call(e.to_string()))
+    T::deserialize(call.args()).map_err(|e| ToolError::bad_call(e.to_string()))
 }
 
 /// The write target of a prepared call, checked again just before writing:
@@ -61,8 +62,7 @@ fn own_args<'a, T: Deserialize<'a>>(
 /// that was prepared (and approved).
 fn checked_target(call: &PreparedCall, ws: &WorkspaceRoot) -> Result<WriteTarget, ToolError> {
     let target = call
-        .write_target
-        .as_ref()
+        .write_target()
         .ok_or_else(|| ToolError::bad_call("a writing call without a write target"))?;
     let now = ws.resolve_for_write(&target.rel_path)?;
     if now != target.abs_path {

@@ -10,6 +10,7 @@
 
 use super::{make_spec, own_args};
 use crate::args::Args;
+use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
 use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec};
 use crate::text::floor_utf8_boundary;
@@ -119,7 +120,7 @@ impl Tool for ReadFile {
 
     fn execute(
         &self,
-        call: &PreparedCall,
+        call: &AuthorizedCall,
         ws: &WorkspaceRoot,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {

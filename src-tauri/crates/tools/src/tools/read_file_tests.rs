@@ -5,8 +5,12 @@ use std::fs;
 fn read(ws: &WorkspaceRoot, args: Value) -> Result<String, ToolError> {
     let tool = ReadFile::new();
     let call = tool.prepare(&obj(args), ws).unwrap();
-    tool.execute(&call, ws, &CancellationToken::new())
-        .map(|o| o.content)
+    tool.execute(
+        &crate::testutil::authorized(call.clone()),
+        ws,
+        &CancellationToken::new(),
+    )
+    .map(|o| o.content)
 }
 
 #[test]
@@ -157,10 +161,10 @@ fn arguments_are_checked() {
         .prepare(&obj(json!({"path": "./a.txt", "end_line": 3})), &ws)
         .unwrap();
     assert_eq!(
-        call.args,
+        *call.args(),
         json!({"path": "a.txt", "start_line": null, "end_line": 3, "max_bytes": 262144})
     );
-    assert_eq!(call.summary, "read a.txt lines 1-3");
+    assert_eq!(call.summary(), "read a.txt lines 1-3");
 }
 
 #[test]
@@ -171,7 +175,11 @@ fn a_file_deleted_after_prepare_is_a_tool_error() {
     let call = tool.prepare(&obj(json!({"path": "a.txt"})), &ws).unwrap();
     fs::remove_file(dir.path().join("a.txt")).unwrap();
     let err = tool
-        .execute(&call, &ws, &CancellationToken::new())
+        .execute(
+            &crate::testutil::authorized(call.clone()),
+            &ws,
+            &CancellationToken::new(),
+        )
         .unwrap_err();
     assert!(err.to_string().contains("no such file"), "{err}");
 }

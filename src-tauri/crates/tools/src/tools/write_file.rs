@@ -3,6 +3,7 @@
 use super::{checked_target, make_spec, own_args};
 use crate::args::Args;
 use crate::atomic::write_atomic;
+use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
 use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WriteTarget};
 use crate::text::human_bytes;
@@ -96,21 +97,20 @@ impl Tool for WriteFile {
             path: &rel,
             content,
         };
-        Ok(PreparedCall {
-            tool: self.spec.name.clone(),
-            effect: Effect::Writes,
+        Ok(PreparedCall::writes(
+            self.spec.name.clone(),
             summary,
-            args: json!(normalised),
-            write_target: Some(WriteTarget {
+            WriteTarget {
                 rel_path: rel.clone(),
                 abs_path: abs,
-            }),
-        })
+            },
+            json!(normalised),
+        ))
     }
 
     fn execute(
         &self,
-        call: &PreparedCall,
+        call: &AuthorizedCall,
         ws: &WorkspaceRoot,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {
@@ -151,7 +151,11 @@ mod tests {
 
     fn exec(ws: &WorkspaceRoot, call: &PreparedCall) -> Result<String, ToolError> {
         WriteFile::new()
-            .execute(call, ws, &CancellationToken::new())
+            .execute(
+                &crate::testutil::authorized(call.clone()),
+                ws,
+                &CancellationToken::new(),
+            )
             .map(|o| o.content)
     }
 
@@ -163,9 +167,12 @@ mod tests {
             json!({"path": "notes/deep/a.md", "content": "hello world!"}),
         )
         .unwrap();
-        assert_eq!(call.summary, "write 12 bytes to notes/deep/a.md (new file)");
-        assert_eq!(call.effect, Effect::Writes);
-        let target = call.write_target.clone().unwrap();
+        assert_eq!(
+            call.summary(),
+            "write 12 bytes to notes/deep/a.md (new file)"
+        );
+        assert_eq!(call.effect(), Effect::Writes);
+        let target = call.write_target().cloned().unwrap();
         assert_eq!(target.rel_path, "notes/deep/a.md");
         assert_eq!(target.abs_path, ws.path().join("notes/deep/a.md"));
         assert!(
@@ -188,7 +195,7 @@ mod tests {
         put(dir.path(), "a.md", "old");
         let content = "x".repeat(1229);
         let call = prepare(&ws, json!({"path": "./a.md", "content": content})).unwrap();
-        assert_eq!(call.summary, "write 1.2 KB to a.md (overwrite)");
+        assert_eq!(call.summary(), "write 1.2 KB to a.md (overwrite)");
         exec(&ws, &call).unwrap();
         assert_eq!(
             fs::read_to_string(dir.path().join("a.md")).unwrap(),
@@ -243,8 +250,13 @@ mod tests {
     #[test]
     fn a_call_prepared_for_another_tool_is_refused() {
         let (_dir, ws) = workspace();
-        let mut call = prepare(&ws, json!({"path": "a", "content": "x"})).unwrap();
-        call.tool = bearagent_kernel::ToolName::new("edit_file").unwrap();
+        let call = prepare(&ws, json!({"path": "a", "content": "x"}))
+            .unwrap()
+            .forged(
+                Some(bearagent_kernel::ToolName::new("edit_file").unwrap()),
+                None,
+                false,
+            );
         assert!(matches!(exec(&ws, &call), Err(ToolError::BadCall { .. })));
     }
 }

@@ -8,6 +8,7 @@ pub use engine::{build_matcher, search, SearchError, SearchOptions, SearchReport
 
 use super::{make_spec, own_args};
 use crate::args::Args;
+use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
 use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec};
 use crate::text::plural;
@@ -125,7 +126,7 @@ impl Tool for SearchText {
 
     fn execute(
         &self,
-        call: &PreparedCall,
+        call: &AuthorizedCall,
         ws: &WorkspaceRoot,
         cancel: &CancellationToken,
     ) -> Result<ToolOutput, ToolError> {

@@ -5,9 +5,13 @@ use std::fs;
 fn run(ws: &WorkspaceRoot, args: Value) -> String {
     let tool = SearchText::new();
     let call = tool.prepare(&obj(args), ws).unwrap();
-    tool.execute(&call, ws, &CancellationToken::new())
-        .unwrap()
-        .content
+    tool.execute(
+        &crate::testutil::authorized(call.clone()),
+        ws,
+        &CancellationToken::new(),
+    )
+    .unwrap()
+    .content
 }
 
 fn tree() -> (tempfile::TempDir, WorkspaceRoot) {
@@ -189,10 +193,10 @@ fn arguments_are_checked_at_prepare() {
         .prepare(&obj(json!({"pattern": "x", "path": abs.to_str()})), &ws)
         .unwrap();
     assert_eq!(
-        call.args,
+        *call.args(),
         json!({"pattern": "x", "literal": false, "path": "a", "case_insensitive": false, "max_results": 200})
     );
-    assert_eq!(call.summary, "search a for /x/");
+    assert_eq!(call.summary(), "search a for /x/");
 }
 
 #[test]
@@ -228,7 +232,10 @@ fn cancelled_search_is_an_error() {
     let call = tool.prepare(&obj(json!({"pattern": "x"})), &ws).unwrap();
     let cancel = CancellationToken::new();
     cancel.cancel();
-    assert_eq!(tool.execute(&call, &ws, &cancel), Err(ToolError::Cancelled));
+    assert_eq!(
+        tool.execute(&crate::testutil::authorized(call.clone()), &ws, &cancel),
+        Err(ToolError::Cancelled)
+    );
 }
 
 #[cfg(unix)]

@@ -1,0 +1,137 @@
+//! Showing runs that other BearAgent processes execute (a CLI run, a second
+//! window) live: a thread polls the store's change feed a few times a
+//! second — one `PRAGMA data_version` when nothing changed, no busy loop —
+//! and publishes the other processes' new events on the live bus, exactly
+//! as if they had been committed here. Front ends deduplicate by seq.
+
+use crate::live::{LiveBus, LiveEvent};
+use crate::AppError;
+use bearagent_store::{Ownership, Store, MAX_PAGE};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How often the feed is polled: fast enough to look live, and an idle
+/// poll costs one PRAGMA.
+pub const FOLLOW_INTERVAL: Duration = Duration::from_millis(200);
+
+/// The running follower; stops (and joins) when dropped.
+pub struct Follower {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Follower {
+    pub fn start(store: Arc<Store>, live: LiveBus) -> Result<Follower, AppError> {
+        let mut feed = store.change_feed()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("bearagent-follow".into())
+            .spawn(move || {
+                while !stopping.load(Ordering::Relaxed) {
+                    std::thread::sleep(FOLLOW_INTERVAL);
+                    if let Err(e) = publish_new(&store, &live, &mut feed) {
+                        tracing::warn!(error = %e, "could not read other processes' events");
+                    }
+                }
+            })
+            .map_err(|e| AppError::Internal(format!("cannot start the run follower: {e}")))?;
+        Ok(Follower {
+            stop,
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Follower {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn publish_new(
+    store: &Store,
+    live: &LiveBus,
+    feed: &mut bearagent_store::ChangeFeed,
+) -> Result<(), AppError> {
+    for (run_id, mut after) in feed.poll()? {
+        // This process's own runs publish their events as they commit.
+        if store.ownership(run_id)? == Ownership::Here {
+            continue;
+        }
+        loop {
+            let page = store.events_after(run_id, after, MAX_PAGE)?;
+            let full = page.len() == MAX_PAGE as usize;
+            for event in page {
+                after = event.seq;
+                live.publish(LiveEvent::Committed(Arc::new(event)));
+            }
+            if !full {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bearagent_kernel::testkit::{at, run_created};
+    use bearagent_kernel::{EventPayload, EventSeq, NewEvent, RunId, WorkspaceId};
+
+    #[tokio::test]
+    async fn events_another_process_commits_reach_the_live_bus() {
+        let home = tempfile::tempdir().unwrap();
+        let here = Arc::new(Store::open_in(home.path()).unwrap());
+        let there = Store::open_in(home.path()).unwrap();
+        let live = LiveBus::new();
+        let mut rx = live.subscribe();
+        let follower = Follower::start(here.clone(), live.clone()).unwrap();
+
+        let run = RunId::new();
+        there
+            .append(
+                run,
+                EventSeq(1),
+                vec![
+                    NewEvent::new(at(0), None, run_created(WorkspaceId::new(), "cli run")),
+                    NewEvent::new(at(1), None, EventPayload::RunStarted),
+                ],
+            )
+            .unwrap();
+        let mut seqs = Vec::new();
+        while seqs.len() < 2 {
+            let got = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(got.run_id(), run);
+            if let LiveEvent::Committed(e) = got {
+                seqs.push(e.seq.get());
+            }
+        }
+        assert_eq!(seqs, vec![1, 2]);
+
+        // A run of this process is not published twice.
+        let mine = RunId::new();
+        here.append(
+            mine,
+            EventSeq(1),
+            vec![NewEvent::new(
+                at(0),
+                None,
+                run_created(WorkspaceId::new(), "mine"),
+            )],
+        )
+        .unwrap();
+        tokio::time::sleep(FOLLOW_INTERVAL * 3).await;
+        assert!(rx.try_recv().is_err());
+        drop(follower);
+    }
+}
