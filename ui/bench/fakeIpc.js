@@ -72,7 +72,7 @@
       case "list_recent_workspaces": return [WS];
       case "get_settings": return { configPath: "/tmp/config.toml", providers: [{ name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, keyPresent: true }], profiles: [] };
       case "search_runs": return [summary];
-      case "get_run": return { projection, active: false };
+      case "get_run": return { projection, active: false, owner: { kind: "nobody" } };
       case "list_events": {
         const page = events.slice(args.afterSeq, args.afterSeq + args.limit);
         return { events: page, hasMore: page.length >= args.limit };

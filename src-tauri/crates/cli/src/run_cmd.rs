@@ -143,14 +143,15 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
             print!("{}", text.replace('\n', "\n      │ "));
             let _ = std::io::stdout().flush();
         }
-        LiveEvent::RunAborted { message, .. } if json => {
-            println!(
-                "{}",
-                serde_json::json!({"kind": "run_aborted", "message": message})
-            );
+        LiveEvent::RunAborted { message, .. } => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"kind": "run_aborted", "message": message})
+                );
+            }
+            eprintln!("bearagent: {message}");
         }
-        // Reported once with the exit code, when the run is waited for.
-        LiveEvent::RunAborted { .. } => {}
     }
 }
 

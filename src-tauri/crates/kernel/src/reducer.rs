@@ -330,7 +330,6 @@ impl Transition<'_> {
                 | EventPayload::ArtifactReverted { .. }
                 | EventPayload::ArtifactReapplied { .. }
                 | EventPayload::ArtifactKept { .. }
-                | EventPayload::ExternalChangeObserved { .. }
                 | EventPayload::EffectVerified { .. }
                 | EventPayload::EffectUnknown { .. }
         );
@@ -458,7 +457,10 @@ impl Transition<'_> {
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactKept { .. }
             | EventPayload::EffectVerified { .. } => {}
+            // Only a run in progress observes: after its end a change is
+            // no longer about the run (the review shows it as a conflict).
             EventPayload::ExternalChangeObserved { .. } => {
+                self.require_status(LIVE)?;
                 self.state.external_changes = self.state.external_changes.saturating_add(1);
             }
             EventPayload::EffectUnknown { .. } => {

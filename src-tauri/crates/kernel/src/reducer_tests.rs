@@ -157,7 +157,7 @@ fn given_an_approval_request_then_pending_until_granted() {
 }
 
 #[test]
-fn given_a_terminal_run_then_lifecycle_events_are_rejected_but_annotations_apply() {
+fn given_a_terminal_run_then_lifecycle_events_and_observations_are_rejected_but_reviews_apply() {
     let mut events = started();
     events.push(EventPayload::RunFailed {
         reason: "provider down".into(),
@@ -180,13 +180,18 @@ fn given_a_terminal_run_then_lifecycle_events_are_rejected_but_annotations_apply
         g.then_applying(EventPayload::RunSucceeded { answer: "x".into() }),
         Err(ReduceError::AfterTerminal { .. })
     ));
-    let state = g
-        .then_applying(EventPayload::ExternalChangeObserved {
+    // A change seen after the run ended is not the run's.
+    assert!(matches!(
+        g.then_applying(EventPayload::ExternalChangeObserved {
             path: "a".into(),
             hash: None,
-        })
+        }),
+        Err(ReduceError::AfterTerminal { .. })
+    ));
+    let state = g
+        .then_applying(EventPayload::ArtifactKept { path: "a".into() })
         .unwrap();
-    assert_eq!(state.external_changes, 1);
+    assert_eq!(state.status.name(), "failed");
 }
 
 #[test]

@@ -457,3 +457,79 @@ async fn a_file_that_appears_while_the_user_decides_is_not_overwritten_by_the_ap
     assert_eq!(std::fs::read_to_string(&plan).unwrap(), "my own plan\n");
     std::fs::remove_dir_all(&workspace.path).unwrap();
 }
+
+#[tokio::test]
+async fn wall_time_running_out_during_a_model_call_ends_the_run_out_of_budget() {
+    let f = fixture();
+    let provider = Arc::new(
+        ScriptedProvider::from_json(
+            &json!([{"delay_ms": 10_000, "final_answer": "too late"}]).to_string(),
+        )
+        .unwrap(),
+    );
+    let mut profile = RunProfile::default();
+    profile.budgets.max_wall_time_ms = 200;
+    let run = f
+        .app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "slow model".into(),
+            profile,
+            provider,
+        })
+        .unwrap();
+    let p = tokio::time::timeout(Duration::from_secs(5), f.app.wait_run(run))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        p.status,
+        RunStatus::BudgetExhausted {
+            which: bearagent_kernel::BudgetKind::WallTime
+        }
+    );
+    let t = types(&f.app, run);
+    assert_eq!(t.last(), Some(&"budget_exhausted"));
+    assert!(!t.contains(&"model_call_failed"), "{t:?}");
+    assert!(!t.contains(&"run_failed"), "{t:?}");
+}
+
+#[tokio::test]
+async fn a_loop_whose_store_fails_stops_with_the_error_instead_of_hanging() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let run = start(
+        &f,
+        json!([{"delay_ms": 400, "final_answer": "never recorded"}]),
+        ApprovalMode::AllowAll,
+    );
+    // Once the model call is under way, an event the loop cannot decode
+    // lands in its log (a damaged database or a foreign writer).
+    loop {
+        if let LiveEvent::Committed(e) = rx.recv().await.unwrap() {
+            if matches!(e.payload, EventPayload::ModelCallStarted { .. }) {
+                break;
+            }
+        }
+    }
+    let raw = rusqlite::Connection::open(f.app.store().path()).unwrap();
+    raw.execute(
+        "INSERT INTO events (run_id, seq, type, at, cause, schema_version, payload)
+         VALUES (?1, 5, 'garbage', '2026-01-01T00:00:00Z', NULL, 1, '{not json')",
+        [run.to_string()],
+    )
+    .unwrap();
+    let err = tokio::time::timeout(Duration::from_secs(10), f.app.wait_run(run))
+        .await
+        .expect("the loop must not hang")
+        .unwrap_err();
+    assert_eq!(err.code(), crate::ErrorCode::Storage, "{err}");
+    let aborted = loop {
+        if let LiveEvent::RunAborted { run_id, message } = rx.recv().await.unwrap() {
+            break (run_id, message);
+        }
+    };
+    assert_eq!(aborted.0, run);
+    assert!(aborted.1.contains("cannot be decoded"), "{}", aborted.1);
+    assert!(f.app.active_runs().is_empty());
+}

@@ -9,7 +9,7 @@ import type { EventPayload, StartRunRequest, WorkspaceOpened, WorkspaceView } fr
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts } from "./artifacts";
 import { MockRunEngine } from "./runEngine";
-import { checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
+import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
 import { DEMO_SCRIPT, providerScript } from "./scripts";
 import { MockError, MockSettings } from "./settings";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
@@ -147,7 +147,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             if (!engine.cancel(String(input.runId))) throw new MockError({ code: "conflict", message: "the run is not in progress" });
             return null;
           case "decide_approval":
-            runOf(engine, String(input.runId));
+            checkOwnedHere(engine, String(input.runId));
             if (!engine.decide(String(input.runId), String(input.callId), input.decision as never)) {
               throw new MockError({ code: "not_found", message: `pending approval not found: ${String(input.runId)}/${String(input.callId)}` });
             }
@@ -243,6 +243,17 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     },
     eventCount: (runId: string) => runOf(engine, runId).events.length,
     interrupt: (runId: string) => engine.interrupt(runId),
+    runElsewhere(runId: string, pid: number, program: string) {
+      runOf(engine, runId).owner = { kind: "elsewhere", pid, program };
+    },
+    abortRun(runId: string, message: string) {
+      // Like the backend: the run is marked failed, then the loop's end is announced.
+      const run = runOf(engine, runId);
+      engine.commit(run, { type: "run_failed", reason: message }, null);
+      run.active = false;
+      run.owner = { kind: "nobody" };
+      void emit("run-aborted", { runId, message });
+    },
     editFile: (runId: string, path: string, content: string | null) => artifacts.touch(runId, path, content),
     requestQuit() {
       const active = [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);

@@ -9,6 +9,7 @@ import type {
   EventPayload,
   ModelTextPushed,
   RunEventPushed,
+  RunOwnerView,
   RunProjection,
   WorkspaceView,
 } from "../../bindings";
@@ -32,6 +33,8 @@ export interface MockRun {
   events: EventEnvelope[];
   projection: RunProjection;
   active: boolean;
+  /** Who executes it: this process once started here; stored runs have nobody until a test says otherwise. */
+  owner: RunOwnerView;
   cancelled: boolean;
   waiting: ((decision: DecisionInput | "cancel") => void) | null;
 }
@@ -78,7 +81,7 @@ export class MockRunEngine {
         config_versions: { config: "1", prompt: "p1", context: "c1" },
       },
     };
-    const run: MockRun = { id, events: [created], projection: emptyProjection(created), active: false, cancelled: false, waiting: null };
+    const run: MockRun = { id, events: [created], projection: emptyProjection(created), active: false, owner: { kind: "nobody" }, cancelled: false, waiting: null };
     this.runs.set(id, run);
     return run;
   }
@@ -101,6 +104,7 @@ export class MockRunEngine {
 
   start(run: MockRun, script: MockStep[]): void {
     run.active = true;
+    run.owner = { kind: "here" };
     void this.#drive(run, script).finally(() => {
       run.active = false;
       run.waiting = null;

@@ -9,6 +9,7 @@ import type {
   WorkspaceView,
 } from "../../bindings";
 import type { MockRun, MockRunEngine } from "./runEngine";
+import { isTerminal } from "../../lib/runs/status";
 import { summary } from "./projection";
 import { MockError } from "./settings";
 
@@ -30,7 +31,19 @@ export function runOf(engine: MockRunEngine, runId: string): MockRun {
 
 export function detail(engine: MockRunEngine, runId: string): RunDetailView {
   const run = runOf(engine, runId);
-  return { projection: structuredClone(run.projection), active: run.active };
+  // Like the backend: a finished run is executed by nobody.
+  const owner = isTerminal(run.projection.status) ? { kind: "nobody" as const } : structuredClone(run.owner);
+  return { projection: structuredClone(run.projection), active: run.active, owner };
+}
+
+/** Like the store refusing another process's live run: only its owner may record its events. */
+export function checkOwnedHere(engine: MockRunEngine, runId: string): void {
+  const owner = runOf(engine, runId).owner;
+  if (owner.kind !== "elsewhere") return;
+  throw new MockError({
+    code: "storage",
+    message: `run ${runId} is being executed by another BearAgent process (${owner.program}, pid ${owner.pid}); only that process may record its events`,
+  });
 }
 
 export function listEvents(engine: MockRunEngine, runId: string, afterSeq: number, limit: number): EventPage {

@@ -62,6 +62,10 @@ export interface MockHooks {
   eventCount(runId: string): number;
   /** Like an app crash while the run waits for approval. */
   interrupt(runId: string): boolean;
+  /** Another live BearAgent process (the CLI, a second window) executes the run: approvals and cancel are its. */
+  runElsewhere(runId: string, pid: number, program: string): void;
+  /** Like the run's loop stopping because its events could not be stored: marked failed, then `run-aborted`. */
+  abortRun(runId: string, message: string): void;
   /** Change a file a run wrote, as an editor would (makes it a conflict). */
   editFile(runId: string, path: string, content: string | null): void;
   /** Like closing the window: asks before quitting when runs are active. */

@@ -12,7 +12,7 @@ const mocks = vi.hoisted(() => ({
     modelContext: vi.fn(),
     quitApp: vi.fn(),
   },
-  listen: { run: vi.fn(), text: vi.fn(), quit: vi.fn() },
+  listen: { run: vi.fn(), text: vi.fn(), quit: vi.fn(), aborted: vi.fn() },
 }));
 
 vi.mock("../../bindings", () => ({
@@ -21,6 +21,7 @@ vi.mock("../../bindings", () => ({
     runEventPushed: { listen: mocks.listen.run },
     modelTextPushed: { listen: mocks.listen.text },
     quitRequested: { listen: mocks.listen.quit },
+    runAborted: { listen: mocks.listen.aborted },
   },
 }));
 
@@ -50,5 +51,14 @@ describe("tauriRunsApi", () => {
     await expect(tauriRunsApi.onRunEvent(handler)).resolves.toBe(unlisten);
     mocks.listen.run.mock.calls[0][0]({ event: "run-event-pushed", id: 1, payload: { runId: "r1", event: { seq: 1 } } });
     expect(handler).toHaveBeenCalledWith({ runId: "r1", event: { seq: 1 } });
+  });
+
+  it("unwraps run-aborted payloads", async () => {
+    const unlisten = vi.fn();
+    mocks.listen.aborted.mockResolvedValue(unlisten);
+    const handler = vi.fn();
+    await expect(tauriRunsApi.onRunAborted(handler)).resolves.toBe(unlisten);
+    mocks.listen.aborted.mock.calls[0][0]({ event: "run-aborted", id: 2, payload: { runId: "r1", message: "disk full" } });
+    expect(handler).toHaveBeenCalledWith({ runId: "r1", message: "disk full" });
   });
 });

@@ -5,6 +5,7 @@ import type {
   ModelContextView,
   ModelTextPushed,
   QuitRequested,
+  RunAborted,
   RunDetailView,
   RunEventPushed,
   RunFilterInput,
@@ -31,6 +32,8 @@ export interface RunsApi {
   quit(): Promise<Outcome<null>>;
   onRunEvent(handler: (pushed: RunEventPushed) => void): Promise<Unlisten>;
   onModelText(handler: (pushed: ModelTextPushed) => void): Promise<Unlisten>;
+  /** A run's loop in this process stopped because its events could not be stored. */
+  onRunAborted(handler: (aborted: RunAborted) => void): Promise<Unlisten>;
   onQuitRequested(handler: (request: QuitRequested) => void): Promise<Unlisten>;
 }
 
@@ -47,5 +50,6 @@ export const tauriRunsApi: RunsApi = {
   quit: () => call(() => commands.quitApp()),
   onRunEvent: (handler) => events.runEventPushed.listen((event) => handler(event.payload)),
   onModelText: (handler) => events.modelTextPushed.listen((event) => handler(event.payload)),
+  onRunAborted: (handler) => events.runAborted.listen((event) => handler(event.payload)),
   onQuitRequested: (handler) => events.quitRequested.listen((event) => handler(event.payload)),
 };

@@ -4,12 +4,14 @@ import type {
   EventEnvelope,
   ModelContextView,
   ModelTextPushed,
+  RunAborted,
   RunDetailView,
   RunEventPushed,
 } from "../../bindings";
 import type { RunsApi, Unlisten } from "./api";
 import { decisionFor, type ApprovalChoice, type DecisionState } from "./approvals";
 import { EventLog } from "./eventLog";
+import { otherOwnerOf, type OtherOwner } from "./ownership";
 import { TimelineIndex } from "./timelineIndex";
 
 /** Resolves after pending rendering work had a chance to run. */
@@ -44,6 +46,8 @@ export class RunViewStore {
   loaded = $state(false);
   error = $state.raw<ApiError | null>(null);
   actionError = $state.raw<ApiError | null>(null);
+  /** Why this process stopped executing the run (its events could not be stored). */
+  aborted = $state.raw<string | null>(null);
   cancelling = $state(false);
   context = $state.raw<ContextPanel | null>(null);
   /** Bumped whenever events join the log; readers of the log depend on it. */
@@ -121,13 +125,33 @@ export class RunViewStore {
     return this.#index.requestedSeqOf(event);
   }
 
-  /** An approval request can still be answered (live, or interrupted and resumable). */
+  /** Another BearAgent process executes this run: its approvals and cancel are answered there. */
+  get otherOwner(): OtherOwner | null {
+    return otherOwnerOf(this.detail);
+  }
+
+  /**
+   * An approval request can be answered from here: it is open (live, or
+   * interrupted and resumable) and no other process executes the run.
+   * Until the detail says who owns the run, nothing is answerable.
+   */
   isAnswerable(callId: string): boolean {
-    void this.version;
-    if (this.#index.endedAt !== null) return false;
-    if (this.#index.calls.get(callId)?.decision !== undefined) return false;
+    if (!this.isOpenRequest(callId)) return false;
+    if (this.detail === null || this.otherOwner !== null) return false;
     const state = this.decisions.get(callId);
     return state?.kind !== "sending" && state?.kind !== "sent";
+  }
+
+  /** An open request that only the other process executing the run can answer. */
+  awaitsOtherProcess(callId: string): boolean {
+    return this.isOpenRequest(callId) && this.otherOwner !== null;
+  }
+
+  /** No decision is committed for the call and the run has not ended. */
+  isOpenRequest(callId: string): boolean {
+    void this.version;
+    if (this.#index.endedAt !== null) return false;
+    return this.#index.calls.get(callId)?.decision === undefined;
   }
 
   /** All events in order (for tests and exports; the view reads by index). */
@@ -144,6 +168,7 @@ export class RunViewStore {
     const unlisten = await Promise.all([
       this.#api.onRunEvent(this.#onPushed),
       this.#api.onModelText(this.#onText),
+      this.#api.onRunAborted(this.#onAborted),
     ]);
     if (this.#closed) {
       unlisten.forEach((u) => u());
@@ -193,6 +218,7 @@ export class RunViewStore {
   }
 
   async cancel(): Promise<void> {
+    if (this.otherOwner !== null) return;
     this.cancelling = true;
     try {
       const outcome = await this.#api.cancel(this.runId);
@@ -248,11 +274,19 @@ export class RunViewStore {
   async #refreshPass(): Promise<void> {
     do {
       this.#refreshAgain = false;
+      const seenSeq = this.#log.lastSeq;
       const outcome = await this.#api.get(this.runId);
       if (this.#closed) return;
       if (outcome.ok) this.detail = outcome.value;
       else this.error = outcome.error;
+      // Events that arrived during the request may be newer than what it read.
+      if (this.#log.lastSeq > seenSeq && this.#detailBehindLog()) this.#refreshAgain = true;
     } while (this.#refreshAgain && !this.#closed);
+  }
+
+  /** The log holds events the projection shown does not reflect yet. */
+  #detailBehindLog(): boolean {
+    return this.detail !== null && this.#log.lastSeq > this.detail.projection.last_seq;
   }
 
   // ---- live updates ------------------------------------------------------
@@ -273,6 +307,12 @@ export class RunViewStore {
     this.streaming.set(call, (this.streaming.get(call) ?? "") + pushed.text);
   };
 
+  #onAborted = (aborted: RunAborted): void => {
+    if (aborted.runId !== this.runId || this.#closed) return;
+    this.aborted = aborted.message;
+    void this.refreshDetail();
+  };
+
   #applied(events: EventEnvelope[]): void {
     for (const event of events) {
       this.#index.add(event);
@@ -282,8 +322,9 @@ export class RunViewStore {
       }
     }
     this.version += 1;
-    // After the initial load, new events change the projection: refresh it.
-    if (this.loaded) this.#scheduleRefresh();
+    // New events change the projection (status, owner, meters): refresh it,
+    // also while the first load still pages if they are newer than it.
+    if (this.loaded || this.#detailBehindLog()) this.#scheduleRefresh();
   }
 
   /**

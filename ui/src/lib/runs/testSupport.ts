@@ -1,6 +1,6 @@
 // Test doubles for the runs port (imported by *.test.ts only).
 import { vi } from "vitest";
-import type { EventEnvelope, EventPayload, ModelTextPushed, RunDetailView, RunEventPushed, RunProjection, RunSummaryView } from "../../bindings";
+import type { EventEnvelope, EventPayload, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunsApi } from "./api";
 
@@ -47,7 +47,8 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
   const events = [...stored];
   const runHandlers: ((e: RunEventPushed) => void)[] = [];
   const textHandlers: ((e: ModelTextPushed) => void)[] = [];
-  let detail: RunDetailView = { projection: projection(), active: true };
+  const abortedHandlers: ((e: RunAborted) => void)[] = [];
+  let detail: RunDetailView = { projection: projection(), active: true, owner: { kind: "here" } };
   const unlisten = vi.fn();
   const api = {
     start: vi.fn(async () => ok({ runId: "run-1" })),
@@ -70,6 +71,10 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
       textHandlers.push(handler);
       return unlisten;
     }),
+    onRunAborted: vi.fn(async (handler: (e: RunAborted) => void) => {
+      abortedHandlers.push(handler);
+      return unlisten;
+    }),
     onQuitRequested: vi.fn(async () => unlisten),
   } satisfies RunsApi;
   return {
@@ -82,6 +87,8 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
     /** Push live (does not store: call `store` too for a real commit). */
     push: (event: EventEnvelope, runId = event.run_id) => runHandlers.forEach((h) => h({ runId, event })),
     text: (modelCall: number, text: string, runId = "run-1") => textHandlers.forEach((h) => h({ runId, modelCall, text })),
+    /** The backend reports that a run's loop stopped because its events could not be stored. */
+    abort: (message: string, runId = "run-1") => abortedHandlers.forEach((h) => h({ runId, message })),
   };
 }
 
