@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { EventEnvelope } from "../../bindings";
+import type { EventEnvelope, RunStatus } from "../../bindings";
 import { RunViewStore } from "./runView.svelte";
-import { envelope, fakeRunsApi, projection, settle } from "./testSupport";
+import { envelope, fakeRunsApi, ok, projection, settle } from "./testSupport";
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => envelope(from + i));
 const seqs = (store: RunViewStore) => store.events().map((e) => e.seq);
@@ -163,7 +163,7 @@ describe("RunViewStore: loading and live updates", () => {
     const store = new RunViewStore(fake.api, "run-1");
     await store.open();
     store.close();
-    expect(fake.unlisten).toHaveBeenCalledTimes(2);
+    expect(fake.unlisten).toHaveBeenCalledTimes(3);
     fake.push(envelope(2));
     expect(store.count).toBe(1);
   });
@@ -268,5 +268,176 @@ describe("RunViewStore: approvals, cancel, context", () => {
     const store = new RunViewStore(fakeRunsApi(asked).api, "run-1");
     expect(store.claimAutoFocus("c1")).toBe(true);
     expect(store.claimAutoFocus("c1")).toBe(false);
+  });
+});
+
+describe("RunViewStore: a run another process executes", () => {
+  const asked = [
+    created(),
+    envelope(2),
+    envelope(3, { type: "tool_call_requested", call: { call_id: "c1", tool_name: "write_file", arguments: { path: "a.md" } } }),
+    envelope(4, { type: "approval_requested", call_id: "c1", tool_name: "write_file", summary: "write a.md" }),
+  ];
+  const cli = { kind: "elsewhere", pid: 4242, program: "bearagent" } as const;
+  const elsewhere = (status: RunStatus = { kind: "awaiting_approval" }, lastSeq = 4) => ({
+    projection: projection({ status, last_seq: lastSeq }),
+    active: false,
+    owner: cli,
+  });
+  const finished = (lastSeq: number) => ({
+    projection: projection({ status: { kind: "succeeded" }, last_seq: lastSeq }),
+    active: false,
+    owner: { kind: "nobody" } as const,
+  });
+
+  it("shows its open request read-only: nothing to approve, deny or cancel from here", async () => {
+    const fake = fakeRunsApi(asked);
+    fake.setDetail(elsewhere());
+    const store = new RunViewStore(fake.api, "run-1");
+    await store.open();
+
+    expect(store.otherOwner).toEqual(cli);
+    expect(store.isAnswerable("c1")).toBe(false);
+    expect(store.awaitsOtherProcess("c1")).toBe(true);
+    await expect(store.decide("c1", "approve")).resolves.toBe(false);
+    await store.cancel();
+    expect(fake.api.decide).not.toHaveBeenCalled();
+    expect(fake.api.cancel).not.toHaveBeenCalled();
+  });
+
+  it("answers nothing before the detail says who executes the run", async () => {
+    const fake = fakeRunsApi(asked);
+    let release!: () => void;
+    fake.api.get.mockImplementationOnce(async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return ok(elsewhere());
+    });
+    const store = new RunViewStore(fake.api, "run-1");
+    const opening = store.open();
+    await settle();
+    expect(store.loaded).toBe(true);
+    expect(store.isAnswerable("c1")).toBe(false);
+    release();
+    await opening;
+    expect(store.isAnswerable("c1")).toBe(false);
+    expect(store.awaitsOtherProcess("c1")).toBe(true);
+  });
+
+  it("follows it to its end: the terminal event refreshes status and owner", async () => {
+    const fake = fakeRunsApi(asked);
+    fake.setDetail(elsewhere());
+    const store = new RunViewStore(fake.api, "run-1", { refreshDelayMs: 0 });
+    await store.open();
+
+    const events = [
+      envelope(5, { type: "approval_granted", call_id: "c1", by: "user", scope: "once" }, 4),
+      envelope(6, { type: "run_succeeded", answer: "done" }),
+    ];
+    fake.store(...events);
+    fake.setDetail(finished(6));
+    events.forEach((e) => fake.push(e));
+    await settle(5);
+
+    expect(store.detail?.projection.status.kind).toBe("succeeded");
+    expect(store.detail?.owner.kind).toBe("nobody");
+    expect(store.otherOwner).toBeNull();
+    expect(store.awaitsOtherProcess("c1")).toBe(false);
+  });
+
+  it("refreshes when events newer than the detail arrive during the first load", async () => {
+    const fake = fakeRunsApi(asked);
+    fake.setDetail(elsewhere());
+    let release!: () => void;
+    const original = fake.api.listEvents.getMockImplementation()!;
+    fake.api.listEvents.mockImplementationOnce(async (...args) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return original(...args);
+    });
+    const store = new RunViewStore(fake.api, "run-1", { refreshDelayMs: 0 });
+    const opening = store.open();
+    await settle();
+    expect(store.detail?.projection.last_seq).toBe(4);
+
+    // The other process ends the run while the first page is on its way.
+    const ended = envelope(5, { type: "run_cancelled", reason: "cancelled in the CLI" });
+    fake.store(ended);
+    fake.setDetail({ ...finished(5), projection: projection({ status: { kind: "cancelled" }, last_seq: 5 }) });
+    fake.push(ended);
+    release();
+    await opening;
+    await settle(5);
+
+    expect(store.detail?.projection.status.kind).toBe("cancelled");
+    expect(store.otherOwner).toBeNull();
+  });
+
+  it("asks again when events arrive while the detail is on its way", async () => {
+    const fake = fakeRunsApi(asked);
+    const stale = elsewhere();
+    let releaseGet!: () => void;
+    let releasePage!: () => void;
+    fake.api.get.mockImplementationOnce(async () => {
+      await new Promise<void>((resolve) => (releaseGet = resolve));
+      return ok(stale);
+    });
+    const original = fake.api.listEvents.getMockImplementation()!;
+    fake.api.listEvents.mockImplementationOnce(async (...args) => {
+      await new Promise<void>((resolve) => (releasePage = resolve));
+      return original(...args);
+    });
+    const store = new RunViewStore(fake.api, "run-1", { refreshDelayMs: 0 });
+    const opening = store.open();
+    await settle();
+
+    const ended = envelope(5, { type: "run_succeeded", answer: "done" });
+    fake.store(ended);
+    fake.setDetail(finished(5));
+    fake.push(ended);
+    releasePage();
+    await settle();
+    releaseGet();
+    await opening;
+    await settle(5);
+
+    expect(store.detail?.projection.status.kind).toBe("succeeded");
+    expect(fake.api.get).toHaveBeenCalledTimes(2);
+  });
+
+  it("does not refresh again and again when the detail already matches the log", async () => {
+    const fake = fakeRunsApi(asked);
+    fake.setDetail(elsewhere());
+    const store = new RunViewStore(fake.api, "run-1", { refreshDelayMs: 0 });
+    await store.open();
+    await settle(5);
+    expect(fake.api.get).toHaveBeenCalledTimes(1);
+  });
+
+  it("ignores a stale owner once the run has ended", async () => {
+    const fake = fakeRunsApi([...asked, envelope(5, { type: "run_succeeded", answer: "done" })]);
+    fake.setDetail(elsewhere({ kind: "succeeded" }, 5));
+    const store = new RunViewStore(fake.api, "run-1");
+    await store.open();
+    expect(store.otherOwner).toBeNull();
+    expect(store.awaitsOtherProcess("c1")).toBe(false);
+  });
+});
+
+describe("RunViewStore: a run aborted in this process", () => {
+  it("keeps the reason and refreshes the detail; other runs' aborts are ignored", async () => {
+    const fake = fakeRunsApi([created(), envelope(2)]);
+    const store = new RunViewStore(fake.api, "run-1");
+    await store.open();
+    expect(fake.api.onRunAborted).toHaveBeenCalledOnce();
+    const gets = fake.api.get.mock.calls.length;
+
+    fake.abort("disk full", "run-2");
+    expect(store.aborted).toBeNull();
+
+    fake.setDetail({ projection: projection({ status: { kind: "failed", reason: "disk full" }, last_seq: 2 }), active: false, owner: { kind: "nobody" } });
+    fake.abort("BearAgent could not record this run's events: disk full");
+    await settle();
+    expect(store.aborted).toBe("BearAgent could not record this run's events: disk full");
+    expect(fake.api.get.mock.calls.length).toBe(gets + 1);
+    expect(store.detail?.projection.status.kind).toBe("failed");
   });
 });
