@@ -17,7 +17,9 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use support::{env, Env};
 
-const FILES_PER_RUN: usize = 300;
+/// Long enough (at 3 ms of model time per write plus durable commits) that
+/// every kill lands before the run could finish.
+const FILES_PER_RUN: usize = 600;
 
 /// A small deterministic generator seeded from the clock: every round
 /// kills at another moment, and the seed is printed to replay a failure.
@@ -56,7 +58,7 @@ fn events_of(env: &Env, run_id: &str) -> Vec<Value> {
 fn kill_round(env: &Env, round: usize, kill_after: Duration) -> Option<usize> {
     let steps: Vec<Value> = (0..FILES_PER_RUN)
         .map(|i| {
-            json!({"delay_ms": 2, "tool_call": {"tool_name": "write_file",
+            json!({"delay_ms": 3, "tool_call": {"tool_name": "write_file",
                 "arguments": {"path": format!("r{round}/f{i}.txt"), "content": body(round, i)}}})
         })
         .chain([json!({"final_answer": "all written"})])
@@ -65,7 +67,13 @@ fn kill_round(env: &Env, round: usize, kill_after: Duration) -> Option<usize> {
     let mut child = env
         .command()
         .args(["run", "--json", "--approve", "all", "--max-steps", "1000"])
-        .args(["--max-tool-calls", "1000", "--script"])
+        .args([
+            "--max-tool-calls",
+            "1000",
+            "--max-output-tokens",
+            "1000000000",
+        ])
+        .args(["--max-input-tokens", "1000000000", "--script"])
         .arg(&script)
         .arg("--workspace")
         .arg(env.ws())

@@ -1,6 +1,7 @@
 // Chromium flow tests of the run experience against the dev-only mock
 // backend: starting a run, streaming text, approvals by keyboard, terminal
-// status, gap filling, "what the model saw", the demo, interruption, quit.
+// status, gap filling, "what the model saw", the demo, interruption, runs
+// of another process, a run whose events cannot be stored, quit.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { OPENAI, byId, renderedSeqs, shot, startUi } from "./support.mjs";
@@ -270,6 +271,83 @@ test("interrupted while waiting: shown as interrupted (not success), the request
     await page.locator('[data-type="run_resumed"]').waitFor();
     await page.locator('[data-testid="run-outcome"][data-status="succeeded"]').waitFor();
     await assertTimelineComplete(page);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("a run another process executes: a notice, its request read-only, no cancel; its end shows and the notice goes", async () => {
+  const { page, problems, close } = await ui.openApp(withProvider());
+  try {
+    const call = { call_id: "call_1", tool_name: "write_file", arguments: { path: "docs/plan.md", content: "# Plan\n" } };
+    const runId = await page.evaluate(([path, call]) => {
+      const mock = window.__bearagentMock;
+      const id = mock.seedRun(path, "Write the plan from the CLI", [
+        { type: "run_started" },
+        { type: "model_call_requested", context_version: "c1", context_bytes: 2048 },
+        { type: "model_call_started", provider: "openai", model: "gpt-4.1" },
+        { type: "model_call_completed", action: { type: "tool_call", ...call }, usage: { input: 900, output: 20 }, stop_reason: "tool_use" },
+        { type: "tool_call_requested", call },
+        { type: "approval_requested", call_id: call.call_id, tool_name: call.tool_name, summary: "write docs/plan.md" },
+      ]);
+      mock.runElsewhere(id, 4242, "bearagent");
+      return id;
+    }, [PROJECT, call]);
+    await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+
+    const notice = byId(page, "run-owner-elsewhere");
+    await notice.waitFor();
+    assert.equal((await notice.innerText()).trim(), "Running in another BearAgent process (bearagent, pid 4242). Approvals and cancel happen there.");
+    const row = page.locator('[data-testid="approval-row"][data-state="elsewhere"]');
+    await row.waitFor();
+    assert.match(await byId(page, "approval-elsewhere").innerText(), /Waiting for approval in the other process/);
+    for (const id of ["approve", "approve-always", "deny", "deny-reason", "cancel-run"]) assert.equal(await byId(page, id).count(), 0, `no ${id}`);
+    // The shortcuts answer nothing either.
+    await row.evaluate((el) => el.focus());
+    for (const key of ["a", "Shift+A", "d"]) await page.keyboard.press(key);
+    await page.evaluate(() => new Promise((r) => setTimeout(r, 100)));
+    const decided = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "decide_approval" || c.cmd === "cancel_run").length);
+    assert.equal(decided, 0);
+    await shot(page, "run-owner-elsewhere");
+
+    // The other process gets its answer and finishes: this window follows.
+    await page.evaluate((id) => {
+      const mock = window.__bearagentMock;
+      mock.appendEvent(id, { type: "approval_granted", call_id: "call_1", by: "user", scope: "once" });
+      mock.appendEvent(id, { type: "tool_call_started", call_id: "call_1" });
+      mock.appendEvent(id, { type: "tool_call_completed", result: { call_id: "call_1", content: "wrote docs/plan.md", is_error: false }, receipt: null, truncated: false, original_bytes: 18 });
+      mock.appendEvent(id, { type: "run_succeeded", answer: "The plan is in docs/plan.md." });
+    }, runId);
+    await page.locator('[data-testid="run-outcome"][data-status="succeeded"]').waitFor();
+    await notice.waitFor({ state: "detached" });
+    assert.match(await byId(page, "approval-decided").innerText(), /Approved by user/);
+    await assertTimelineComplete(page);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("a run whose events cannot be stored: the reason is shown and the run reads as failed", async () => {
+  const { page, problems, close } = await ui.openApp(withProvider());
+  try {
+    const runId = await page.evaluate((path) =>
+      window.__bearagentMock.seedRun(path, "Summarise the notes", [
+        { type: "run_started" },
+        { type: "model_call_requested", context_version: "c1", context_bytes: 2048 },
+      ]), PROJECT);
+    await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+    await page.locator('[data-testid="timeline-row"][data-seq="3"]').waitFor();
+    assert.equal(await byId(page, "run-aborted").count(), 0);
+
+    const message = "BearAgent could not record this run's events: database or disk is full";
+    await page.evaluate(([id, text]) => window.__bearagentMock.abortRun(id, text), [runId, message]);
+    const aborted = byId(page, "run-aborted");
+    await aborted.waitFor();
+    assert.match(await aborted.innerText(), /database or disk is full/);
+    await page.locator('[data-testid="run-outcome"][data-status="failed"]').waitFor();
+    await shot(page, "run-aborted");
     assert.deepEqual(problems, []);
   } finally {
     await close();

@@ -162,6 +162,9 @@ pub(crate) fn set_owner(
     Ok(())
 }
 
+/// A live run and its recorded owner (instance, pid, program), if any.
+type OwnedRow = (String, Option<String>, Option<u32>, Option<String>);
+
 /// Where a run's owner is, as seen from this instance.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ownership {
@@ -179,9 +182,20 @@ impl Store {
         self.lock.owner()
     }
 
-    /// Who executes `run_id` now.
+    /// Who executes `run_id` now: nobody once it is finished or
+    /// interrupted.
     pub fn ownership(&self, run_id: RunId) -> Result<Ownership, StoreError> {
         let conn = self.reader()?;
+        let status: Option<String> = conn
+            .query_row(
+                "SELECT status FROM runs WHERE run_id = ?1",
+                [run_id.to_string()],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if !status.is_some_and(|s| LIVE_STATUSES.contains(&s.as_str())) {
+            return Ok(Ownership::Nobody);
+        }
         let Some(owner) = owner_row(&conn, run_id)? else {
             return Ok(Ownership::Nobody);
         };
@@ -224,33 +238,53 @@ impl Store {
     /// oldest first, for the caller to reconcile. Runs of live instances,
     /// this one included, are left alone.
     pub fn claim_orphaned_runs(&self) -> Result<Vec<RunId>, StoreError> {
+        Ok(self
+            .claim_orphaned_runs_from()?
+            .into_iter()
+            .map(|(run_id, _)| run_id)
+            .collect())
+    }
+
+    /// As [`Store::claim_orphaned_runs`], with each run's previous (gone)
+    /// owner, when one was recorded: its pid names the temporary files it
+    /// may have left behind.
+    pub fn claim_orphaned_runs_from(&self) -> Result<Vec<(RunId, Option<RunOwner>)>, StoreError> {
         let mut guard = self.writer()?;
         let tx = guard
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let candidates: Vec<(String, Option<String>)> = {
+        let candidates: Vec<OwnedRow> = {
             let mut stmt = tx.prepare(
-                "SELECT r.run_id, o.owner FROM runs r LEFT JOIN run_owners o ON o.run_id = r.run_id
+                "SELECT r.run_id, o.owner, o.pid, o.program FROM runs r
+                 LEFT JOIN run_owners o ON o.run_id = r.run_id
                  WHERE r.status IN (?1, ?2, ?3) ORDER BY r.created_at_ms, r.run_id",
             )?;
             let rows = stmt.query_map(
                 params![LIVE_STATUSES[0], LIVE_STATUSES[1], LIVE_STATUSES[2]],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )?;
             rows.collect::<Result<_, _>>()?
         };
         let mut claimed = Vec::new();
         let mut gone = Vec::new();
-        for (id, owner) in candidates {
+        for (id, owner, pid, program) in candidates {
             if owner.as_ref().is_some_and(|o| self.lock.is_alive(o)) {
                 continue;
             }
+            let previous = match (&owner, pid, program) {
+                (Some(instance), Some(pid), Some(program)) => Some(RunOwner {
+                    instance: instance.clone(),
+                    pid,
+                    program,
+                }),
+                _ => None,
+            };
             let run_id: RunId = id.parse().map_err(|_| StoreError::DecodeProjection {
                 run_id: id.clone(),
                 detail: "not a run id".into(),
             })?;
             set_owner(&tx, run_id, self.lock.owner())?;
-            claimed.push(run_id);
+            claimed.push((run_id, previous));
             gone.extend(owner);
         }
         tx.commit()?;

@@ -177,10 +177,9 @@ fn a_finished_run_takes_review_events_from_any_process() {
             })],
         )
         .unwrap();
-    assert_eq!(
-        other.ownership(run).unwrap(),
-        Ownership::Elsewhere(owner.instance().clone())
-    );
+    // Finished: nobody executes it any more.
+    assert_eq!(other.ownership(run).unwrap(), Ownership::Nobody);
+    assert_eq!(owner.ownership(run).unwrap(), Ownership::Nobody);
     // The reducer, not ownership, decides what a finished run accepts.
     let err = interrupt(&other, run).unwrap_err();
     assert!(matches!(err, StoreError::Rejected { .. }), "{err}");

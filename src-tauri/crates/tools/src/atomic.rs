@@ -10,6 +10,35 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) const TEMP_PREFIX: &str = ".bearagent-tmp-";
 
+/// This process's temporary files: `.bearagent-tmp-<pid>-…`, so that after
+/// a crash the next start can remove exactly the dead process's leftovers.
+fn temp_prefix_of(pid: u32) -> String {
+    format!("{TEMP_PREFIX}{pid}-")
+}
+
+/// Removes the temporary files a dead BearAgent process (`pid`) left in
+/// `dir` when it was killed between writing and renaming. Returns how many.
+pub fn remove_leftover_temp_files(dir: &Path, pid: u32) -> usize {
+    let prefix = temp_prefix_of(pid);
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let ours = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(&prefix));
+        if ours
+            && entry.file_type().is_ok_and(|t| t.is_file())
+            && fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 /// Replace (or create) `target` with `content`. Parent directories are
 /// created. An existing file keeps its permissions. `shown` is the
 /// workspace-relative path used in error messages. Cancellation is honoured
@@ -33,7 +62,7 @@ pub(crate) fn write_atomic(
     };
 
     let mut temp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
+        .prefix(&temp_prefix_of(std::process::id()))
         .tempfile_in(parent)
         .map_err(io)?;
     temp.write_all(content).map_err(io)?;

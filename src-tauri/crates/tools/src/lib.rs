@@ -33,6 +33,7 @@ mod flow_tests;
 #[cfg(test)]
 mod testutil;
 
+pub use atomic::remove_leftover_temp_files;
 pub use authorization::{ApprovalRequest, Authority, AuthorizedCall};
 pub use error::{ArgumentError, ToolError};
 pub use executor::{ExecOutcome, Executor, ExecutorLimits};

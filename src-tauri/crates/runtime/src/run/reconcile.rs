@@ -88,7 +88,7 @@ pub fn reconcile_unfinished(
     live: &LiveBus,
 ) -> Result<Vec<RunId>, AppError> {
     let mut touched = Vec::new();
-    for run_id in store.claim_orphaned_runs()? {
+    for (run_id, previous_owner) in store.claim_orphaned_runs_from()? {
         let Some(run) = store.get_run(run_id)? else {
             continue;
         };
@@ -108,6 +108,13 @@ pub fn reconcile_unfinished(
         )?;
         for (call_id, (path, before)) in open_intents(rec.events()) {
             let file = Path::new(&run.workspace_path).join(&path);
+            // A write killed before its rename leaves its temporary file.
+            if let (Some(owner), Some(dir)) = (&previous_owner, file.parent()) {
+                let removed = bearagent_tools::remove_leftover_temp_files(dir, owner.pid);
+                if removed > 0 {
+                    tracing::info!(removed, dir = %dir.display(), "removed a dead run's temporary files");
+                }
+            }
             let payload = match current_hash(&file) {
                 Ok(now) if now.as_ref().map(|(h, _)| h) == before.as_ref() => EventPayload::EffectVerified {
                     call_id,
