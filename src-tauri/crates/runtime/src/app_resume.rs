@@ -90,8 +90,8 @@ impl Application {
             max_invalid_outputs,
             context: context_caps,
         };
-        // Only one process may resume it; a live owner keeps it.
-        self.store.claim_run(run_id)?;
+        // Committing RunResumed makes this process the run's owner (one
+        // transaction; a second process resuming at once is refused).
         let mut rec = Recorder::resume(
             self.store.clone(),
             self.clock.clone(),

@@ -168,9 +168,14 @@ impl Application {
                 run.cancel.cancel();
                 Ok(())
             }
-            None => Err(AppError::Conflict(format!(
-                "run {run_id} is not running in this process"
-            ))),
+            None => Err(AppError::Conflict(match self.store.ownership(run_id)? {
+                bearagent_store::Ownership::Elsewhere(owner) => format!(
+                    "run {run_id} is being executed by another BearAgent process ({}, pid {}); \
+                     cancel it there",
+                    owner.program, owner.pid
+                ),
+                _ => format!("run {run_id} is not running in this process"),
+            })),
         }
     }
 
@@ -184,6 +189,13 @@ impl Application {
         let call_id = CallId::new(call_id).map_err(|e| AppError::InvalidInput(e.to_string()))?;
         if self.approvals.decide(run_id, &call_id, decision.clone()) {
             return Ok(());
+        }
+        if let bearagent_store::Ownership::Elsewhere(owner) = self.store.ownership(run_id)? {
+            return Err(AppError::Conflict(format!(
+                "run {run_id} is being executed by another BearAgent process ({}, pid {}); \
+                 answer its approvals there",
+                owner.program, owner.pid
+            )));
         }
         // No loop waits here: maybe the app quit while this run waited.
         self.resume_at_approval(run_id, &call_id, decision)

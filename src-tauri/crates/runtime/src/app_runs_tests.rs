@@ -533,3 +533,49 @@ async fn a_loop_whose_store_fails_stops_with_the_error_instead_of_hanging() {
     assert!(aborted.1.contains("cannot be decoded"), "{}", aborted.1);
     assert!(f.app.active_runs().is_empty());
 }
+
+#[tokio::test]
+async fn a_second_process_leaves_a_live_run_alone_and_cannot_steer_it() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let run = start(
+        &f,
+        json!([write("a.txt"), {"final_answer": "ok"}]),
+        ApprovalMode::AskWrites,
+    );
+    let call = next_approval(&mut rx).await;
+    // Another BearAgent process opens the same data folder meanwhile.
+    let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
+    let other = Application::open(f._home.path(), Arc::new(clock)).unwrap();
+    assert_eq!(
+        other.get_run(run).unwrap().status,
+        RunStatus::AwaitingApproval
+    );
+    assert!(matches!(
+        other.run_ownership(run).unwrap(),
+        bearagent_store::Ownership::Elsewhere(ref o) if o.pid == std::process::id()
+    ));
+    let approve = Decision {
+        approve: true,
+        scope: ApprovalScope::Once,
+        reason: None,
+        by: "user".into(),
+    };
+    let err = other
+        .decide_approval(run, &call, approve.clone())
+        .unwrap_err();
+    assert_eq!(err.code(), crate::ErrorCode::Conflict);
+    assert!(
+        err.to_string().contains("another BearAgent process"),
+        "{err}"
+    );
+    assert_eq!(
+        other.cancel_run(run).unwrap_err().code(),
+        crate::ErrorCode::Conflict
+    );
+    // The owner goes on undisturbed.
+    f.app.decide_approval(run, &call, approve).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert!(!types(&f.app, run).contains(&"run_interrupted"));
+}

@@ -42,9 +42,18 @@ impl Store {
             (Some(last), Some(cached)) if cached.last_seq.get() == last => Some(cached.clone()),
             (Some(_), _) => load_projection(&tx, run_id)?,
         };
+        let resumes = events
+            .first()
+            .is_some_and(|e| matches!(e.payload, EventPayload::RunResumed));
         match &state {
             // The creator of a run is its owner.
             None => set_owner(&tx, run_id, self.lock.owner())?,
+            // Resuming an interrupted run makes this process its owner, in
+            // the same transaction: of two processes resuming at once, the
+            // reducer lets exactly one through.
+            Some(current) if resumes && current.status.name() == "interrupted" => {
+                set_owner(&tx, run_id, self.lock.owner())?
+            }
             Some(current) => self.check_owner(&tx, run_id, current)?,
         }
         let mut stamped = Vec::with_capacity(events.len());

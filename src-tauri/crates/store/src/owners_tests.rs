@@ -200,3 +200,30 @@ fn stores_opened_at_once_on_a_fresh_folder_all_migrate_cleanly() {
     let store = Store::open_in(home.path()).unwrap();
     assert_eq!(store.list_runs(&Default::default()).unwrap().len(), 6);
 }
+
+#[test]
+fn of_two_processes_resuming_an_interrupted_run_exactly_one_becomes_its_owner() {
+    let home = tempfile::tempdir().unwrap();
+    let crashed = Store::open_in(home.path()).unwrap();
+    let run = start(&crashed);
+    drop(crashed);
+    let a = Store::open_in(home.path()).unwrap();
+    let b = Store::open_in(home.path()).unwrap();
+    assert_eq!(a.claim_orphaned_runs().unwrap(), vec![run]);
+    interrupt(&a, run).unwrap();
+    // b's own view is stale: it resumes at the same seq as a.
+    let next = b.next_seq(run).unwrap();
+    a.append(run, next, vec![new(EventPayload::RunResumed)])
+        .unwrap();
+    let err = b
+        .append(run, next, vec![new(EventPayload::RunResumed)])
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Conflict { .. }), "{err}");
+    let next = b.next_seq(run).unwrap();
+    let err = b
+        .append(run, next, vec![new(EventPayload::RunResumed)])
+        .unwrap_err();
+    assert!(matches!(err, StoreError::NotOwner { .. }), "{err}");
+    assert_eq!(a.ownership(run).unwrap(), Ownership::Here);
+    assert!(matches!(b.ownership(run).unwrap(), Ownership::Elsewhere(_)));
+}
