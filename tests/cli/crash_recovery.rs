@@ -10,20 +10,6 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 use support::env;
 
-fn events_of(env: &support::Env, run_id: &str) -> Vec<Value> {
-    let out = env.bearagent(&["events", run_id, "--json", "--limit", "5000"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].clone())
-        .collect()
-}
-
 #[test]
 fn a_killed_run_is_interrupted_and_its_writes_are_verified_or_unknown() {
     let env = env();
@@ -79,7 +65,7 @@ fn a_killed_run_is_interrupted_and_its_writes_are_verified_or_unknown() {
     assert_eq!(run["status"]["kind"], "interrupted", "{run}");
     let run_id = run["run_id"].as_str().unwrap();
 
-    let events = events_of(&env, run_id);
+    let events = env.events_of(run_id);
     let types: Vec<&str> = events
         .iter()
         .map(|e| e["payload"]["type"].as_str().unwrap())
@@ -114,5 +100,5 @@ fn a_killed_run_is_interrupted_and_its_writes_are_verified_or_unknown() {
     // Nothing is re-executed: a second start adds no events to the run.
     let before = events.len();
     assert!(env.bearagent(&["runs"]).status.success());
-    assert_eq!(events_of(&env, run_id).len(), before);
+    assert_eq!(env.events_of(run_id).len(), before);
 }

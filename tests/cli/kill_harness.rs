@@ -39,20 +39,6 @@ fn body(round: usize, i: usize) -> String {
     format!("round {round} file {i}\n").repeat(2_000)
 }
 
-fn events_of(env: &Env, run_id: &str) -> Vec<Value> {
-    let out = env.bearagent(&["events", run_id, "--json", "--limit", "5000"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].clone())
-        .collect()
-}
-
 /// Runs one round; returns the number of files on disk afterwards, or None
 /// when the kill came before the run was even created.
 fn kill_round(env: &Env, round: usize, kill_after: Duration) -> Option<usize> {
@@ -87,13 +73,7 @@ fn kill_round(env: &Env, round: usize, kill_after: Duration) -> Option<usize> {
     child.wait().unwrap();
 
     // The next start (any command) reconciles.
-    let out = env.bearagent(&["runs", "--json"]);
-    assert!(out.status.success());
-    let runs: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let runs = env.runs();
     let dir = env.ws().join(format!("r{round}"));
     let Some(run) = runs
         .iter()
@@ -106,7 +86,7 @@ fn kill_round(env: &Env, round: usize, kill_after: Duration) -> Option<usize> {
     let status = run["status"]["kind"].as_str().unwrap();
     assert_eq!(status, "interrupted", "round {round}: {run}");
 
-    let events = events_of(env, run["run_id"].as_str().unwrap());
+    let events = env.events_of(run["run_id"].as_str().unwrap());
     for (i, e) in events.iter().enumerate() {
         assert_eq!(
             e["seq"],

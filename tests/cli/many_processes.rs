@@ -27,30 +27,6 @@ fn spawn_run(env: &Env, steps: Value, goal: &str) -> Child {
         .unwrap()
 }
 
-fn events_of(env: &Env, run_id: &str) -> Vec<Value> {
-    let out = env.bearagent(&["events", run_id, "--json", "--limit", "5000"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap()["event"].clone())
-        .collect()
-}
-
-fn runs(env: &Env) -> Vec<Value> {
-    let out = env.bearagent(&["runs", "--json"]);
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Starts PROCESSES runs at the same moment, each writing its own files,
 /// and checks every one succeeded with a complete, gap-free log that
 /// matches what it printed live.
@@ -71,7 +47,7 @@ fn run_many_at_once(env: &Env) {
         let result = support::RunResult::from_output_pub(out);
         assert_eq!(result.code, 0, "process {i}: {}", result.stderr);
         result.assert_seqs_contiguous();
-        let stored = events_of(env, &result.run_id());
+        let stored = env.events_of(&result.run_id());
         assert_eq!(stored, result.events, "process {i}: stored log differs");
         assert_eq!(
             stored.last().unwrap()["payload"]["type"],
@@ -87,7 +63,7 @@ fn run_many_at_once(env: &Env) {
 fn many_processes_started_at_once_on_a_fresh_store_all_succeed() {
     let env = env();
     run_many_at_once(&env);
-    let all = runs(&env);
+    let all = env.runs();
     assert_eq!(all.len(), PROCESSES);
     assert!(all.iter().all(|r| r["status"]["kind"] == "succeeded"));
 }
@@ -99,7 +75,7 @@ fn many_processes_at_once_on_an_existing_store_all_succeed() {
     assert_eq!(first.code, 0, "{}", first.stderr);
     run_many_at_once(&env);
     run_many_at_once(&env);
-    let all = runs(&env);
+    let all = env.runs();
     assert_eq!(all.len(), 1 + 2 * PROCESSES);
     assert!(all.iter().all(|r| r["status"]["kind"] == "succeeded"));
 }
@@ -116,7 +92,7 @@ fn a_live_run_is_never_interrupted_by_other_processes_starting() {
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut starts = 0;
     while starts < 10 && Instant::now() < deadline {
-        let listed = runs(&env);
+        let listed = env.runs();
         if let Some(run) = listed.first() {
             assert_ne!(run["status"]["kind"], "interrupted", "{run}");
         }
@@ -126,7 +102,7 @@ fn a_live_run_is_never_interrupted_by_other_processes_starting() {
     let result = support::RunResult::from_output_pub(child.wait_with_output().unwrap());
     assert_eq!(result.code, 0, "{}", result.stderr);
     assert!(!result.types().iter().any(|t| t == "run_interrupted"));
-    let stored = events_of(&env, &result.run_id());
+    let stored = env.events_of(&result.run_id());
     assert_eq!(stored.last().unwrap()["payload"]["type"], "run_succeeded");
 }
 
@@ -136,12 +112,9 @@ fn wait_for_event(env: &Env, t: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         assert!(Instant::now() < deadline, "no {t} event in time");
-        if let Some(run) = runs(env).first() {
+        if let Some(run) = env.runs().first() {
             let id = run["run_id"].as_str().unwrap().to_owned();
-            if events_of(env, &id)
-                .iter()
-                .any(|e| e["payload"]["type"] == t)
-            {
+            if env.events_of(&id).iter().any(|e| e["payload"]["type"] == t) {
                 return id;
             }
         }

@@ -70,6 +70,33 @@ impl Env {
     pub fn bearagent(&self, args: &[&str]) -> Output {
         self.command().args(args).output().unwrap()
     }
+
+    /// A run's stored events, read by a separate `bearagent events` process.
+    pub fn events_of(&self, run_id: &str) -> Vec<Value> {
+        self.json_lines(&["events", run_id, "--json", "--limit", "5000"])
+            .into_iter()
+            .map(|line| line["event"].clone())
+            .collect()
+    }
+
+    /// Every run, newest first, as `bearagent runs --json` lists them.
+    pub fn runs(&self) -> Vec<Value> {
+        self.json_lines(&["runs", "--json"])
+    }
+
+    fn json_lines(&self, args: &[&str]) -> Vec<Value> {
+        let out = self.bearagent(args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
 }
 
 fn rand_suffix() -> u128 {

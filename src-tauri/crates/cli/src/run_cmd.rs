@@ -5,7 +5,7 @@ use crate::args::RunArgs;
 use crate::exit::{self, Exit};
 use crate::render;
 use bearagent_kernel::ApprovalMode;
-use bearagent_kernel::{ApprovalScope, EventPayload, RunId};
+use bearagent_kernel::{ApprovalScope, EventEnvelope, EventPayload, EventSeq, RunId};
 use bearagent_providers::{ModelProvider, ScriptedProvider};
 use bearagent_runtime::config::ProviderOverrides;
 use bearagent_runtime::{Application, Decision, LiveEvent, RunProfile, StartRun};
@@ -201,7 +201,10 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
     }
 }
 
-/// Prints live events of `run_id` until it settles; answers approvals.
+/// Prints live events of `run_id` in seq order until it settles; answers
+/// approvals. Events committed beside the loop (the workspace watcher) may
+/// reach the bus out of order: a gap is filled from the store, and an event
+/// already printed is skipped.
 async fn follow(
     app: &Arc<Application>,
     run_id: RunId,
@@ -210,6 +213,7 @@ async fn follow(
     interactive: bool,
 ) {
     let mut in_text = false;
+    let mut next = EventSeq::FIRST;
     loop {
         let event = match live.recv().await {
             Ok(e) => e,
@@ -222,52 +226,98 @@ async fn follow(
         if event.run_id() != run_id {
             continue;
         }
-        print_live(&event, json, &mut in_text);
         let envelope = match &event {
-            LiveEvent::Committed(envelope) => envelope,
-            LiveEvent::RunAborted { .. } => return,
-            LiveEvent::TextDelta { .. } => continue,
+            LiveEvent::Committed(envelope) => envelope.clone(),
+            LiveEvent::RunAborted { .. } => {
+                print_live(&event, json, &mut in_text);
+                return;
+            }
+            LiveEvent::TextDelta { .. } => {
+                print_live(&event, json, &mut in_text);
+                continue;
+            }
         };
-        match &envelope.payload {
-            EventPayload::ApprovalRequested {
-                call_id, summary, ..
-            } => {
-                let decision = if interactive {
-                    ask_on_terminal(summary.clone()).await
-                } else {
-                    no_terminal_denial()
-                };
-                if let Err(e) = app.decide_approval(run_id, call_id.as_str(), decision) {
+        if envelope.seq < next {
+            continue;
+        }
+        let batch = if envelope.seq > next {
+            let missing = u32::try_from(envelope.seq.get() - next.get() + 1).unwrap_or(u32::MAX);
+            match app.list_events(run_id, EventSeq(next.get() - 1), missing) {
+                Ok(events) => events.into_iter().map(Arc::new).collect(),
+                Err(e) => {
                     eprintln!("bearagent: {e}");
+                    vec![envelope]
                 }
             }
-            EventPayload::RunSucceeded { .. }
-            | EventPayload::RunFailed { .. }
-            | EventPayload::RunCancelled { .. }
-            | EventPayload::BudgetExhausted { .. } => return,
-            EventPayload::RunCreated { .. }
-            | EventPayload::RunStarted
-            | EventPayload::ModelCallRequested { .. }
-            | EventPayload::ModelCallStarted { .. }
-            | EventPayload::ModelCallRetryScheduled { .. }
-            | EventPayload::ModelCallCompleted { .. }
-            | EventPayload::ModelCallFailed { .. }
-            | EventPayload::ToolCallRequested { .. }
-            | EventPayload::ApprovalGranted { .. }
-            | EventPayload::ApprovalDenied { .. }
-            | EventPayload::ToolCallStarted { .. }
-            | EventPayload::EffectIntended { .. }
-            | EventPayload::ToolCallCompleted { .. }
-            | EventPayload::ToolCallFailed { .. }
-            | EventPayload::ArtifactRecorded { .. }
-            | EventPayload::ExternalChangeObserved { .. }
-            | EventPayload::EffectVerified { .. }
-            | EventPayload::EffectUnknown { .. }
-            | EventPayload::RunInterrupted { .. }
-            | EventPayload::RunResumed
-            | EventPayload::ArtifactReverted { .. }
-            | EventPayload::ArtifactReapplied { .. }
-            | EventPayload::ArtifactKept { .. } => {}
+        } else {
+            vec![envelope]
+        };
+        for envelope in batch {
+            if envelope.seq < next {
+                continue;
+            }
+            next = envelope.seq.next();
+            print_live(&LiveEvent::Committed(envelope.clone()), json, &mut in_text);
+            if handle(app, run_id, &envelope, interactive).await == Flow::Settled {
+                return;
+            }
         }
+    }
+}
+
+#[derive(PartialEq)]
+enum Flow {
+    Continue,
+    Settled,
+}
+
+/// Answers an approval request; says when the run has settled.
+async fn handle(
+    app: &Arc<Application>,
+    run_id: RunId,
+    envelope: &EventEnvelope,
+    interactive: bool,
+) -> Flow {
+    match &envelope.payload {
+        EventPayload::ApprovalRequested {
+            call_id, summary, ..
+        } => {
+            let decision = if interactive {
+                ask_on_terminal(summary.clone()).await
+            } else {
+                no_terminal_denial()
+            };
+            if let Err(e) = app.decide_approval(run_id, call_id.as_str(), decision) {
+                eprintln!("bearagent: {e}");
+            }
+            Flow::Continue
+        }
+        EventPayload::RunSucceeded { .. }
+        | EventPayload::RunFailed { .. }
+        | EventPayload::RunCancelled { .. }
+        | EventPayload::BudgetExhausted { .. } => Flow::Settled,
+        EventPayload::RunCreated { .. }
+        | EventPayload::RunStarted
+        | EventPayload::ModelCallRequested { .. }
+        | EventPayload::ModelCallStarted { .. }
+        | EventPayload::ModelCallRetryScheduled { .. }
+        | EventPayload::ModelCallCompleted { .. }
+        | EventPayload::ModelCallFailed { .. }
+        | EventPayload::ToolCallRequested { .. }
+        | EventPayload::ApprovalGranted { .. }
+        | EventPayload::ApprovalDenied { .. }
+        | EventPayload::ToolCallStarted { .. }
+        | EventPayload::EffectIntended { .. }
+        | EventPayload::ToolCallCompleted { .. }
+        | EventPayload::ToolCallFailed { .. }
+        | EventPayload::ArtifactRecorded { .. }
+        | EventPayload::ExternalChangeObserved { .. }
+        | EventPayload::EffectVerified { .. }
+        | EventPayload::EffectUnknown { .. }
+        | EventPayload::RunInterrupted { .. }
+        | EventPayload::RunResumed
+        | EventPayload::ArtifactReverted { .. }
+        | EventPayload::ArtifactReapplied { .. }
+        | EventPayload::ArtifactKept { .. } => Flow::Continue,
     }
 }
