@@ -40,7 +40,8 @@ npm --prefix ui run test:ui
 
 step "desktop end-to-end: the real app under Xvfb via tauri-driver + WebKitWebDriver"
 # The CLI too: one desktop test runs it beside the app on the same data folder.
-cargo build --locked --bin bearagent-desktop --bin bearagent
+cargo build --locked --bin bearagent-desktop
+cargo build --locked -p bearagent-cli --bin bearagent
 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- npm --prefix tests/desktop test
 
 step "core crates do not link Tauri or WebKit"
