@@ -28,6 +28,15 @@ pub struct ModelTextPushed {
     pub text: String,
 }
 
+/// The attempt streaming text for `model_call` failed and is retried: the
+/// text shown for it so far is void (not an event; the retry is recorded).
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelTextDiscarded {
+    pub run_id: String,
+    pub model_call: u64,
+}
+
 /// A run's loop in this process stopped because its events could not be
 /// stored (the store failed or refused an append); `message` says why.
 #[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]

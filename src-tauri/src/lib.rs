@@ -51,6 +51,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             events::WorkspaceOpened,
             events::RunEventPushed,
             events::ModelTextPushed,
+            events::ModelTextDiscarded,
             events::RunAborted,
             events::QuitRequested
         ])

@@ -1,6 +1,6 @@
 //! Forwards the application's live bus to the window as typed events.
 
-use crate::events::{ModelTextPushed, RunAborted, RunEventPushed};
+use crate::events::{ModelTextDiscarded, ModelTextPushed, RunAborted, RunEventPushed};
 use bearagent_runtime::{Application, LiveEvent};
 use std::sync::Arc;
 use tauri::AppHandle;
@@ -25,6 +25,11 @@ pub fn forward(app: Arc<Application>, handle: AppHandle) {
                     run_id: run_id.to_string(),
                     model_call: model_call.get(),
                     text,
+                }
+                .emit(&handle),
+                Ok(LiveEvent::TextDiscarded { run_id, model_call }) => ModelTextDiscarded {
+                    run_id: run_id.to_string(),
+                    model_call: model_call.get(),
                 }
                 .emit(&handle),
                 Ok(LiveEvent::RunAborted { run_id, message }) => RunAborted {

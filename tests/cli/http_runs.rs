@@ -285,6 +285,61 @@ fn anthropic_multi_turn_run() {
     assert_eq!(last["content"][0]["tool_use_id"], "toolu_1");
 }
 
+/// An Anthropic stream that ends with `overloaded_error` after text has
+/// arrived is retried: one retry event (with the failed attempt's input
+/// tokens and the partial answer marked void), and the run succeeds with
+/// the retry's answer — the partial text is never the answer.
+#[test]
+fn an_overload_mid_stream_is_retried_and_the_run_succeeds() {
+    let mut turns = anthropic_turns();
+    let overloaded = Canned::sse(&sse(&[
+        (
+            "message_start",
+            r#"{"type":"message_start","message":{"id":"msg_x","type":"message","role":"assistant","content":[],"model":"m","stop_reason":null,"usage":{"input_tokens":80,"output_tokens":1}}}"#,
+        ),
+        (
+            "content_block_start",
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        ),
+        (
+            "content_block_delta",
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"PARTIAL-VOID "}}"#,
+        ),
+        (
+            "error",
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        ),
+    ]));
+    turns.insert(1, overloaded);
+    let o = run_against("anthropic", turns);
+    let r = &o.result;
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    r.assert_seqs_contiguous();
+    let retries = r.of_type("model_call_retry_scheduled");
+    assert_eq!(retries.len(), 1, "{}", r.stdout);
+    assert_eq!(retries[0]["payload"]["discarded_partial"], true);
+    assert_eq!(retries[0]["payload"]["usage"]["input"], 80);
+    assert_eq!(
+        r.of_type("run_succeeded")[0]["payload"]["answer"],
+        "The notes say hello."
+    );
+    let completed = r.of_type("model_call_completed");
+    assert!(!completed[1]["payload"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("PARTIAL-VOID"));
+    assert!(
+        r.stdout.contains(r#""kind":"text_discarded""#),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(o.requests.len(), 3);
+    // The failed attempt's tokens count in the run's usage: 50 + 80 + 80.
+    let inspect = o.env.bearagent(&["inspect", &r.run_id(), "--json"]);
+    let run: Value = serde_json::from_slice(&inspect.stdout).unwrap();
+    assert_eq!(run["usage"]["input"], 210, "{run}");
+}
+
 fn grep_tree(dir: &std::path::Path, needle: &str) -> Vec<String> {
     let mut hits = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {

@@ -54,6 +54,7 @@ export const commands = {
 
 /** Events */
 export const events = {
+	modelTextDiscarded: makeEvent<ModelTextDiscarded, ModelTextDiscarded>("model-text-discarded"),
 	modelTextPushed: makeEvent<ModelTextPushed, ModelTextPushed>("model-text-pushed"),
 	quitRequested: makeEvent<QuitRequested, QuitRequested>("quit-requested"),
 	runAborted: makeEvent<RunAborted, RunAborted>("run-aborted"),
@@ -189,7 +190,14 @@ max_invalid_outputs: number;
 /**  Configured provider name and model (never a key). */
 provider: string; model: string; 
 /**  Versions of config, prompt and context format in force. */
-config_versions: { [key in string]: string } } | { type: "run_started" } | { type: "model_call_requested"; context_version: string; context_bytes: number } | { type: "model_call_started"; provider: string; model: string } | { type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string } | { type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason; 
+config_versions: { [key in string]: string } } | { type: "run_started" } | { type: "model_call_requested"; context_version: string; context_bytes: number } | { type: "model_call_started"; provider: string; model: string } | { type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string; 
+/**
+ *  Tokens the failed attempt was billed for (as far as the provider
+ *  said before failing); counted in the run's usage.
+ */
+usage?: TokenUsage; 
+/**  The failed attempt had streamed text or tool calls, now void. */
+discarded_partial?: boolean } | { type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason; 
 /**
  *  Everything the model wrote in this call (narration before a
  *  tool call, or the answer), so the timeline keeps it.
@@ -277,6 +285,15 @@ export type ModelErrorClass =
 "script_exhausted" | 
 /**  The stream ended before its terminal event. */
 "truncated_stream";
+
+/**
+ *  The attempt streaming text for `model_call` failed and is retried: the
+ *  text shown for it so far is void (not an event; the retry is recorded).
+ */
+export type ModelTextDiscarded = {
+	runId: string,
+	modelCall: number,
+};
 
 /**  Model text as it streams (not an event; the completion is). */
 export type ModelTextPushed = {

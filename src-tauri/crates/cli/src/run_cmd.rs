@@ -143,6 +143,18 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
             print!("{}", text.replace('\n', "\n      │ "));
             let _ = std::io::stdout().flush();
         }
+        LiveEvent::TextDiscarded { model_call, .. } if json => {
+            println!(
+                "{}",
+                serde_json::json!({"kind": "text_discarded", "model_call": model_call})
+            );
+        }
+        LiveEvent::TextDiscarded { .. } => {
+            if *in_text {
+                println!(" [the stream failed: this partial answer is void; retrying]");
+                *in_text = false;
+            }
+        }
         LiveEvent::RunAborted { message, .. } => {
             if json {
                 println!(
@@ -232,7 +244,7 @@ async fn follow(
                 print_live(&event, json, &mut in_text);
                 return;
             }
-            LiveEvent::TextDelta { .. } => {
+            LiveEvent::TextDelta { .. } | LiveEvent::TextDiscarded { .. } => {
                 print_live(&event, json, &mut in_text);
                 continue;
             }

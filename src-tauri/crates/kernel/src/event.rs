@@ -139,6 +139,13 @@ pub enum EventPayload {
         delay_ms: u64,
         class: ModelErrorClass,
         message: String,
+        /// Tokens the failed attempt was billed for (as far as the provider
+        /// said before failing); counted in the run's usage.
+        #[serde(default)]
+        usage: TokenUsage,
+        /// The failed attempt had streamed text or tool calls, now void.
+        #[serde(default)]
+        discarded_partial: bool,
     },
     ModelCallCompleted {
         action: Action,

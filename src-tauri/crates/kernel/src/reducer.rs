@@ -362,9 +362,10 @@ impl Transition<'_> {
                 self.state.model_call = Some(ModelCallPhase::Started);
                 self.state.model_calls = self.state.model_calls.saturating_add(1);
             }
-            EventPayload::ModelCallRetryScheduled { .. } => {
+            EventPayload::ModelCallRetryScheduled { usage, .. } => {
                 self.require_status(&["running"])?;
                 self.require_model_phase(ModelCallPhase::Started)?;
+                self.state.usage = self.state.usage.saturating_add(*usage);
             }
             EventPayload::ModelCallCompleted { usage, .. } => {
                 self.require_status(&["running"])?;

@@ -47,6 +47,12 @@ pub struct RetryNotice {
     pub delay_ms: u64,
     /// Sanitised: provider name, status, short reason — never a key.
     pub message: String,
+    /// The failed attempt had already streamed text or tool calls, which
+    /// are void: front ends drop what they showed of it.
+    pub discarded_partial: bool,
+    /// Tokens the failed attempt was billed for, as far as the provider
+    /// reported them before failing.
+    pub usage: bearagent_kernel::TokenUsage,
 }
 
 pub type ModelStream = Pin<Box<dyn Stream<Item = Result<StreamItem, ProviderError>> + Send>>;

@@ -317,24 +317,58 @@ async fn dropping_the_stream_closes_the_connection() {
     assert_eq!(server.hangups(), 1);
 }
 
+/// Anthropic streams sometimes end with `overloaded_error` after text has
+/// arrived: the attempt is retried, its partial text is void (the notice
+/// says so) and the input tokens `message_start` reported are kept.
 #[tokio::test]
-async fn an_error_event_after_content_is_not_retried() {
-    let body = sse(&[
+async fn an_overload_after_content_is_retried_and_the_partial_answer_discarded() {
+    let partial = sse(&[
         r#"data: {"type":"message_start","message":{"usage":{"input_tokens":7,"output_tokens":1}}}"#,
         r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
         r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}"#,
         r#"event: error
 data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
     ]);
+    let rec = recordings()
+        .into_iter()
+        .find(|r| r.name == "messages/an_text_ping")
+        .unwrap();
+    let server = TestServer::start(vec![
+        Reply::sse_bytes(partial),
+        Reply::sse_bytes(rec.sse.clone()),
+    ])
+    .await;
+    let p = provider(config(Protocol::Anthropic, &server.base_url(), None));
+    let got = collect(p.as_ref(), simple_request()).await;
+    assert_eq!(got.retries.len(), 1);
+    let notice = &got.retries[0];
+    assert!(notice.discarded_partial);
+    assert_eq!(notice.usage.input, 7);
+    assert!(notice.message.contains("Overloaded"), "{}", notice.message);
+    support::check(&rec.expected, &got, "after a mid-stream overload");
+    assert_eq!(server.requests().len(), 2);
+}
+
+/// A non-retryable error inside the stream after content is the call's
+/// error: nothing is retried and no completion is invented.
+#[tokio::test]
+async fn a_final_error_event_after_content_is_not_retried() {
+    let body = sse(&[
+        r#"data: {"type":"message_start","message":{"usage":{"input_tokens":7,"output_tokens":1}}}"#,
+        r#"data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}"#,
+        r#"event: error
+data: {"type":"error","error":{"type":"invalid_request_error","message":"bad"}}"#,
+    ]);
     let server = TestServer::start(vec![Reply::sse_bytes(body)]).await;
     let p = provider(config(Protocol::Anthropic, &server.base_url(), None));
     let got = collect(p.as_ref(), simple_request()).await;
-    assert_eq!(got.text, "Hel");
     assert!(got.retries.is_empty());
+    assert!(got.completed.is_none());
     assert!(matches!(
         got.error,
         Some(ProviderError::Provider {
-            retryable: true,
+            retryable: false,
             ..
         })
     ));

@@ -17,6 +17,9 @@ pub enum LiveEvent {
         model_call: EventSeq,
         text: String,
     },
+    /// The model call's attempt failed mid-stream and is retried: the text
+    /// streamed so far for `model_call` is void.
+    TextDiscarded { run_id: RunId, model_call: EventSeq },
     /// The run's loop stopped because its events could not be stored (the
     /// store failed or refused an append). The run may still show as live
     /// in the store; this process no longer executes it.
@@ -27,7 +30,9 @@ impl LiveEvent {
     pub fn run_id(&self) -> RunId {
         match self {
             LiveEvent::Committed(e) => e.run_id,
-            LiveEvent::TextDelta { run_id, .. } | LiveEvent::RunAborted { run_id, .. } => *run_id,
+            LiveEvent::TextDelta { run_id, .. }
+            | LiveEvent::TextDiscarded { run_id, .. }
+            | LiveEvent::RunAborted { run_id, .. } => *run_id,
         }
     }
 }

@@ -12,7 +12,7 @@ const mocks = vi.hoisted(() => ({
     modelContext: vi.fn(),
     quitApp: vi.fn(),
   },
-  listen: { run: vi.fn(), text: vi.fn(), quit: vi.fn(), aborted: vi.fn() },
+  listen: { run: vi.fn(), text: vi.fn(), quit: vi.fn(), aborted: vi.fn(), discarded: vi.fn() },
 }));
 
 vi.mock("../../bindings", () => ({
@@ -22,6 +22,7 @@ vi.mock("../../bindings", () => ({
     modelTextPushed: { listen: mocks.listen.text },
     quitRequested: { listen: mocks.listen.quit },
     runAborted: { listen: mocks.listen.aborted },
+    modelTextDiscarded: { listen: mocks.listen.discarded },
   },
 }));
 
@@ -60,5 +61,14 @@ describe("tauriRunsApi", () => {
     await expect(tauriRunsApi.onRunAborted(handler)).resolves.toBe(unlisten);
     mocks.listen.aborted.mock.calls[0][0]({ event: "run-aborted", id: 2, payload: { runId: "r1", message: "disk full" } });
     expect(handler).toHaveBeenCalledWith({ runId: "r1", message: "disk full" });
+  });
+
+  it("unwraps model-text-discarded payloads", async () => {
+    const unlisten = vi.fn();
+    mocks.listen.discarded.mockResolvedValue(unlisten);
+    const handler = vi.fn();
+    await expect(tauriRunsApi.onModelTextDiscarded(handler)).resolves.toBe(unlisten);
+    mocks.listen.discarded.mock.calls[0][0]({ event: "model-text-discarded", id: 3, payload: { runId: "r1", modelCall: 4 } });
+    expect(handler).toHaveBeenCalledWith({ runId: "r1", modelCall: 4 });
   });
 });

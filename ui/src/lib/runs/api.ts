@@ -3,6 +3,7 @@ import type {
   DecisionInput,
   EventPage,
   ModelContextView,
+  ModelTextDiscarded,
   ModelTextPushed,
   QuitRequested,
   RunAborted,
@@ -34,6 +35,8 @@ export interface RunsApi {
   onModelText(handler: (pushed: ModelTextPushed) => void): Promise<Unlisten>;
   /** A run's loop in this process stopped because its events could not be stored. */
   onRunAborted(handler: (aborted: RunAborted) => void): Promise<Unlisten>;
+  /** A model call's attempt failed mid-stream and is retried: its streamed text is void. */
+  onModelTextDiscarded(handler: (discarded: ModelTextDiscarded) => void): Promise<Unlisten>;
   onQuitRequested(handler: (request: QuitRequested) => void): Promise<Unlisten>;
 }
 
@@ -51,5 +54,6 @@ export const tauriRunsApi: RunsApi = {
   onRunEvent: (handler) => events.runEventPushed.listen((event) => handler(event.payload)),
   onModelText: (handler) => events.modelTextPushed.listen((event) => handler(event.payload)),
   onRunAborted: (handler) => events.runAborted.listen((event) => handler(event.payload)),
+  onModelTextDiscarded: (handler) => events.modelTextDiscarded.listen((event) => handler(event.payload)),
   onQuitRequested: (handler) => events.quitRequested.listen((event) => handler(event.payload)),
 };

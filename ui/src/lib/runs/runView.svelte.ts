@@ -3,6 +3,7 @@ import type {
   ApiError,
   EventEnvelope,
   ModelContextView,
+  ModelTextDiscarded,
   ModelTextPushed,
   RunAborted,
   RunDetailView,
@@ -169,6 +170,7 @@ export class RunViewStore {
       this.#api.onRunEvent(this.#onPushed),
       this.#api.onModelText(this.#onText),
       this.#api.onRunAborted(this.#onAborted),
+      this.#api.onModelTextDiscarded(this.#onTextDiscarded),
     ]);
     if (this.#closed) {
       unlisten.forEach((u) => u());
@@ -305,6 +307,12 @@ export class RunViewStore {
     // Text for a call whose completion is already committed is stale.
     if (this.#index.modelCalls.get(call)?.end != null) return;
     this.streaming.set(call, (this.streaming.get(call) ?? "") + pushed.text);
+  };
+
+  /** The attempt failed mid-stream and is retried: what it streamed is void. */
+  #onTextDiscarded = (discarded: ModelTextDiscarded): void => {
+    if (discarded.runId !== this.runId || this.#closed) return;
+    this.streaming.delete(discarded.modelCall);
   };
 
   #onAborted = (aborted: RunAborted): void => {

@@ -163,7 +163,7 @@ describe("RunViewStore: loading and live updates", () => {
     const store = new RunViewStore(fake.api, "run-1");
     await store.open();
     store.close();
-    expect(fake.unlisten).toHaveBeenCalledTimes(3);
+    expect(fake.unlisten).toHaveBeenCalledTimes(4);
     fake.push(envelope(2));
     expect(store.count).toBe(1);
   });
@@ -194,6 +194,20 @@ describe("RunViewStore: streaming model text", () => {
     fake.text(4, " late");
     expect(store.streaming.has(4)).toBe(false);
     expect(store.requestedSeqOf(store.eventBySeq(5)!)).toBe(3);
+  });
+
+  it("drops the text of an attempt that failed mid-stream and shows only the retry's", async () => {
+    const fake = fakeRunsApi([created(), envelope(2), requested(3), started(4)]);
+    const store = new RunViewStore(fake.api, "run-1");
+    await store.open();
+
+    fake.text(4, "Hel");
+    fake.discard(4, "run-2");
+    expect(store.streaming.get(4)).toBe("Hel");
+    fake.discard(4);
+    expect(store.streaming.has(4)).toBe(false);
+    fake.text(4, "Hello again.");
+    expect(store.streaming.get(4)).toBe("Hello again.");
   });
 });
 

@@ -1,6 +1,6 @@
 // Test doubles for the runs port (imported by *.test.ts only).
 import { vi } from "vitest";
-import type { EventEnvelope, EventPayload, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView } from "../../bindings";
+import type { EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunsApi } from "./api";
 
@@ -48,6 +48,7 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
   const runHandlers: ((e: RunEventPushed) => void)[] = [];
   const textHandlers: ((e: ModelTextPushed) => void)[] = [];
   const abortedHandlers: ((e: RunAborted) => void)[] = [];
+  const discardedHandlers: ((e: ModelTextDiscarded) => void)[] = [];
   let detail: RunDetailView = { projection: projection(), active: true, owner: { kind: "here" } };
   const unlisten = vi.fn();
   const api = {
@@ -75,6 +76,10 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
       abortedHandlers.push(handler);
       return unlisten;
     }),
+    onModelTextDiscarded: vi.fn(async (handler: (e: ModelTextDiscarded) => void) => {
+      discardedHandlers.push(handler);
+      return unlisten;
+    }),
     onQuitRequested: vi.fn(async () => unlisten),
   } satisfies RunsApi;
   return {
@@ -89,6 +94,8 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
     text: (modelCall: number, text: string, runId = "run-1") => textHandlers.forEach((h) => h({ runId, modelCall, text })),
     /** The backend reports that a run's loop stopped because its events could not be stored. */
     abort: (message: string, runId = "run-1") => abortedHandlers.forEach((h) => h({ runId, message })),
+    /** The backend retries a model call whose stream failed after text arrived. */
+    discard: (modelCall: number, runId = "run-1") => discardedHandlers.forEach((h) => h({ runId, modelCall })),
   };
 }
 

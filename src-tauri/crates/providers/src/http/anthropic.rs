@@ -303,6 +303,10 @@ impl Decoder {
 }
 
 impl WireDecoder for Decoder {
+    fn usage(&self) -> TokenUsage {
+        self.usage
+    }
+
     fn event(
         &mut self,
         _event: &str,

@@ -1,6 +1,8 @@
 //! The HTTP `ModelProvider`: one streamed call as a state machine —
 //! connect, stream events through the protocol's decoder, and retry
-//! retryable failures that happen before any content was yielded.
+//! retryable failures — an HTTP 429/5xx, or an overload/error event inside
+//! a 200 stream even after content arrived (that partial answer is void,
+//! and the notice says so and carries the tokens it was billed).
 
 use super::config::{HttpProviderConfig, Protocol, RetryPolicy};
 use super::retry;
@@ -10,6 +12,7 @@ use super::{anthropic, openai_chat, openai_responses};
 use crate::{
     ModelProvider, ModelRequest, ModelStream, ProviderError, ProviderInfo, RetryNotice, StreamItem,
 };
+use bearagent_kernel::TokenUsage;
 use bytes::Bytes;
 use futures::StreamExt;
 use std::collections::VecDeque;
@@ -159,7 +162,9 @@ impl Call {
                             content: false,
                         };
                     }
-                    Err(SendError::Retryable { error, hint }) => self.retry_or_fail(error, hint),
+                    Err(SendError::Retryable { error, hint }) => {
+                        self.retry_or_fail(error, hint, false, TokenUsage::default())
+                    }
                     Err(SendError::Fatal(error)) => self.queue.push_back(Err(error)),
                 },
                 Phase::Streaming {
@@ -183,8 +188,9 @@ impl Call {
                             }
                         }
                         Ok(Flow::Done) => {}
-                        Err(error) if !content && is_retryable(&error) => {
-                            self.retry_or_fail(error, None)
+                        Err(error) if is_retryable(&error) => {
+                            let spent = decoder.usage();
+                            self.retry_or_fail(error, None, content, spent)
                         }
                         Err(error) => self.queue.push_back(Err(error)),
                     }
@@ -195,7 +201,13 @@ impl Call {
 
     /// Schedules the next attempt (announced by a `Retrying` item) or, when
     /// the retries are spent, yields the error.
-    fn retry_or_fail(&mut self, error: ProviderError, hint: Option<Duration>) {
+    fn retry_or_fail(
+        &mut self,
+        error: ProviderError,
+        hint: Option<Duration>,
+        discarded_partial: bool,
+        usage: TokenUsage,
+    ) {
         if self.retries >= self.retry.max_retries {
             self.queue.push_back(Err(gave_up(error, self.retries)));
             return;
@@ -216,6 +228,8 @@ impl Call {
             attempt: self.retries,
             delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
             message,
+            discarded_partial,
+            usage,
         })));
         self.phase = Phase::Backoff(delay);
     }

@@ -284,6 +284,10 @@ impl Decoder {
 }
 
 impl WireDecoder for Decoder {
+    fn usage(&self) -> TokenUsage {
+        self.usage.unwrap_or_default()
+    }
+
     fn event(
         &mut self,
         _event: &str,

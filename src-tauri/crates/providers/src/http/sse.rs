@@ -65,6 +65,11 @@ pub(crate) trait WireDecoder: Send {
         out: &mut Vec<StreamItem>,
     ) -> Result<Flow, ProviderError>;
     fn end(&mut self, out: &mut Vec<StreamItem>) -> Result<(), ProviderError>;
+    /// Tokens the provider reported so far in this attempt (e.g. Anthropic's
+    /// `message_start` input tokens), kept when the attempt fails mid-stream.
+    fn usage(&self) -> bearagent_kernel::TokenUsage {
+        bearagent_kernel::TokenUsage::default()
+    }
 }
 
 /// Frames a byte stream as SSE events. A leading UTF-8 BOM is removed here

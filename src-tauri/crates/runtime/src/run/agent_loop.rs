@@ -193,6 +193,12 @@ async fn model_step(
                 text: delta.to_owned(),
             }),
             Progress::Retrying(notice) => {
+                if notice.discarded_partial {
+                    live.publish(LiveEvent::TextDiscarded {
+                        run_id,
+                        model_call: started,
+                    });
+                }
                 if let Ok(mut r) = seen_retries.lock() {
                     r.push(notice.clone());
                 }
@@ -217,6 +223,8 @@ async fn model_step(
                 delay_ms: notice.delay_ms,
                 class: ModelErrorClass::Provider { retryable: true },
                 message: notice.message,
+                usage: notice.usage,
+                discarded_partial: notice.discarded_partial,
             },
         )?;
     }
