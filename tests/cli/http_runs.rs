@@ -340,6 +340,100 @@ fn an_overload_mid_stream_is_retried_and_the_run_succeeds() {
     assert_eq!(run["usage"]["input"], 210, "{run}");
 }
 
+/// A chat completion whose whole content is `text` (a plain chat model).
+fn chat_text(text: &str) -> Canned {
+    let content = serde_json::to_string(text).unwrap();
+    Canned::sse(&sse(&[
+        (
+            "",
+            &format!(
+                r#"{{"id":"t","choices":[{{"index":0,"delta":{{"role":"assistant","content":{content}}},"finish_reason":null}}]}}"#
+            ),
+        ),
+        (
+            "",
+            r#"{"id":"t","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        ),
+        (
+            "",
+            r#"{"id":"t","choices":[],"usage":{"prompt_tokens":40,"completion_tokens":9,"total_tokens":49}}"#,
+        ),
+        ("", "[DONE]"),
+    ]))
+}
+
+/// JSON-text tool mode against a model with no tool calling: it answers in
+/// text; one prose reply is fed back as invalid output, then its JSON tool
+/// call runs and its JSON final answer ends the run.
+#[test]
+fn json_text_mode_runs_a_plain_chat_model_through_tools() {
+    let env = support::env();
+    env.write("notes.md", "hello\n");
+    let server = serve(vec![
+        chat_text("Sure, let me look at the notes."),
+        chat_text(
+            r#"{"type":"tool_call","call_id":"j1","tool_name":"read_file","arguments":{"path":"notes.md"}}"#,
+        ),
+        chat_text(r#"{"type":"final_answer","content":"The notes say hello."}"#),
+    ]);
+    let out = env
+        .command()
+        .args([
+            "run",
+            "--json",
+            "--approve",
+            "all",
+            "--provider",
+            "openai-chat",
+        ])
+        .args(["--base-url", &server.base_url, "--model", "plain-chat"])
+        .args(["--tool-mode", "json-text", "--workspace"])
+        .arg(env.ws())
+        .arg("what do the notes say?")
+        .output()
+        .unwrap();
+    let r = support::RunResult::from_output_pub(out);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    r.assert_seqs_contiguous();
+    let failed = r.of_type("model_call_failed");
+    assert_eq!(failed.len(), 1, "{}", r.stdout);
+    assert_eq!(failed[0]["payload"]["class"], "invalid_output");
+    assert_eq!(failed[0]["payload"]["usage"]["input"], 40);
+    let read = r.of_type("tool_call_completed");
+    assert_eq!(read[0]["payload"]["result"]["content"], "hello\n");
+    assert_eq!(read[0]["payload"]["result"]["call_id"], "j1");
+    assert_eq!(
+        r.of_type("run_succeeded")[0]["payload"]["answer"],
+        "The notes say hello."
+    );
+    let requests = server.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 3);
+    for req in &requests {
+        assert!(req.body.get("tools").is_none(), "{}", req.body);
+        let system = req.body["messages"][0]["content"].as_str().unwrap();
+        assert!(system.contains("## read_file"), "{system}");
+        assert!(system.contains(r#"{"type":"final_answer""#), "{system}");
+    }
+    // The last request carries the call as assistant JSON and its result
+    // as user JSON, with the model's own call id.
+    let messages = requests[2].body["messages"].as_array().unwrap();
+    assert!(messages.iter().all(|m| m.get("tool_calls").is_none()));
+    let text: Vec<String> = messages
+        .iter()
+        .map(|m| format!("{}:{}", m["role"].as_str().unwrap(), m["content"]))
+        .collect();
+    assert!(
+        text.iter()
+            .any(|t| t.starts_with("assistant:") && t.contains(r#"\"call_id\":\"j1\""#)),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|t| t.starts_with("user:") && t.contains("tool_result")),
+        "{text:?}"
+    );
+}
+
 fn grep_tree(dir: &std::path::Path, needle: &str) -> Vec<String> {
     let mut hits = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap().flatten() {

@@ -70,7 +70,7 @@
     switch (cmd) {
       case "current_workspace": return WS;
       case "list_recent_workspaces": return [WS];
-      case "get_settings": return { configPath: "/tmp/config.toml", providers: [{ name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, keyPresent: true }], profiles: [] };
+      case "get_settings": return { configPath: "/tmp/config.toml", providers: [{ name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, keyPresent: true, toolMode: "native" }], profiles: [] };
       case "search_runs": return [summary];
       case "get_run": return { projection, active: false, owner: { kind: "nobody" } };
       case "list_events": {

@@ -325,6 +325,7 @@ export type ProviderInput = {
 	baseUrl: string,
 	model: string,
 	keySource: KeySourceView,
+	toolMode: ToolModeView,
 };
 
 export type ProviderTestView = {
@@ -341,6 +342,7 @@ export type ProviderView = {
 	model: string,
 	keySource: KeySourceView,
 	keyPresent: boolean,
+	toolMode: ToolModeView,
 };
 
 /**  The user tried to close the window while runs are in progress. */
@@ -491,6 +493,12 @@ export type ToolCall = {
 };
 
 export type ToolCallPhase = "requested" | "awaiting_approval" | "approved" | "denied" | "started";
+
+/**
+ *  How tools reach the model: the protocol's own tool calling, or JSON
+ *  text described in the prompt (for models without tool calling).
+ */
+export type ToolModeView = "native" | "json-text";
 
 /**  The exact registry name of a tool. */
 export type ToolName = string;

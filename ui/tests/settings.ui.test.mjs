@@ -114,7 +114,7 @@ test("profiles: budgets must be positive whole numbers; saved profiles fill a ne
     recent: ["/home/dev/projects/bear-demo"],
     current: "/home/dev/projects/bear-demo",
     settings: {
-      providers: [{ name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, keyPresent: true }],
+      providers: [{ name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, keyPresent: true, toolMode: "native" }],
     },
   };
   const { page, problems, close } = await ui.openApp(seed, { hash: "#/settings" });

@@ -99,4 +99,5 @@ export const OPENAI = {
   model: "gpt-4.1",
   keySource: { kind: "keychain" },
   keyPresent: true,
+  toolMode: "native",
 };

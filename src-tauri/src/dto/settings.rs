@@ -3,7 +3,7 @@
 use super::{ApiError, ErrorCode};
 use bearagent_kernel::{ApprovalMode, Budgets, ContextCaps};
 use bearagent_runtime::config::{KeySource, NamedKeySource, ProfileEntry, ProviderEntry};
-use bearagent_runtime::{ProviderTest, RunProfile, Settings};
+use bearagent_runtime::{ProviderTest, RunProfile, Settings, ToolMode};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -36,6 +36,33 @@ impl From<KeySourceView> for KeySource {
     }
 }
 
+/// How tools reach the model: the protocol's own tool calling, or JSON
+/// text described in the prompt (for models without tool calling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolModeView {
+    Native,
+    JsonText,
+}
+
+impl From<ToolMode> for ToolModeView {
+    fn from(m: ToolMode) -> Self {
+        match m {
+            ToolMode::Native => ToolModeView::Native,
+            ToolMode::JsonText => ToolModeView::JsonText,
+        }
+    }
+}
+
+impl From<ToolModeView> for ToolMode {
+    fn from(m: ToolModeView) -> Self {
+        match m {
+            ToolModeView::Native => ToolMode::Native,
+            ToolModeView::JsonText => ToolMode::JsonText,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderInput {
@@ -45,6 +72,7 @@ pub struct ProviderInput {
     pub base_url: String,
     pub model: String,
     pub key_source: KeySourceView,
+    pub tool_mode: ToolModeView,
 }
 
 impl ProviderInput {
@@ -63,6 +91,7 @@ impl ProviderInput {
                 base_url: self.base_url.trim().to_owned(),
                 model: self.model.trim().to_owned(),
                 key: self.key_source.into(),
+                tool_mode: self.tool_mode.into(),
             },
         ))
     }
@@ -77,6 +106,7 @@ pub struct ProviderView {
     pub model: String,
     pub key_source: KeySourceView,
     pub key_present: bool,
+    pub tool_mode: ToolModeView,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
@@ -148,6 +178,7 @@ impl SettingsView {
                     base_url: p.entry.base_url,
                     model: p.entry.model,
                     key_present: p.key_present,
+                    tool_mode: p.entry.tool_mode.into(),
                 })
                 .collect(),
             profiles,

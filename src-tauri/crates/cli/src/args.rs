@@ -61,6 +61,14 @@ pub struct OverrideArgs {
     /// Environment variable holding the API key.
     #[arg(long)]
     pub api_key_env: Option<String>,
+    /// How tools reach the model: native, or json-text for models without
+    /// tool calling (tools described in the prompt, replies parsed as JSON).
+    #[arg(long, value_parser = parse_tool_mode)]
+    pub tool_mode: Option<bearagent_runtime::ToolMode>,
+}
+
+fn parse_tool_mode(s: &str) -> Result<bearagent_runtime::ToolMode, String> {
+    s.parse()
 }
 
 #[derive(Debug, Args)]

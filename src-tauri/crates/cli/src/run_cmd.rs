@@ -13,11 +13,12 @@ use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
 
-fn overrides(args: &crate::args::OverrideArgs) -> ProviderOverrides {
+pub(crate) fn overrides(args: &crate::args::OverrideArgs) -> ProviderOverrides {
     ProviderOverrides {
         base_url: args.base_url.clone(),
         model: args.model.clone(),
         api_key_env: args.api_key_env.clone(),
+        tool_mode: args.tool_mode,
     }
 }
 

@@ -2,7 +2,7 @@
 
 use crate::args::ProviderTestArgs;
 use crate::exit::{self, Exit};
-use bearagent_runtime::config::{KeySource, NamedKeySource, ProviderOverrides};
+use bearagent_runtime::config::{KeySource, NamedKeySource};
 use bearagent_runtime::Application;
 
 pub fn check(app: &Application) -> Exit {
@@ -49,11 +49,7 @@ pub fn check(app: &Application) -> Exit {
 }
 
 pub async fn test_provider(app: &Application, args: ProviderTestArgs) -> Exit {
-    let overrides = ProviderOverrides {
-        base_url: args.overrides.base_url,
-        model: args.overrides.model,
-        api_key_env: args.overrides.api_key_env,
-    };
+    let overrides = crate::run_cmd::overrides(&args.overrides);
     match app.test_provider(&args.name, &overrides).await {
         Ok(t) if t.ok => {
             println!("ok: {}", t.message);

@@ -49,6 +49,7 @@ pub async fn complete(
                 on_progress(Progress::Retrying(&notice));
             }
             StreamItem::ToolCall(call) => calls.push(call),
+            StreamItem::AnswerText(answer) => text = answer,
             StreamItem::Completed { usage, stop_reason } => {
                 if completion.is_some() {
                     return Err(ProviderError::InvalidOutput {

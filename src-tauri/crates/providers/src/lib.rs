@@ -8,6 +8,7 @@ pub mod decode;
 mod error;
 mod http;
 pub mod json_text;
+mod json_text_mode;
 mod port;
 pub mod scripted;
 
@@ -16,6 +17,7 @@ pub use error::ProviderError;
 pub use http::{
     http_provider, ApiKey, HttpProviderConfig, ParseProtocolError, Protocol, RetryPolicy, Timeouts,
 };
+pub use json_text_mode::{json_text_provider, ToolMode};
 pub use port::{
     ModelProvider, ModelRequest, ModelStream, ProviderInfo, RetryNotice, StreamItem, ToolSchema,
 };

@@ -30,6 +30,9 @@ pub enum StreamItem {
     TextDelta(String),
     /// A tool call whose arguments are complete and valid JSON.
     ToolCall(ToolCall),
+    /// The turn's text as decoded from the reply, replacing what streamed
+    /// (JSON-text mode: the answer inside the JSON object the model wrote).
+    AnswerText(String),
     /// The one terminal item of a successful stream.
     Completed {
         usage: TokenUsage,

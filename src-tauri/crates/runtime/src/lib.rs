@@ -24,6 +24,7 @@ pub use app::Application;
 pub use app_runs::StartRun;
 pub use app_settings::{ProviderSummary, ProviderTest, Settings};
 pub use bearagent_kernel::{ApprovalMode, ContextCaps};
+pub use bearagent_providers::ToolMode;
 pub use bearagent_store::{Ownership, RunFilter, RunOwner};
 pub use error::{AppError, ErrorCode};
 pub use live::LiveEvent;

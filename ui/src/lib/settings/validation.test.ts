@@ -7,8 +7,12 @@ describe("provider validation", () => {
   it("accepts a complete provider and trims it", () => {
     expect(validateProvider(valid)).toEqual({
       errors: null,
-      input: { name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" } },
+      input: { name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, toolMode: "native" },
     });
+  });
+
+  it("carries the tool mode, so a json-text provider stays json-text when edited", () => {
+    expect(validateProvider({ ...valid, toolMode: "json-text" }).input?.toolMode).toBe("json-text");
   });
 
   it("requires a name, a model and an http(s) URL, with a message per field", () => {
@@ -37,8 +41,9 @@ describe("provider validation", () => {
   });
 
   it("round-trips a stored provider into the form", () => {
-    const stored = { name: "local", protocol: "openai-chat", baseUrl: "http://localhost:8080/v1", model: "qwen", keySource: { kind: "env" as const, variable: "LOCAL_KEY" }, keyPresent: true };
-    expect(providerToForm(stored)).toMatchObject({ name: "local", keyKind: "env", keyVariable: "LOCAL_KEY" });
+    const stored = { name: "local", protocol: "openai-chat", baseUrl: "http://localhost:8080/v1", model: "qwen", keySource: { kind: "env" as const, variable: "LOCAL_KEY" }, keyPresent: true, toolMode: "native" as const };
+    expect(providerToForm(stored)).toMatchObject({ name: "local", keyKind: "env", keyVariable: "LOCAL_KEY", toolMode: "native" });
+    expect(providerToForm({ ...stored, toolMode: "json-text" }).toolMode).toBe("json-text");
     expect(providerToForm({ ...stored, protocol: "mystery" }).protocol).toBe("openai-chat");
   });
 });

@@ -1,4 +1,4 @@
-import type { ApprovalMode } from "../../bindings";
+import type { ApprovalMode, ToolModeView } from "../../bindings";
 import { DEFAULT_BUDGETS, budgetsToForm, parseBudgets, parsePositiveInteger, type BudgetErrors, type BudgetForm } from "../runs/budgets";
 import { PROTOCOLS, isProtocol, type KeySource, type ProfileSettings, type ProviderInput, type ProviderProtocol, type ProviderSettings } from "./types";
 
@@ -12,12 +12,14 @@ export interface ProviderForm {
   model: string;
   keyKind: KeySource["kind"];
   keyVariable: string;
+  /** "json-text" for models without native tool calling. */
+  toolMode: ToolModeView;
 }
 
 export type ProviderErrors = Partial<Record<"name" | "baseUrl" | "model" | "keyVariable", string>>;
 
 export function emptyProviderForm(): ProviderForm {
-  return { name: "", protocol: "openai-chat", baseUrl: PROTOCOLS[0].baseUrl, model: "", keyKind: "keychain", keyVariable: "" };
+  return { name: "", protocol: "openai-chat", baseUrl: PROTOCOLS[0].baseUrl, model: "", keyKind: "keychain", keyVariable: "", toolMode: "native" };
 }
 
 export function providerToForm(p: ProviderSettings): ProviderForm {
@@ -28,6 +30,7 @@ export function providerToForm(p: ProviderSettings): ProviderForm {
     model: p.model,
     keyKind: p.keySource.kind,
     keyVariable: p.keySource.kind === "env" ? p.keySource.variable : "",
+    toolMode: p.toolMode,
   };
 }
 
@@ -71,7 +74,7 @@ export function validateProvider(form: ProviderForm): { input: ProviderInput; er
   const keySource: KeySource = form.keyKind === "env" ? { kind: "env", variable } : { kind: form.keyKind };
   return {
     errors: null,
-    input: { name, protocol: form.protocol, baseUrl: form.baseUrl.trim(), model: form.model.trim(), keySource },
+    input: { name, protocol: form.protocol, baseUrl: form.baseUrl.trim(), model: form.model.trim(), keySource, toolMode: form.toolMode },
   };
 }
 

@@ -147,6 +147,8 @@ pub struct HttpProviderConfig {
     pub retry: RetryPolicy,
     /// Used when the request does not set its own limit.
     pub max_output_tokens: u32,
+    /// Native tool calling, or JSON-text mode for models without it.
+    pub tool_mode: crate::ToolMode,
 }
 
 impl HttpProviderConfig {
@@ -168,6 +170,7 @@ impl HttpProviderConfig {
             timeouts: Timeouts::default(),
             retry: RetryPolicy::default(),
             max_output_tokens: Self::DEFAULT_MAX_OUTPUT_TOKENS,
+            tool_mode: crate::ToolMode::Native,
         }
     }
 

@@ -24,5 +24,10 @@ use std::sync::Arc;
 /// blank name or model, a base URL that is not http(s), or a key that
 /// cannot be sent in a header.
 pub fn http_provider(config: HttpProviderConfig) -> Result<Arc<dyn ModelProvider>, ProviderError> {
-    Ok(Arc::new(driver::HttpProvider::new(config)?))
+    let mode = config.tool_mode;
+    let native: Arc<dyn ModelProvider> = Arc::new(driver::HttpProvider::new(config)?);
+    Ok(match mode {
+        crate::ToolMode::Native => native,
+        crate::ToolMode::JsonText => crate::json_text_provider(native),
+    })
 }

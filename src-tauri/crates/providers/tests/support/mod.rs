@@ -105,6 +105,7 @@ pub fn fold(items: Vec<Result<StreamItem, ProviderError>>) -> Collected {
         match item {
             Ok(StreamItem::TextDelta(t)) => c.text.push_str(&t),
             Ok(StreamItem::ToolCall(call)) => c.tool_calls.push(call),
+            Ok(StreamItem::AnswerText(text)) => c.text = text,
             Ok(StreamItem::Completed { usage, stop_reason }) => {
                 c.completions += 1;
                 c.completed = Some((usage, stop_reason));

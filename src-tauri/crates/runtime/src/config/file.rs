@@ -3,7 +3,7 @@
 //! written by a newer BearAgent is refused and never rewritten.
 
 use bearagent_kernel::ApprovalMode;
-use bearagent_providers::Protocol;
+use bearagent_providers::{Protocol, ToolMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -65,10 +65,17 @@ pub struct ProviderEntry {
     pub model: String,
     #[serde(default, skip_serializing_if = "is_unset")]
     pub key: KeySource,
+    /// `native` (default) or `json-text` for models without tool calling.
+    #[serde(default, skip_serializing_if = "is_native")]
+    pub tool_mode: ToolMode,
 }
 
 fn is_unset(k: &KeySource) -> bool {
     *k == KeySource::Unset
+}
+
+fn is_native(m: &ToolMode) -> bool {
+    *m == ToolMode::Native
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -39,6 +39,27 @@ fn a_valid_file_parses() {
         KeySource::Named(NamedKeySource::None)
     );
     assert_eq!(c.profiles["careful"].max_model_calls, Some(20));
+    assert_eq!(c.providers["local"].tool_mode, ToolMode::Native);
+}
+
+#[test]
+fn a_provider_can_use_json_text_tool_mode_and_a_bad_mode_names_the_field() {
+    let json_text = GOOD.replace(
+        "model = \"qwen\"",
+        "model = \"qwen\"\ntool_mode = \"json-text\"",
+    );
+    let c = parse(p(), &json_text).unwrap();
+    assert_eq!(c.providers["local"].tool_mode, ToolMode::JsonText);
+    // Saved back, the mode is kept (and a native one stays implicit).
+    let saved = toml::to_string(&c).unwrap();
+    assert!(saved.contains("tool_mode = \"json-text\""), "{saved}");
+    assert_eq!(saved.matches("tool_mode").count(), 1, "{saved}");
+
+    let bad = GOOD.replace("model = \"qwen\"", "model = \"qwen\"\ntool_mode = \"xml\"");
+    let err = parse(p(), &bad).unwrap_err().to_string();
+    assert!(err.starts_with("/cfg/config.toml:"), "{err}");
+    assert!(err.contains("expected `native` or `json-text`"), "{err}");
+    assert!(err.contains("providers.local.tool_mode"), "{err}");
 }
 
 #[test]

@@ -5,7 +5,7 @@ use super::keys::{key_from_env, SecretStore};
 use crate::profile::RunProfile;
 use crate::AppError;
 use bearagent_kernel::ApprovalMode;
-use bearagent_providers::{ApiKey, HttpProviderConfig, Protocol, RetryPolicy, Timeouts};
+use bearagent_providers::{ApiKey, HttpProviderConfig, Protocol, RetryPolicy, Timeouts, ToolMode};
 
 /// Per-run overrides from the command line.
 #[derive(Debug, Clone, Default)]
@@ -14,6 +14,8 @@ pub struct ProviderOverrides {
     pub model: Option<String>,
     /// Name of the environment variable holding the key.
     pub api_key_env: Option<String>,
+    /// Native tool calling or JSON-text mode, for this run.
+    pub tool_mode: Option<ToolMode>,
 }
 
 fn default_base_url(protocol: Protocol) -> &'static str {
@@ -36,28 +38,36 @@ pub fn http_config(
     name: &str,
     overrides: &ProviderOverrides,
 ) -> Result<HttpProviderConfig, AppError> {
-    let (protocol, base_url, model, key_source) = if let Some(entry) = config.providers.get(name) {
-        (
-            entry.protocol,
-            entry.base_url.clone(),
-            entry.model.clone(),
-            entry.key.clone(),
-        )
-    } else if let Ok(protocol) = name.parse::<Protocol>() {
-        let model = overrides.model.clone().ok_or_else(|| {
-            AppError::InvalidInput(format!("provider {name} needs a model (--model)"))
-        })?;
-        let key = match &overrides.api_key_env {
-            Some(_) => KeySource::Unset,
-            None => KeySource::Named(NamedKeySource::None),
+    let (protocol, base_url, model, key_source, tool_mode) =
+        if let Some(entry) = config.providers.get(name) {
+            (
+                entry.protocol,
+                entry.base_url.clone(),
+                entry.model.clone(),
+                entry.key.clone(),
+                entry.tool_mode,
+            )
+        } else if let Ok(protocol) = name.parse::<Protocol>() {
+            let model = overrides.model.clone().ok_or_else(|| {
+                AppError::InvalidInput(format!("provider {name} needs a model (--model)"))
+            })?;
+            let key = match &overrides.api_key_env {
+                Some(_) => KeySource::Unset,
+                None => KeySource::Named(NamedKeySource::None),
+            };
+            (
+                protocol,
+                default_base_url(protocol).to_owned(),
+                model,
+                key,
+                ToolMode::default(),
+            )
+        } else {
+            return Err(AppError::NotFound {
+                what: "provider",
+                id: name.to_owned(),
+            });
         };
-        (protocol, default_base_url(protocol).to_owned(), model, key)
-    } else {
-        return Err(AppError::NotFound {
-            what: "provider",
-            id: name.to_owned(),
-        });
-    };
     let api_key: Option<ApiKey> = match (&overrides.api_key_env, &key_source) {
         (Some(var), _) => Some(key_from_env(var).map_err(key_error)?),
         (None, KeySource::Env { env }) => Some(key_from_env(env).map_err(key_error)?),
@@ -81,6 +91,7 @@ pub fn http_config(
         timeouts: Timeouts::default(),
         retry: RetryPolicy::default(),
         max_output_tokens: 8192,
+        tool_mode: overrides.tool_mode.unwrap_or(tool_mode),
     })
 }
 
@@ -171,6 +182,7 @@ max_wall_time_secs = 60
             base_url: Some("http://127.0.0.1:9".into()),
             model: Some("local".into()),
             api_key_env: None,
+            tool_mode: Some(ToolMode::JsonText),
         };
         let c = http_config(
             &ConfigFile::default(),
@@ -181,6 +193,7 @@ max_wall_time_secs = 60
         .unwrap();
         assert_eq!(c.protocol, Protocol::Anthropic);
         assert_eq!(c.base_url, "http://127.0.0.1:9");
+        assert_eq!(c.tool_mode, ToolMode::JsonText);
         assert!(c.api_key.is_none());
         let no_model = ProviderOverrides {
             model: None,

@@ -1,0 +1,174 @@
+//! JSON-text tool mode (seed 001) for any provider: for chat models without
+//! native tool calling. The request carries no native tools; the system
+//! prompt describes them and the exact reply format, and the history is
+//! plain messages (tool calls as assistant JSON, results as user JSON). The
+//! reply streams live as text and is parsed strictly when it completes: a
+//! tool call, a final answer, or invalid output the loop feeds back.
+
+use crate::json_text::{encode_history, parse_reply, PROTOCOL_INSTRUCTIONS};
+use crate::{ModelProvider, ModelRequest, ModelStream, ProviderError, ProviderInfo, StreamItem};
+use bearagent_kernel::{Action, HistoryItem, Message, Role, StopReason};
+use futures::StreamExt;
+use std::sync::Arc;
+
+/// How tools reach the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolMode {
+    /// The protocol's own tool calling.
+    #[default]
+    Native,
+    /// Tools described in the prompt, replies parsed as strict JSON text.
+    JsonText,
+}
+
+impl std::fmt::Display for ToolMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ToolMode::Native => "native",
+            ToolMode::JsonText => "json-text",
+        })
+    }
+}
+
+impl std::str::FromStr for ToolMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim() {
+            "native" => Ok(ToolMode::Native),
+            "json-text" => Ok(ToolMode::JsonText),
+            other => Err(format!(
+                "unknown tool mode {other:?}: use \"native\" or \"json-text\""
+            )),
+        }
+    }
+}
+
+/// `inner` spoken to in JSON-text mode.
+pub fn json_text_provider(inner: Arc<dyn ModelProvider>) -> Arc<dyn ModelProvider> {
+    Arc::new(JsonTextProvider { inner })
+}
+
+struct JsonTextProvider {
+    inner: Arc<dyn ModelProvider>,
+}
+
+/// The system prompt with the tools and the reply format spelled out.
+pub fn system_prompt(request: &ModelRequest) -> String {
+    let mut prompt = request.system.clone();
+    prompt.push_str("\n\n# Tools\n");
+    if request.tools.is_empty() {
+        prompt.push_str("(none)\n");
+    }
+    for tool in &request.tools {
+        prompt.push_str(&format!(
+            "\n## {}\n{}\nArguments (JSON Schema): {}\n",
+            tool.name, tool.description, tool.parameters
+        ));
+    }
+    prompt.push_str("\n# Reply format\n");
+    prompt.push_str(PROTOCOL_INSTRUCTIONS);
+    prompt
+}
+
+fn plain_request(request: ModelRequest) -> ModelRequest {
+    let system = system_prompt(&request);
+    let history = encode_history(&request.history)
+        .into_iter()
+        .map(|m| {
+            let role = match m.role {
+                "system" => Role::System,
+                "assistant" => Role::Assistant,
+                _ => Role::User,
+            };
+            HistoryItem::Message(Message::new(role, m.content))
+        })
+        .collect();
+    ModelRequest {
+        system,
+        history,
+        tools: Vec::new(),
+        max_output_tokens: request.max_output_tokens,
+    }
+}
+
+impl ModelProvider for JsonTextProvider {
+    fn info(&self) -> ProviderInfo {
+        self.inner.info()
+    }
+
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let inner = self.inner.stream(plain_request(request));
+        let mut reply = String::new();
+        Box::pin(inner.flat_map(move |item| {
+            let out: Vec<Result<StreamItem, ProviderError>> = match item {
+                Ok(StreamItem::TextDelta(delta)) => {
+                    reply.push_str(&delta);
+                    vec![Ok(StreamItem::TextDelta(delta))]
+                }
+                Ok(StreamItem::Retrying(notice)) => {
+                    reply.clear();
+                    vec![Ok(StreamItem::Retrying(notice))]
+                }
+                // No tools were offered natively: a native call is not an
+                // answer in this mode.
+                Ok(StreamItem::ToolCall(call)) => vec![Err(ProviderError::InvalidOutput {
+                    message: format!(
+                        "in JSON-text mode a tool call must be written as JSON text, \
+                         not as a native call ({})",
+                        call.tool_name
+                    ),
+                    usage: Default::default(),
+                })],
+                Ok(StreamItem::AnswerText(text)) => {
+                    reply = text;
+                    vec![]
+                }
+                Ok(StreamItem::Completed { usage, stop_reason }) => {
+                    finish(std::mem::take(&mut reply), usage, stop_reason)
+                }
+                Err(e) => vec![Err(e)],
+            };
+            futures::stream::iter(out)
+        }))
+    }
+}
+
+/// The reply parsed strictly: the answer's text or one tool call, then the
+/// completion; anything else is invalid output carrying the usage spent.
+fn finish(
+    reply: String,
+    usage: bearagent_kernel::TokenUsage,
+    stop_reason: StopReason,
+) -> Vec<Result<StreamItem, ProviderError>> {
+    match parse_reply(&reply) {
+        Ok(Action::FinalAnswer(answer)) => vec![
+            Ok(StreamItem::AnswerText(answer.content)),
+            Ok(StreamItem::Completed {
+                usage,
+                stop_reason: StopReason::EndTurn,
+            }),
+        ],
+        Ok(Action::ToolCall(call)) if stop_reason != StopReason::MaxTokens => vec![
+            Ok(StreamItem::AnswerText(String::new())),
+            Ok(StreamItem::ToolCall(call)),
+            Ok(StreamItem::Completed {
+                usage,
+                stop_reason: StopReason::ToolUse,
+            }),
+        ],
+        Ok(Action::ToolCall(_)) => vec![Err(ProviderError::InvalidOutput {
+            message: "the reply hit the token limit".into(),
+            usage,
+        })],
+        Err(problem) => vec![Err(ProviderError::InvalidOutput {
+            message: format!("{problem}. {PROTOCOL_INSTRUCTIONS}"),
+            usage,
+        })],
+    }
+}
+
+#[cfg(test)]
+#[path = "json_text_mode_tests.rs"]
+mod tests;
