@@ -83,8 +83,17 @@ fn many_processes_at_once_on_an_existing_store_all_succeed() {
 #[test]
 fn a_live_run_is_never_interrupted_by_other_processes_starting() {
     let env = env();
+    env.write("notes.md", "notes\n");
+    // Alternating calls: slow, but never a loop.
     let steps: Vec<Value> = (0..8)
-        .map(|i| json!({"delay_ms": 150, "tool_call": {"tool_name": "list_dir", "arguments": {}, "call_id": format!("c{i}")}}))
+        .map(|i| {
+            let (tool, args) = if i % 2 == 0 {
+                ("list_dir", json!({}))
+            } else {
+                ("read_file", json!({"path": "notes.md"}))
+            };
+            json!({"delay_ms": 150, "tool_call": {"tool_name": tool, "arguments": args, "call_id": format!("c{i}")}})
+        })
         .chain([answer("slow and steady")])
         .collect();
     let child = spawn_run(&env, Value::Array(steps), "slow run");

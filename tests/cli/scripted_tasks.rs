@@ -230,6 +230,45 @@ fn escapes_are_refused_and_nothing_outside_the_workspace_is_touched() {
     assert!(!env.ws().join(".git").exists());
 }
 
+/// A model stuck on one call: three identical reads run, the fourth is
+/// refused as a loop (the model is told), the fifth asks the user — with
+/// no terminal that is a "no", so the run fails with a clear reason, exit 1.
+#[test]
+fn a_looping_model_runs_at_most_three_identical_calls_then_the_run_stops() {
+    let env = env();
+    env.write("a.md", "the same every time\n");
+    let steps: Vec<_> = (0..8)
+        .map(|_| json!({"tool_call": {"tool_name": "read_file", "arguments": {"path": "a.md"}}}))
+        .chain([answer("never reached")])
+        .collect();
+    let r = env.run(json!(steps), &["--approve", "reads"], "read a.md forever");
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    r.assert_seqs_contiguous();
+    assert_eq!(r.of_type("tool_call_completed").len(), 3);
+    let loops = r.of_type("loop_detected");
+    assert_eq!(loops.len(), 1);
+    assert_eq!(loops[0]["payload"]["tool_name"], "read_file");
+    assert_eq!(loops[0]["payload"]["repeats"], 3);
+    let failed = r.of_type("run_failed");
+    assert!(failed[0]["payload"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("kept repeating"));
+    // Thresholds come from the profile.
+    std::fs::write(
+        env.home.path().join("config.toml"),
+        "version = 1\n[profiles.patient]\nmax_repeated_calls = 5\n",
+    )
+    .unwrap();
+    let r = env.run(
+        json!(steps),
+        &["--approve", "reads", "--profile", "patient"],
+        "read a.md forever",
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.of_type("tool_call_completed").len(), 5);
+}
+
 #[test]
 fn runs_events_and_inspect_agree_and_exit_codes_are_distinct() {
     let env = env();

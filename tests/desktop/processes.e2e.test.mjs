@@ -38,10 +38,12 @@ after(async () => {
 function startCliRun() {
   const steps = [];
   // About 24 s of model time: still running however slowly the app starts.
+  // Alternating calls, so loop detection has nothing to stop.
   for (let i = 0; i < 40; i++) {
-    steps.push({ delay_ms: 600, tool_call: { tool_name: "list_dir", arguments: {}, call_id: `c${i}` } });
+    const [tool, args] = i % 2 === 0 ? ["list_dir", {}] : ["read_file", { path: "README.md" }];
+    steps.push({ delay_ms: 600, tool_call: { tool_name: tool, arguments: args, call_id: `c${i}` } });
   }
-  steps.push({ final_answer: "listed the folder forty times" });
+  steps.push({ final_answer: "looked around forty times" });
   const script = join(sandbox.root, "slow-script.json");
   writeFileSync(script, JSON.stringify(steps));
   writeFileSync(join(sandbox.workspace, "README.md"), "# my project\n");

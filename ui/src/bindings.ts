@@ -187,6 +187,11 @@ export type EventPage = {
 export type EventPayload = { type: "run_created"; goal: string; workspace_id: WorkspaceId; workspace_path: string; profile: string; budgets: Budgets; approval_mode: ApprovalMode; context_caps: ContextCaps; 
 /**  Invalid model replies fed back before the run fails. */
 max_invalid_outputs: number; 
+/**
+ *  Identical calls with identical results in a row before the next
+ *  one is refused as a loop.
+ */
+max_repeated_calls?: number; 
 /**  Configured provider name and model (never a key). */
 provider: string; model: string; 
 /**  Versions of config, prompt and context format in force. */
@@ -207,6 +212,12 @@ text?: string } | { type: "model_call_failed"; class: ModelErrorClass; message: 
 usage: TokenUsage } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
 /**  An interrupted run continues from its committed events. */
 { type: "run_resumed" } | 
+/**
+ *  The model asked for the same tool with the same arguments again
+ *  after `repeats` identical calls returned the same result: this call
+ *  was not executed, and the model is told why.
+ */
+{ type: "loop_detected"; call_id: CallId; tool_name: ToolName; repeats: number } | 
 /**  The user put a file back to how it was before the run. */
 { type: "artifact_reverted"; path: string; 
 /**
@@ -434,6 +445,8 @@ export type RunProjection = {
 	open_tool_calls: { [key in CallId]: ToolCallPhase },
 	unknown_effects: number,
 	external_changes: number,
+	/**  Repeated calls refused as a loop. */
+	loops_detected?: number,
 };
 
 export type RunStatus = { kind: "created" } | { kind: "running" } | { kind: "awaiting_approval" } | { kind: "succeeded" } | { kind: "failed"; reason: string } | { kind: "cancelled" } | { kind: "budget_exhausted"; which: BudgetKind } | { kind: "interrupted" };

@@ -151,6 +151,7 @@ impl ProfileView {
                 max_context_bytes: Some(self.context_caps.max_context_bytes),
                 max_tool_result_bytes: Some(self.context_caps.max_tool_result_bytes),
                 max_invalid_outputs: None,
+                max_repeated_calls: None,
             },
         )
     }

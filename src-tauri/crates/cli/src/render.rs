@@ -136,6 +136,9 @@ pub fn event_line(e: &EventEnvelope) -> String {
         EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
         EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
         EventPayload::RunResumed => "run resumed".into(),
+        EventPayload::LoopDetected {
+            tool_name, repeats, ..
+        } => format!("loop: {tool_name} asked again after {repeats} identical calls; not run"),
         EventPayload::ArtifactReverted { path, forced, .. } => {
             format!("reverted {path}{}", if *forced { " (forced)" } else { "" })
         }

@@ -329,6 +329,7 @@ async fn handle(
         | EventPayload::EffectUnknown { .. }
         | EventPayload::RunInterrupted { .. }
         | EventPayload::RunResumed
+        | EventPayload::LoopDetected { .. }
         | EventPayload::ArtifactReverted { .. }
         | EventPayload::ArtifactReapplied { .. }
         | EventPayload::ArtifactKept { .. } => Flow::Continue,

@@ -119,6 +119,10 @@ pub enum EventPayload {
         context_caps: ContextCaps,
         /// Invalid model replies fed back before the run fails.
         max_invalid_outputs: u32,
+        /// Identical calls with identical results in a row before the next
+        /// one is refused as a loop.
+        #[serde(default = "default_max_repeated_calls")]
+        max_repeated_calls: u32,
         /// Configured provider name and model (never a key).
         provider: String,
         model: String,
@@ -234,6 +238,14 @@ pub enum EventPayload {
     },
     /// An interrupted run continues from its committed events.
     RunResumed,
+    /// The model asked for the same tool with the same arguments again
+    /// after `repeats` identical calls returned the same result: this call
+    /// was not executed, and the model is told why.
+    LoopDetected {
+        call_id: CallId,
+        tool_name: ToolName,
+        repeats: u32,
+    },
     /// The user put a file back to how it was before the run.
     ArtifactReverted {
         path: String,
@@ -256,6 +268,13 @@ pub enum EventPayload {
     ArtifactKept {
         path: String,
     },
+}
+
+/// Three identical calls with identical results make a loop.
+pub const DEFAULT_MAX_REPEATED_CALLS: u32 = 3;
+
+fn default_max_repeated_calls() -> u32 {
+    DEFAULT_MAX_REPEATED_CALLS
 }
 
 impl EventPayload {
@@ -287,6 +306,7 @@ impl EventPayload {
             EventPayload::BudgetExhausted { .. } => "budget_exhausted",
             EventPayload::RunInterrupted { .. } => "run_interrupted",
             EventPayload::RunResumed => "run_resumed",
+            EventPayload::LoopDetected { .. } => "loop_detected",
             EventPayload::ArtifactReverted { .. } => "artifact_reverted",
             EventPayload::ArtifactReapplied { .. } => "artifact_reapplied",
             EventPayload::ArtifactKept { .. } => "artifact_kept",

@@ -106,6 +106,9 @@ pub struct RunProjection {
     pub open_tool_calls: BTreeMap<CallId, ToolCallPhase>,
     pub unknown_effects: u32,
     pub external_changes: u32,
+    /// Repeated calls refused as a loop.
+    #[serde(default)]
+    pub loops_detected: u32,
 }
 
 impl RunProjection {
@@ -246,6 +249,7 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         open_tool_calls: BTreeMap::new(),
         unknown_effects: 0,
         external_changes: 0,
+        loops_detected: 0,
     })
 }
 
@@ -494,6 +498,13 @@ impl Transition<'_> {
                 self.state.model_call = None;
                 self.state.last_error = Some(reason.clone());
                 self.state.status = RunStatus::Interrupted;
+            }
+            EventPayload::LoopDetected { call_id, .. } => {
+                self.require_status(&["running", "awaiting_approval"])?;
+                if !self.state.open_tool_calls.contains_key(call_id) {
+                    return Err(self.invalid(format!("loop detected for unknown call {call_id}")));
+                }
+                self.state.loops_detected = self.state.loops_detected.saturating_add(1);
             }
             EventPayload::RunResumed => {
                 self.require_status(&["interrupted"])?;

@@ -24,6 +24,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         approval_mode: crate::ApprovalMode::AskWrites,
         context_caps: crate::ContextCaps::default(),
         max_invalid_outputs: 2,
+        max_repeated_calls: crate::DEFAULT_MAX_REPEATED_CALLS,
         provider: "script".to_owned(),
         model: "scripted".to_owned(),
         config_versions: BTreeMap::from([("context".to_owned(), "1".to_owned())]),

@@ -36,6 +36,7 @@ impl Application {
             approval_mode,
             context_caps,
             max_invalid_outputs,
+            max_repeated_calls,
             provider,
             model,
             ..
@@ -75,6 +76,7 @@ impl Application {
                 | EventPayload::BudgetExhausted { .. }
                 | EventPayload::RunInterrupted { .. }
                 | EventPayload::RunResumed
+                | EventPayload::LoopDetected { .. }
                 | EventPayload::ArtifactReverted { .. }
                 | EventPayload::ArtifactReapplied { .. }
                 | EventPayload::ArtifactKept { .. } => None,
@@ -88,6 +90,7 @@ impl Application {
             budgets,
             approval_mode,
             max_invalid_outputs,
+            max_repeated_calls,
             context: context_caps,
         };
         // Committing RunResumed makes this process the run's owner (one

@@ -67,6 +67,7 @@ impl Application {
                 approval_mode: start.profile.approval_mode,
                 context_caps: start.profile.context,
                 max_invalid_outputs: start.profile.max_invalid_outputs,
+                max_repeated_calls: start.profile.max_repeated_calls,
                 provider: info.name.clone(),
                 model: info.model.clone(),
                 config_versions,

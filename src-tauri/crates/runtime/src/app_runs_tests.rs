@@ -579,3 +579,88 @@ async fn a_second_process_leaves_a_live_run_alone_and_cannot_steer_it() {
     assert_eq!(p.status, RunStatus::Succeeded);
     assert!(!types(&f.app, run).contains(&"run_interrupted"));
 }
+
+fn read(path: &str) -> serde_json::Value {
+    json!({"tool_call": {"tool_name": "read_file", "arguments": {"path": path}}})
+}
+
+#[tokio::test]
+async fn a_model_repeating_the_same_call_is_stopped_after_three_and_then_the_user_decides() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("a.txt"), "same").unwrap();
+    let mut rx = f.app.subscribe();
+    let steps = json!([
+        read("a.txt"),
+        read("a.txt"),
+        read("a.txt"),
+        read("a.txt"),
+        read("a.txt"),
+        read("a.txt"),
+        {"final_answer": "done"}
+    ]);
+    let run = start(&f, steps, ApprovalMode::AskWrites);
+    // The 5th identical call pauses the run for the user.
+    let call = next_approval(&mut rx).await;
+    let t = types(&f.app, run);
+    assert_eq!(t.iter().filter(|t| **t == "tool_call_completed").count(), 3);
+    assert_eq!(t.iter().filter(|t| **t == "loop_detected").count(), 1);
+    let p = f.app.get_run(run).unwrap();
+    assert_eq!(p.loops_detected, 1);
+    assert!(p
+        .pending_approval
+        .as_ref()
+        .unwrap()
+        .summary
+        .contains("keeps repeating"));
+    let go_on = Decision {
+        approve: true,
+        scope: ApprovalScope::Once,
+        reason: None,
+        by: "user".into(),
+    };
+    f.app.decide_approval(run, &call, go_on).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    // 3 + the one the user let through + the next (a fresh count).
+    let t = types(&f.app, run);
+    assert_eq!(t.iter().filter(|t| **t == "tool_call_completed").count(), 5);
+    // The model was told why its 4th call did not run.
+    let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
+    let refusal = events.iter().find_map(|e| match &e.payload {
+        EventPayload::ToolCallFailed { result } if result.content.contains("not executed") => {
+            Some(result.content.clone())
+        }
+        _ => None,
+    });
+    assert!(refusal.unwrap().contains("3 times in a row"));
+}
+
+#[tokio::test]
+async fn denying_a_repeating_agent_ends_the_run_failed() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("a.txt"), "same").unwrap();
+    let mut rx = f.app.subscribe();
+    let steps: Vec<_> = (0..5).map(|_| read("a.txt")).collect();
+    let run = start(&f, json!(steps), ApprovalMode::AskWrites);
+    let call = next_approval(&mut rx).await;
+    let stop = Decision {
+        approve: false,
+        scope: ApprovalScope::Once,
+        reason: None,
+        by: "user".into(),
+    };
+    f.app.decide_approval(run, &call, stop).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert!(
+        matches!(&p.status, RunStatus::Failed { reason } if reason.contains("kept repeating")),
+        "{:?}",
+        p.status
+    );
+    assert_eq!(
+        types(&f.app, run)
+            .iter()
+            .filter(|t| **t == "tool_call_completed")
+            .count(),
+        3
+    );
+}

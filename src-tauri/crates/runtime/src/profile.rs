@@ -10,6 +10,9 @@ pub struct RunProfile {
     pub approval_mode: ApprovalMode,
     /// Invalid model replies fed back to the model before the run fails.
     pub max_invalid_outputs: u32,
+    /// Identical calls with identical results in a row before the next one
+    /// is refused as a loop (then the user decides whether it may go on).
+    pub max_repeated_calls: u32,
     pub context: ContextCaps,
 }
 
@@ -20,6 +23,7 @@ impl Default for RunProfile {
             budgets: Budgets::default(),
             approval_mode: ApprovalMode::AskWrites,
             max_invalid_outputs: 2,
+            max_repeated_calls: bearagent_kernel::DEFAULT_MAX_REPEATED_CALLS,
             context: ContextCaps::default(),
         }
     }

@@ -176,6 +176,7 @@ impl Attribution {
                 | EventPayload::BudgetExhausted { .. }
                 | EventPayload::RunInterrupted { .. }
                 | EventPayload::RunResumed
+                | EventPayload::LoopDetected { .. }
                 | EventPayload::ArtifactReverted { .. }
                 | EventPayload::ArtifactReapplied { .. }
                 | EventPayload::ArtifactKept { .. } => {}

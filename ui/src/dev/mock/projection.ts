@@ -89,6 +89,12 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "external_change_observed":
       run.external_changes += 1;
       break;
+    case "loop_detected":
+      run.loops_detected = (run.loops_detected ?? 0) + 1;
+      break;
+    case "model_call_retry_scheduled":
+      if (p.usage) run.usage = { input: run.usage.input + p.usage.input, output: run.usage.output + p.usage.output };
+      break;
     case "run_succeeded":
       run.status = { kind: "succeeded" };
       run.final_answer = p.answer;

@@ -139,6 +139,8 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: "Run interrupted", tone: "danger", compact: false };
     case "run_resumed":
       return { title: "Run resumed", tone: "info", compact: true };
+    case "loop_detected":
+      return { title: `Loop: ${p.tool_name} repeated ${p.repeats}× with the same result — not run`, tone: "attention", compact: false };
     case "artifact_reverted":
       return { title: p.forced ? "File reverted (forced)" : "File reverted", tone: "attention", compact: true };
     case "artifact_reapplied":

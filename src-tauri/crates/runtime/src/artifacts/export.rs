@@ -77,6 +77,7 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::BudgetExhausted { .. }
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
+            | EventPayload::LoopDetected { .. }
             | EventPayload::ArtifactKept { .. } => {}
         }
     }
@@ -127,6 +128,7 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::ExternalChangeObserved { .. }
         | EventPayload::EffectVerified { .. }
         | EventPayload::RunResumed
+        | EventPayload::LoopDetected { .. }
         | EventPayload::ArtifactKept { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))

@@ -99,7 +99,8 @@ pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
             | EventPayload::RunCancelled { .. }
             | EventPayload::BudgetExhausted { .. }
             | EventPayload::RunInterrupted { .. }
-            | EventPayload::RunResumed => {}
+            | EventPayload::RunResumed
+            | EventPayload::LoopDetected { .. } => {}
         }
     }
     files

@@ -104,6 +104,10 @@ pub struct ProfileEntry {
     pub max_tool_result_bytes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_invalid_outputs: Option<u32>,
+    /// Identical calls with identical results before the next is refused
+    /// as a loop; 0 turns loop detection off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_repeated_calls: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

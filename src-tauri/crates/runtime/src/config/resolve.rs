@@ -133,6 +133,7 @@ pub fn profile(
         .max_tool_result_bytes
         .unwrap_or(c.max_tool_result_bytes);
     p.max_invalid_outputs = entry.max_invalid_outputs.unwrap_or(p.max_invalid_outputs);
+    p.max_repeated_calls = entry.max_repeated_calls.unwrap_or(p.max_repeated_calls);
     Ok((p, entry.provider, entry.model))
 }
 

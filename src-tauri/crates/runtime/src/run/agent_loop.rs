@@ -45,6 +45,7 @@ pub(super) struct RunGrants {
     /// Tool name → the seq of the approval that granted it for the run.
     pub tools: std::collections::BTreeMap<String, EventSeq>,
     pub seen: std::collections::HashMap<String, Option<bearagent_kernel::ContentHash>>,
+    pub loops: super::loops::LoopGuard,
 }
 
 enum Step {

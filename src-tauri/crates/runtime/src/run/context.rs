@@ -108,6 +108,7 @@ fn history_from_events(events: &[EventEnvelope], caps: &ContextCaps) -> Vec<Hist
             | EventPayload::BudgetExhausted { .. }
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
+            | EventPayload::LoopDetected { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactKept { .. } => {}

@@ -4,6 +4,7 @@
 pub mod agent_loop;
 pub mod approvals;
 pub mod context;
+pub(crate) mod loops;
 pub mod reconcile;
 pub mod recorder;
 pub(crate) mod tool_step;

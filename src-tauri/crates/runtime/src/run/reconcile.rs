@@ -72,6 +72,7 @@ fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<Co
             | EventPayload::BudgetExhausted { .. }
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
+            | EventPayload::LoopDetected { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactKept { .. } => {}
@@ -203,6 +204,7 @@ mod tests {
                 approval_mode: bearagent_kernel::ApprovalMode::AskWrites,
                 context_caps: Default::default(),
                 max_invalid_outputs: 2,
+                max_repeated_calls: 3,
                 provider: "p".into(),
                 model: "m".into(),
                 config_versions: Default::default(),
@@ -229,6 +231,7 @@ mod tests {
                 approval_mode: bearagent_kernel::ApprovalMode::AskWrites,
                 context_caps: Default::default(),
                 max_invalid_outputs: 2,
+                max_repeated_calls: 3,
                 provider: "p".into(),
                 model: "m".into(),
                 config_versions: Default::default(),

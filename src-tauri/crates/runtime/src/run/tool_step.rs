@@ -26,7 +26,7 @@ fn result(call_id: &CallId, content: String, is_error: bool) -> ToolResult {
     }
 }
 
-fn fail(
+pub(super) fn fail(
     rec: &mut Recorder,
     cause: EventSeq,
     call_id: &CallId,
@@ -79,6 +79,11 @@ pub(super) async fn run_tool_call(
         Err(e) => return fail(rec, requested, &call_id, format!("invalid arguments: {e}")),
     };
     remember_prepared(grants, &prepared);
+    let user_approval =
+        match super::loops::guard(rec, deps, grants, requested, &call, &prepared).await? {
+            super::loops::Guarded::Proceed { user_approval } => user_approval,
+            super::loops::Guarded::Ended(end) => return Ok(end),
+        };
     let authorized = match deps.policy().decide(tool.spec(), prepared) {
         PolicyDecision::Allow(authorized) => authorized,
         PolicyDecision::Deny { reason } => {
@@ -90,9 +95,16 @@ pub(super) async fn run_tool_call(
             )
         }
         // "Always for this run": the user's earlier approval covers it.
-        PolicyDecision::Ask(request) => match grants.tools.get(call.tool_name.as_str()) {
-            Some(&granted_at) => request.approve(granted_at),
-            None => match ask(rec, deps, requested, &call, request.call()).await? {
+        // "Always for this run", or the user's "let it go on" after a loop:
+        // an approval already recorded covers it.
+        PolicyDecision::Ask(request) => match grants
+            .tools
+            .get(call.tool_name.as_str())
+            .copied()
+            .or(user_approval)
+        {
+            Some(approved_at) => request.approve(approved_at),
+            None => match ask(rec, deps, requested, &call, request.call().summary()).await? {
                 Asked::Granted { seq, scope } => {
                     if scope == ApprovalScope::ToolForRun {
                         grants.tools.insert(call.tool_name.to_string(), seq);
@@ -160,6 +172,10 @@ async fn execute_allowed(
         (Some(target), Some(before)) => Some(receipt_after(rec, target, before)?),
         _ => None,
     };
+    grants.loops.executed(
+        super::loops::signature(&prepared),
+        hash_bytes(outcome.content.as_bytes()),
+    );
     if outcome.is_error {
         let failed = rec.record(
             Some(started),
@@ -270,7 +286,7 @@ pub(super) async fn resume_decided(
     execute_allowed(rec, deps, grants, tool, call_id, authorized, seq).await
 }
 
-enum Asked {
+pub(super) enum Asked {
     Granted {
         seq: EventSeq,
         scope: ApprovalScope,
@@ -282,12 +298,12 @@ enum Asked {
     Cancelled,
 }
 
-async fn ask(
+pub(super) async fn ask(
     rec: &mut Recorder,
     deps: &LoopDeps,
     requested: EventSeq,
     call: &ToolCall,
-    prepared: &PreparedCall,
+    summary: &str,
 ) -> Result<Asked, AppError> {
     // Register before committing the request so no decision can be lost.
     let waiter = deps.approvals.wait(rec.run_id(), call.call_id.clone());
@@ -296,7 +312,7 @@ async fn ask(
         EventPayload::ApprovalRequested {
             call_id: call.call_id.clone(),
             tool_name: call.tool_name.clone(),
-            summary: prepared.summary().to_owned(),
+            summary: summary.to_owned(),
         },
     )?;
     let decision: Option<Decision> = tokio::select! {
