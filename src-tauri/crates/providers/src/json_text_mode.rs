@@ -135,6 +135,20 @@ impl ModelProvider for JsonTextProvider {
     }
 }
 
+/// How much of an invalid reply is kept in its error.
+const MAX_KEPT_REPLY: usize = 2048;
+
+fn capped(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    &text[..cut]
+}
+
 /// The reply parsed strictly: the answer's text or one tool call, then the
 /// completion; anything else is invalid output carrying the usage spent.
 fn finish(
@@ -162,8 +176,13 @@ fn finish(
             message: "the reply hit the token limit".into(),
             usage,
         })],
+        // The reply is kept in the error (and so in the event) so a run
+        // that fails on prose shows what the model actually said.
         Err(problem) => vec![Err(ProviderError::InvalidOutput {
-            message: format!("{problem}. {PROTOCOL_INSTRUCTIONS}"),
+            message: format!(
+                "{problem}. Your reply was: {:?}. {PROTOCOL_INSTRUCTIONS}",
+                capped(&reply, MAX_KEPT_REPLY)
+            ),
             usage,
         })],
     }

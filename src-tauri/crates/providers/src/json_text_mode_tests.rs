@@ -108,6 +108,10 @@ async fn prose_is_invalid_output_that_tells_the_model_the_format_and_keeps_the_u
         panic!("expected invalid output, got {err:?}");
     };
     assert!(message.contains("not valid JSON"), "{message}");
+    assert!(
+        message.contains("Sure! I will read the file now."),
+        "{message}"
+    );
     assert!(message.contains(PROTOCOL_INSTRUCTIONS));
     assert_eq!(usage.input, 30);
 }
@@ -122,4 +126,12 @@ fn tool_modes_parse_and_print() {
         serde_json::to_value(ToolMode::JsonText).unwrap(),
         json!("json-text")
     );
+}
+
+#[test]
+fn a_long_invalid_reply_is_kept_cut_at_a_character_boundary() {
+    let reply = "é".repeat(3000);
+    let kept = capped(&reply, MAX_KEPT_REPLY);
+    assert!(kept.len() <= MAX_KEPT_REPLY && kept.len() >= MAX_KEPT_REPLY - 1);
+    assert!(kept.chars().all(|c| c == 'é'));
 }

@@ -349,6 +349,47 @@ data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}
     assert_eq!(server.requests().len(), 2);
 }
 
+/// The same for the other protocols' in-stream errors: Responses
+/// `response.failed` and an OpenAI-compatible server's `error` chunk.
+#[tokio::test]
+async fn in_stream_server_errors_after_text_are_retried_in_every_protocol() {
+    let cases = [
+        (
+            Protocol::OpenAiResponses,
+            "responses/resp_text",
+            sse(&[
+                r#"data: {"type":"response.output_text.delta","delta":"par"}"#,
+                r#"data: {"type":"response.failed","response":{"status":"failed","error":{"code":"server_error","message":"The server had an error"}}}"#,
+            ]),
+        ),
+        (
+            Protocol::OpenAiChat,
+            "chat/cc_text_usage",
+            sse(&[
+                r#"data: {"id":"x","choices":[{"index":0,"delta":{"content":"par"},"finish_reason":null}]}"#,
+                r#"data: {"error":{"code":503,"message":"Loading model","type":"unavailable_error"}}"#,
+            ]),
+        ),
+    ];
+    for (protocol, name, failing) in cases {
+        let rec = recordings().into_iter().find(|r| r.name == name).unwrap();
+        let server = TestServer::start(vec![
+            Reply::sse_bytes(failing),
+            Reply::sse_bytes(rec.sse.clone()),
+        ])
+        .await;
+        let got = collect(
+            provider(config(protocol, &server.base_url(), None)).as_ref(),
+            simple_request(),
+        )
+        .await;
+        assert_eq!(got.retries.len(), 1, "{protocol}");
+        assert!(got.retries[0].discarded_partial, "{protocol}");
+        support::check(&rec.expected, &got, name);
+        assert_eq!(server.requests().len(), 2, "{protocol}");
+    }
+}
+
 /// A non-retryable error inside the stream after content is the call's
 /// error: nothing is retried and no completion is invented.
 #[tokio::test]
