@@ -107,6 +107,7 @@ impl Application {
         if slot.is_none() {
             *slot = Some(crate::follow::Follower::start(
                 self.store.clone(),
+                self.clock.clone(),
                 self.live.clone(),
             )?);
         }

@@ -3,9 +3,15 @@
 //! second — one `PRAGMA data_version` when nothing changed, no busy loop —
 //! and publishes the other processes' new events on the live bus, exactly
 //! as if they had been committed here. Front ends deduplicate by seq.
+//!
+//! Every few seconds it also reconciles runs whose owner died meanwhile (a
+//! CLI run killed while the app is open), so they show Interrupted now
+//! rather than at the next start.
 
 use crate::live::{LiveBus, LiveEvent};
+use crate::run::reconcile::reconcile_unfinished;
 use crate::AppError;
+use bearagent_kernel::Clock;
 use bearagent_store::{Ownership, Store, MAX_PAGE};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -16,6 +22,9 @@ use std::time::Duration;
 /// poll costs one PRAGMA.
 pub const FOLLOW_INTERVAL: Duration = Duration::from_millis(200);
 
+/// Every this many polls, runs of dead owners are reconciled (~2 s).
+const RECONCILE_EVERY: u32 = 10;
+
 /// The running follower; stops (and joins) when dropped.
 pub struct Follower {
     stop: Arc<AtomicBool>,
@@ -23,15 +32,26 @@ pub struct Follower {
 }
 
 impl Follower {
-    pub fn start(store: Arc<Store>, live: LiveBus) -> Result<Follower, AppError> {
+    pub fn start(
+        store: Arc<Store>,
+        clock: Arc<dyn Clock>,
+        live: LiveBus,
+    ) -> Result<Follower, AppError> {
         let mut feed = store.change_feed()?;
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = stop.clone();
         let thread = std::thread::Builder::new()
             .name("bearagent-follow".into())
             .spawn(move || {
+                let mut polls = 0u32;
                 while !stopping.load(Ordering::Relaxed) {
                     std::thread::sleep(FOLLOW_INTERVAL);
+                    polls = polls.wrapping_add(1);
+                    if polls % RECONCILE_EVERY == 0 {
+                        if let Err(e) = reconcile_unfinished(&store, &clock, &live) {
+                            tracing::warn!(error = %e, "could not reconcile runs of stopped processes");
+                        }
+                    }
                     if let Err(e) = publish_new(&store, &live, &mut feed) {
                         tracing::warn!(error = %e, "could not read other processes' events");
                     }
@@ -92,7 +112,8 @@ mod tests {
         let there = Store::open_in(home.path()).unwrap();
         let live = LiveBus::new();
         let mut rx = live.subscribe();
-        let follower = Follower::start(here.clone(), live.clone()).unwrap();
+        let clock: Arc<dyn Clock> = Arc::new(bearagent_kernel::FixedClock(at(5)));
+        let follower = Follower::start(here.clone(), clock, live.clone()).unwrap();
 
         let run = RunId::new();
         there
@@ -132,6 +153,22 @@ mod tests {
         .unwrap();
         tokio::time::sleep(FOLLOW_INTERVAL * 3).await;
         assert!(rx.try_recv().is_err());
+
+        // The other process dies with its run live: within a few seconds
+        // this one reconciles it, without waiting for a restart.
+        drop(there);
+        let interrupted = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                if let Ok(LiveEvent::Committed(e)) = rx.recv().await {
+                    if e.run_id == run && matches!(e.payload, EventPayload::RunInterrupted { .. }) {
+                        return e.seq;
+                    }
+                }
+            }
+        })
+        .await
+        .unwrap();
+        assert_eq!(interrupted, EventSeq(3));
         drop(follower);
     }
 }
