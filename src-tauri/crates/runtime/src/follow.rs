@@ -47,7 +47,7 @@ impl Follower {
                 while !stopping.load(Ordering::Relaxed) {
                     std::thread::sleep(FOLLOW_INTERVAL);
                     polls = polls.wrapping_add(1);
-                    if polls % RECONCILE_EVERY == 0 {
+                    if polls.is_multiple_of(RECONCILE_EVERY) {
                         if let Err(e) = reconcile_unfinished(&store, &clock, &live) {
                             tracing::warn!(error = %e, "could not reconcile runs of stopped processes");
                         }
