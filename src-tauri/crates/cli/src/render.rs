@@ -56,7 +56,14 @@ pub fn event_line(e: &EventEnvelope) -> String {
         }
         EventPayload::ModelCallCompleted { action, usage, .. } => {
             let what = match action {
-                Action::ToolCall(c) => format!("wants {}", c.tool_name),
+                Action::ToolCalls { calls } => format!(
+                    "wants {}",
+                    calls
+                        .iter()
+                        .map(|c| c.tool_name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
                 Action::FinalAnswer(_) => "answered".into(),
             };
             format!(

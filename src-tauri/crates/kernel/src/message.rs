@@ -12,6 +12,10 @@ pub enum MessageError {
     Id(#[from] IdError),
     #[error("tool call arguments must be a JSON object, got {found}")]
     ArgumentsNotObject { found: &'static str },
+    #[error("a turn must carry at least one tool call or be a final answer")]
+    NoCalls,
+    #[error("call id {0} appears more than once in one turn")]
+    DuplicateCallId(String),
 }
 
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -114,13 +118,72 @@ pub struct FinalAnswer {
     pub content: String,
 }
 
-/// What a model proposes in one turn.
+/// What a model proposes in one turn: one or more tool calls (run in
+/// order, each through the whole tool path), or a final answer. The text
+/// the model wrote beside its calls travels with the completion.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Action {
+    ToolCalls { calls: Vec<ToolCall> },
+    FinalAnswer(FinalAnswer),
+}
+
+impl Action {
+    /// A turn of calls: at least one, call ids unique within the turn.
+    pub fn tool_calls(calls: Vec<ToolCall>) -> Result<Action, MessageError> {
+        if calls.is_empty() {
+            return Err(MessageError::NoCalls);
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for call in &calls {
+            if !seen.insert(call.call_id.as_str()) {
+                return Err(MessageError::DuplicateCallId(call.call_id.to_string()));
+            }
+        }
+        Ok(Action::ToolCalls { calls })
+    }
+
+    /// A turn of one call.
+    pub fn one_call(call: ToolCall) -> Action {
+        Action::ToolCalls { calls: vec![call] }
+    }
+
+    /// The calls of the turn, in order (none for a final answer).
+    pub fn calls(&self) -> &[ToolCall] {
+        match self {
+            Action::ToolCalls { calls } => calls,
+            Action::FinalAnswer(_) => &[],
+        }
+    }
+}
+
+/// What is stored: today's shape, and the one-call shape events written
+/// before turns could carry several calls (`{"type":"tool_call", ...}`).
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ActionWire {
+    ToolCalls { calls: Vec<ToolCall> },
     ToolCall(ToolCall),
     FinalAnswer(FinalAnswer),
+}
+
+impl<'de> Deserialize<'de> for Action {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Action::try_from(ActionWire::deserialize(deserializer)?).map_err(serde::de::Error::custom)
+    }
+}
+
+impl TryFrom<ActionWire> for Action {
+    type Error = MessageError;
+
+    fn try_from(wire: ActionWire) -> Result<Self, Self::Error> {
+        match wire {
+            ActionWire::ToolCalls { calls } => Action::tool_calls(calls),
+            ActionWire::ToolCall(call) => Ok(Action::one_call(call)),
+            ActionWire::FinalAnswer(answer) => Ok(Action::FinalAnswer(answer)),
+        }
+    }
 }
 
 /// One item of the conversation history sent to a model.
@@ -175,8 +238,32 @@ mod tests {
     fn deserialising_enforces_the_same_invariants() {
         let bad = json!({"call_id": "c1", "tool_name": "t", "arguments": "x"});
         assert!(serde_json::from_value::<ToolCall>(bad).is_err());
-        let good = json!({"type": "tool_call", "call_id": "c1", "tool_name": "t", "arguments": {}});
-        let action: Action = serde_json::from_value(good).unwrap();
-        assert!(matches!(action, Action::ToolCall(_)));
+        let legacy =
+            json!({"type": "tool_call", "call_id": "c1", "tool_name": "t", "arguments": {}});
+        let action: Action = serde_json::from_value(legacy).unwrap();
+        assert_eq!(action.calls().len(), 1);
+        // Written back in today's shape, read back the same.
+        let now = serde_json::to_value(&action).unwrap();
+        assert_eq!(now["type"], "tool_calls");
+        assert_eq!(serde_json::from_value::<Action>(now).unwrap(), action);
+    }
+
+    #[test]
+    fn a_turn_of_calls_is_non_empty_with_unique_ids() {
+        let a = ToolCall::new("c1", "read_file", json!({})).unwrap();
+        let b = ToolCall::new("c2", "list_dir", json!({})).unwrap();
+        assert_eq!(Action::tool_calls(vec![]), Err(MessageError::NoCalls));
+        assert_eq!(
+            Action::tool_calls(vec![a.clone(), a.clone()]),
+            Err(MessageError::DuplicateCallId("c1".into()))
+        );
+        assert_eq!(Action::tool_calls(vec![a, b]).unwrap().calls().len(), 2);
+        let dup = json!({"type": "tool_calls", "calls": [
+            {"call_id": "x", "tool_name": "t", "arguments": {}},
+            {"call_id": "x", "tool_name": "t", "arguments": {}}
+        ]});
+        assert!(serde_json::from_value::<Action>(dup).is_err());
+        let none = json!({"type": "tool_calls", "calls": []});
+        assert!(serde_json::from_value::<Action>(none).is_err());
     }
 }

@@ -77,7 +77,7 @@ fn given_created_and_started_then_running() {
 fn given_a_tool_turn_and_a_final_answer_then_succeeded_with_totals() {
     let mut events = started();
     events.extend(model_turn(
-        Action::ToolCall(write_call(1)),
+        Action::one_call(write_call(1)),
         TokenUsage::new(100, 10),
     ));
     events.push(EventPayload::ToolCallRequested {
@@ -114,7 +114,7 @@ fn given_a_tool_turn_and_a_final_answer_then_succeeded_with_totals() {
 fn given_an_approval_request_then_pending_until_granted() {
     let mut events = started();
     events.extend(model_turn(
-        Action::ToolCall(write_call(1)),
+        Action::one_call(write_call(1)),
         TokenUsage::default(),
     ));
     events.push(EventPayload::ToolCallRequested {
@@ -215,7 +215,7 @@ fn given_an_open_model_call_then_success_is_rejected() {
 fn given_an_interrupted_approval_then_resuming_restores_the_pending_request() {
     let mut events = started();
     events.extend(model_turn(
-        Action::ToolCall(write_call(1)),
+        Action::one_call(write_call(1)),
         TokenUsage::default(),
     ));
     events.push(EventPayload::ToolCallRequested {

@@ -78,7 +78,7 @@ pub fn valid_run_from_choices(
         match choice % 6 {
             0 | 1 => {
                 payloads.push(EventPayload::ModelCallCompleted {
-                    action: Action::ToolCall(call.clone()),
+                    action: Action::one_call(call.clone()),
                     usage,
                     stop_reason: StopReason::ToolUse,
                     text: String::new(),
@@ -96,7 +96,7 @@ pub fn valid_run_from_choices(
             }
             2 => {
                 payloads.push(EventPayload::ModelCallCompleted {
-                    action: Action::ToolCall(call.clone()),
+                    action: Action::one_call(call.clone()),
                     usage,
                     stop_reason: StopReason::ToolUse,
                     text: String::new(),
@@ -155,7 +155,7 @@ pub fn valid_run_from_choices(
             }
             _ => {
                 payloads.push(EventPayload::ModelCallCompleted {
-                    action: Action::ToolCall(call),
+                    action: Action::one_call(call),
                     usage,
                     stop_reason: StopReason::ToolUse,
                     text: String::new(),

@@ -66,35 +66,29 @@ pub async fn complete(
             message: "no completion was received".into(),
         });
     };
-    let action = match calls.len() {
-        0 if text.trim().is_empty() => {
+    let action = if calls.is_empty() {
+        if text.trim().is_empty() {
             return Err(ProviderError::InvalidOutput {
                 message: "the model returned neither text nor a tool call".into(),
                 usage,
-            })
+            });
         }
-        0 => Action::FinalAnswer(FinalAnswer {
+        Action::FinalAnswer(FinalAnswer {
             content: text.clone(),
-        }),
-        1 => Action::ToolCall(calls.remove(0)),
-        n => {
-            // The loop is serial: one action per turn. Say so rather than
-            // silently dropping calls the model expects answers to.
-            return Err(ProviderError::InvalidOutput {
-                message: format!(
-                    "the model proposed {n} tool calls at once; BearAgent runs one tool call per turn"
-                ),
-                usage,
-            });
-        }
+        })
+    } else {
+        // Several calls in one turn run in order; a turn that repeats a
+        // call id could not be answered unambiguously.
+        Action::tool_calls(calls).map_err(|e| ProviderError::InvalidOutput {
+            message: e.to_string(),
+            usage,
+        })?
     };
-    if stop_reason == StopReason::MaxTokens {
-        if let Action::ToolCall(_) = action {
-            return Err(ProviderError::InvalidOutput {
-                message: "the output hit the token limit inside a tool call".into(),
-                usage,
-            });
-        }
+    if stop_reason == StopReason::MaxTokens && !action.calls().is_empty() {
+        return Err(ProviderError::InvalidOutput {
+            message: "the output hit the token limit inside a tool call".into(),
+            usage,
+        });
     }
     Ok(ModelResponse {
         action,

@@ -99,7 +99,7 @@ pub fn parse_reply(text: &str) -> Result<Action, String> {
                 .cloned()
                 .ok_or_else(|| "field \"arguments\" is missing".to_string())?;
             ToolCall::new(call_id, tool_name, arguments)
-                .map(Action::ToolCall)
+                .map(Action::one_call)
                 .map_err(|e| e.to_string())
         }
         "final_answer" => {
@@ -155,7 +155,7 @@ mod tests {
             r#" {"type":"tool_call","call_id":"c1","tool_name":"read_file","arguments":{"path":"x"}} "#,
         )
         .unwrap();
-        assert!(matches!(a, Action::ToolCall(c) if c.tool_name.as_str() == "read_file"));
+        assert!(matches!(a.calls(), [c] if c.tool_name.as_str() == "read_file"));
         let a = parse_reply(r#"{"type":"final_answer","content":"42"}"#).unwrap();
         assert_eq!(
             a,

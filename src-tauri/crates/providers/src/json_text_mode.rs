@@ -164,15 +164,16 @@ fn finish(
                 stop_reason: StopReason::EndTurn,
             }),
         ],
-        Ok(Action::ToolCall(call)) if stop_reason != StopReason::MaxTokens => vec![
-            Ok(StreamItem::AnswerText(String::new())),
-            Ok(StreamItem::ToolCall(call)),
-            Ok(StreamItem::Completed {
+        Ok(Action::ToolCalls { calls }) if stop_reason != StopReason::MaxTokens => {
+            let mut out = vec![Ok(StreamItem::AnswerText(String::new()))];
+            out.extend(calls.into_iter().map(|c| Ok(StreamItem::ToolCall(c))));
+            out.push(Ok(StreamItem::Completed {
                 usage,
                 stop_reason: StopReason::ToolUse,
-            }),
-        ],
-        Ok(Action::ToolCall(_)) => vec![Err(ProviderError::InvalidOutput {
+            }));
+            out
+        }
+        Ok(Action::ToolCalls { .. }) => vec![Err(ProviderError::InvalidOutput {
             message: "the reply hit the token limit".into(),
             usage,
         })],

@@ -45,9 +45,10 @@ async fn a_json_tool_call_reply_becomes_the_call_and_the_request_has_no_native_t
     let response = complete(provider.as_ref(), request(), |_| {})
         .await
         .unwrap();
-    let Action::ToolCall(call) = response.action else {
+    let [call] = response.action.calls() else {
         panic!("expected a tool call, got {:?}", response.action);
     };
+    let call = call.clone();
     assert_eq!(call.call_id.as_str(), "c2");
     assert_eq!(
         serde_json::Value::Object(call.arguments),

@@ -21,6 +21,9 @@ pub struct ScriptStep {
     pub text: Option<String>,
     #[serde(default)]
     pub tool_call: Option<ScriptToolCall>,
+    /// Several calls in one turn (they run in order).
+    #[serde(default)]
+    pub tool_calls: Option<Vec<ScriptToolCall>>,
     #[serde(default)]
     pub final_answer: Option<String>,
     /// A raw reply parsed strictly as JSON-text mode would.
@@ -118,7 +121,8 @@ impl ScriptedProvider {
 
     /// Reads a script: either a JSON array of steps or
     /// `{"model": "...", "steps": [...]}`. Every step must have exactly one
-    /// of `tool_call`, `final_answer`, `raw_text`, `error`, `truncate`.
+    /// of `tool_call`, `tool_calls`, `final_answer`, `raw_text`, `error`,
+    /// `truncate`.
     pub fn from_file(path: &Path) -> Result<Self, ScriptError> {
         let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| ScriptError::Read {
@@ -173,6 +177,7 @@ impl ScriptedProvider {
 fn check_step(i: usize, step: &ScriptStep) -> Result<(), String> {
     let kinds = [
         step.tool_call.is_some(),
+        step.tool_calls.is_some(),
         step.final_answer.is_some(),
         step.raw_text.is_some(),
         step.error.is_some(),
@@ -180,7 +185,7 @@ fn check_step(i: usize, step: &ScriptStep) -> Result<(), String> {
     ];
     if kinds.iter().filter(|k| **k).count() != 1 {
         return Err(format!(
-            "step {}: exactly one of tool_call, final_answer, raw_text, error, truncate is required",
+            "step {}: exactly one of tool_call, tool_calls, final_answer, raw_text, error, truncate is required",
             i + 1
         ));
     }
@@ -285,21 +290,31 @@ fn step_items(
     if step.truncate {
         return items;
     }
-    let stop_reason = match (&step.tool_call, &step.final_answer, &step.raw_text) {
-        (Some(call), _, _) => {
-            let call_id = call
-                .call_id
-                .clone()
-                .unwrap_or_else(|| format!("script_call_{}", index + 1));
-            output_bytes += call.arguments.to_string().len();
-            match ToolCall::new(call_id, call.tool_name.clone(), call.arguments.clone()) {
-                Ok(c) => items.push(Ok(StreamItem::ToolCall(c))),
-                Err(e) => {
-                    items.push(Err(ProviderError::InvalidOutput {
-                        message: e.to_string(),
-                        usage: usage_for(output_bytes),
-                    }));
-                    return items;
+    let calls: Option<Vec<&ScriptToolCall>> = match (&step.tool_call, &step.tool_calls) {
+        (Some(one), _) => Some(vec![one]),
+        (None, Some(many)) => Some(many.iter().collect()),
+        (None, None) => None,
+    };
+    let stop_reason = match (&calls, &step.final_answer, &step.raw_text) {
+        (Some(calls), _, _) => {
+            for (j, call) in calls.iter().enumerate() {
+                let call_id = call.call_id.clone().unwrap_or_else(|| {
+                    if calls.len() == 1 {
+                        format!("script_call_{}", index + 1)
+                    } else {
+                        format!("script_call_{}_{}", index + 1, j + 1)
+                    }
+                });
+                output_bytes += call.arguments.to_string().len();
+                match ToolCall::new(call_id, call.tool_name.clone(), call.arguments.clone()) {
+                    Ok(c) => items.push(Ok(StreamItem::ToolCall(c))),
+                    Err(e) => {
+                        items.push(Err(ProviderError::InvalidOutput {
+                            message: e.to_string(),
+                            usage: usage_for(output_bytes),
+                        }));
+                        return items;
+                    }
                 }
             }
             StopReason::ToolUse
@@ -316,8 +331,8 @@ fn step_items(
         (None, None, Some(raw)) => {
             output_bytes += raw.len();
             match json_text::parse_reply(raw) {
-                Ok(Action::ToolCall(c)) => {
-                    items.push(Ok(StreamItem::ToolCall(c)));
+                Ok(Action::ToolCalls { calls }) => {
+                    items.extend(calls.into_iter().map(|c| Ok(StreamItem::ToolCall(c))));
                     StopReason::ToolUse
                 }
                 Ok(Action::FinalAnswer(a)) => {

@@ -34,7 +34,7 @@ fn steps_play_in_order_and_calls_are_recorded() {
     .unwrap();
     let (first, seen) = run(&p, "one");
     let first = first.unwrap();
-    assert!(matches!(&first.action, Action::ToolCall(c) if c.call_id.as_str() == "script_call_1"));
+    assert!(matches!(first.action.calls(), [c] if c.call_id.as_str() == "script_call_1"));
     assert_eq!(seen, "Let me look. ");
     let (second, seen) = run(&p, "two");
     let second = second.unwrap();

@@ -152,7 +152,7 @@ async fn chat_history_with_tool_calls_and_results() {
         .await
         .body;
     assert_eq!(body["max_tokens"], 321);
-    assert_eq!(body["parallel_tool_calls"], false);
+    assert_eq!(body["parallel_tool_calls"], true);
     assert_eq!(
         body["tools"],
         json!([{"type": "function", "function": {"name": "read_file", "description": "Read a file",
@@ -200,7 +200,7 @@ async fn responses_history_answers_by_call_id() {
         .body;
     assert_eq!(body["instructions"], "rules");
     assert_eq!(body["max_output_tokens"], 321);
-    assert_eq!(body["parallel_tool_calls"], false);
+    assert_eq!(body["parallel_tool_calls"], true);
     assert_eq!(
         body["tools"],
         json!([{"type": "function", "name": "read_file", "description": "Read a file",
@@ -242,7 +242,7 @@ async fn anthropic_history_puts_results_first_in_the_user_turn() {
     assert_eq!(body["max_tokens"], 321);
     assert_eq!(
         body["tool_choice"],
-        json!({"type": "auto", "disable_parallel_tool_use": true})
+        json!({"type": "auto", "disable_parallel_tool_use": false})
     );
     assert_eq!(
         body["tools"],
@@ -263,6 +263,113 @@ async fn anthropic_history_puts_results_first_in_the_user_turn() {
                 {"type": "tool_result", "tool_use_id": "call_B", "content": "no such file", "is_error": true},
                 {"type": "text", "text": "go on"}]}
         ])
+    );
+}
+
+/// One turn of two calls, then both results: the follow-up request each
+/// protocol needs (ids as the provider gave them).
+fn parallel_turn() -> ModelRequest {
+    let call = |id: &str, path: &str| {
+        HistoryItem::ToolCall(ToolCall::new(id, "read_file", json!({"path": path})).unwrap())
+    };
+    let result =
+        |id: &str, text: &str| HistoryItem::ToolResult(ToolResult::new(id, text, false).unwrap());
+    ModelRequest {
+        system: "rules".into(),
+        history: vec![
+            HistoryItem::Message(Message::new(Role::User, "read both")),
+            HistoryItem::Message(Message::new(Role::Assistant, "Reading both.")),
+            call("call_1", "a.md"),
+            call("call_2", "b.md"),
+            result("call_1", "A"),
+            result("call_2", "B"),
+        ],
+        tools: vec![tool()],
+        max_output_tokens: None,
+    }
+}
+
+#[tokio::test]
+async fn a_turn_of_several_calls_is_answered_in_each_protocols_shape() {
+    // Chat: one assistant message with both calls, one tool message per id.
+    let body = sent(Protocol::OpenAiChat, "", None, parallel_turn())
+        .await
+        .body;
+    let msgs = body["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 5, "{body}");
+    assert_eq!(msgs[2]["content"], "Reading both.");
+    let ids: Vec<&str> = msgs[2]["tool_calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["call_1", "call_2"]);
+    assert_eq!(
+        (msgs[3]["role"].as_str(), msgs[3]["tool_call_id"].as_str()),
+        (Some("tool"), Some("call_1"))
+    );
+    assert_eq!(
+        (msgs[4]["role"].as_str(), msgs[4]["tool_call_id"].as_str()),
+        (Some("tool"), Some("call_2"))
+    );
+
+    // Responses: two function_call items, then two function_call_output.
+    let body = sent(Protocol::OpenAiResponses, "", None, parallel_turn())
+        .await
+        .body;
+    let kinds: Vec<String> = body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{}:{}",
+                i["type"].as_str().unwrap_or("message"),
+                i["call_id"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message:",
+            "message:",
+            "function_call:call_1",
+            "function_call:call_2",
+            "function_call_output:call_1",
+            "function_call_output:call_2"
+        ]
+    );
+
+    // Anthropic: both tool_use blocks in one assistant turn, both results in
+    // one user turn.
+    let body = sent(Protocol::Anthropic, "", Some(KEY), parallel_turn())
+        .await
+        .body;
+    let turns = body["messages"].as_array().unwrap();
+    assert_eq!(turns.len(), 3, "{body}");
+    let blocks = |t: &Value| -> Vec<String> {
+        t["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                format!(
+                    "{}:{}",
+                    b["type"].as_str().unwrap(),
+                    b["id"].as_str().or(b["tool_use_id"].as_str()).unwrap_or("")
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        blocks(&turns[1]),
+        ["text:", "tool_use:call_1", "tool_use:call_2"]
+    );
+    assert_eq!(
+        blocks(&turns[2]),
+        ["tool_result:call_1", "tool_result:call_2"]
     );
 }
 

@@ -282,8 +282,8 @@ async fn complete_over_http_retries_then_answers_and_never_runs_a_cut_off_tool()
     let answer = complete(p.as_ref(), simple_request(), |_| {})
         .await
         .unwrap();
-    match answer.action {
-        Action::ToolCall(call) => {
+    match answer.action.calls() {
+        [call] => {
             assert_eq!(call.call_id.as_str(), "toolu_01NRLabsLyVHZPKxbKvkfSMn");
             assert_eq!(call.arguments["location"], "Paris");
         }

@@ -153,7 +153,8 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
         messages: turns,
         tool_choice: (!tools.is_empty()).then_some(ToolChoice {
             kind: "auto",
-            disable_parallel_tool_use: true,
+            // Several calls per turn are welcome: they run in order.
+            disable_parallel_tool_use: false,
         }),
         tools,
     };

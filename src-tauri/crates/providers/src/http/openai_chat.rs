@@ -143,7 +143,8 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
             include_usage: true,
         },
         max_tokens: settings.max_tokens(request),
-        parallel_tool_calls: (!tools.is_empty()).then_some(false),
+        // Several calls per turn are welcome: they run in order.
+        parallel_tool_calls: (!tools.is_empty()).then_some(true),
         tools,
     };
     serde_json::to_value(body).unwrap_or(Value::Null)

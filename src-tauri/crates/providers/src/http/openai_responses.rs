@@ -95,7 +95,8 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
         model: &settings.model,
         instructions: &request.system,
         input,
-        parallel_tool_calls: (!tools.is_empty()).then_some(false),
+        // Several calls per turn are welcome: they run in order.
+        parallel_tool_calls: (!tools.is_empty()).then_some(true),
         tools,
         max_output_tokens: settings.max_tokens(request),
         stream: true,

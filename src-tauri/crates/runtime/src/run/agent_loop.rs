@@ -282,11 +282,17 @@ async fn model_step(
                     )?;
                     Ok(Step::Finished)
                 }
-                Action::ToolCall(call) => {
-                    match run_tool_call(rec, deps, grants, completed, call).await? {
-                        ToolStepEnd::Continue => Ok(Step::Continue),
-                        ToolStepEnd::RunEnded => Ok(Step::Finished),
+                // Each call walks the whole tool path in order; a denial or
+                // an error of one does not skip the others' decisions.
+                Action::ToolCalls { calls } => {
+                    for call in calls {
+                        if let ToolStepEnd::RunEnded =
+                            run_tool_call(rec, deps, grants, completed, call).await?
+                        {
+                            return Ok(Step::Finished);
+                        }
                     }
+                    Ok(Step::Continue)
                 }
             }
         }

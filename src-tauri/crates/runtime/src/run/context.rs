@@ -63,7 +63,9 @@ fn history_from_events(events: &[EventEnvelope], caps: &ContextCaps) -> Vec<Hist
                 history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
             }
             EventPayload::ModelCallCompleted { action, .. } => match action {
-                Action::ToolCall(call) => history.push(HistoryItem::ToolCall(call.clone())),
+                // All of a turn's calls first, then their results as they come:
+                // the shape every protocol wants for parallel calls.
+                Action::ToolCalls { calls } => history.extend(calls.iter().cloned().map(HistoryItem::ToolCall)),
                 Action::FinalAnswer(answer) => history.push(HistoryItem::Message(Message::new(
                     Role::Assistant,
                     answer.content.clone(),

@@ -170,7 +170,7 @@ mod tests {
                 model: "m".into(),
             },
             EventPayload::ModelCallCompleted {
-                action: bearagent_kernel::Action::ToolCall(call.clone()),
+                action: bearagent_kernel::Action::one_call(call.clone()),
                 usage: Default::default(),
                 stop_reason: bearagent_kernel::StopReason::ToolUse,
                 text: String::new(),

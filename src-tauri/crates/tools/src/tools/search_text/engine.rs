@@ -55,6 +55,27 @@ pub enum SearchError {
     Cancelled,
 }
 
+/// Checks a pattern's syntax only — microseconds, whatever the pattern.
+/// Compiling it (which a pathological `\w{1000}{1000}` makes take a
+/// second before the size limit refuses it) happens in `execute`, on the
+/// executor's blocking thread and inside its timeout, never on the loop.
+pub fn check_pattern(
+    pattern: &str,
+    literal: bool,
+    case_insensitive: bool,
+) -> Result<(), SearchError> {
+    if literal {
+        return Ok(());
+    }
+    regex_syntax::ParserBuilder::new()
+        .multi_line(true)
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(pattern)
+        .map(|_| ())
+        .map_err(|e| SearchError::InvalidPattern(e.to_string()))
+}
+
 /// The matcher ripgrep would build by default for `pattern`: line-oriented
 /// (`\n` terminated, `^`/`$` match at line boundaries), Unicode-aware.
 pub fn build_matcher(

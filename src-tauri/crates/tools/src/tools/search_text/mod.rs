@@ -4,7 +4,7 @@
 mod collect;
 mod engine;
 
-pub use engine::{build_matcher, search, SearchError, SearchOptions, SearchReport};
+pub use engine::{build_matcher, check_pattern, search, SearchError, SearchOptions, SearchReport};
 
 use super::{make_spec, own_args};
 use crate::args::Args;
@@ -94,7 +94,7 @@ impl Tool for SearchText {
         }
         let literal = args.bool_or("literal", false)?;
         let case_insensitive = args.bool_or("case_insensitive", false)?;
-        build_matcher(pattern, literal, case_insensitive).map_err(|e| {
+        check_pattern(pattern, literal, case_insensitive).map_err(|e| {
             let hint = if literal {
                 ""
             } else {

@@ -250,3 +250,27 @@ fn symlinks_are_not_followed_out_of_the_workspace() {
     let out = run(&ws, json!({"pattern": "needle"}));
     assert_eq!(out, "[no matches for pattern \"needle\" in .]");
 }
+
+/// A pattern that is valid syntax but compiles to something huge is not
+/// compiled in `prepare` (which runs on the agent loop): `execute` — on the
+/// executor's blocking thread, inside its timeout — refuses it clearly.
+#[test]
+fn a_pathological_pattern_is_compiled_only_when_executed_and_refused_clearly() {
+    let (_dir, ws) = tree();
+    let tool = SearchText::new();
+    let call = tool
+        .prepare(&obj(json!({"pattern": r"\w{1000}{1000}"})), &ws)
+        .unwrap();
+    let err = tool
+        .execute(
+            &crate::testutil::authorized(call),
+            &ws,
+            &CancellationToken::new(),
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("size limit"), "{err}");
+    // Bad syntax is still refused by prepare.
+    assert!(tool
+        .prepare(&obj(json!({"pattern": "(unclosed"})), &ws)
+        .is_err());
+}
