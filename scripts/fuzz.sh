@@ -3,24 +3,30 @@
 #   providers: the three SSE stream decoders and the JSON-text reply parser
 #   tools:     `prepare` (argument parsing + workspace confinement) of each
 #              workspace tool
-# Not run by CI: it needs a nightly toolchain and, at the default 10 million
-# executions per target, takes roughly an hour on one core.
+# Not run by CI: it needs a nightly toolchain and takes hours. At the default
+# 10 million executions per target, each target but one takes 3 to 25
+# minutes on one busy core (7 000 to 50 000 exec/s); search_text_prepare
+# runs at 150 to 300 exec/s (its prepare compiles the regex), so 10 million
+# runs of it take about 10 to 20 hours: run it on its own, for instance
+#   RUNS=1000000 scripts/fuzz.sh search_text_prepare
+# or FUZZ_ARGS=-max_total_time=3600 to stop after an hour (the corpus grows
+# from run to run, so runs add up).
 #
 # Usage: scripts/fuzz.sh [TARGET...]        (no TARGET = all nine)
 # Environment:
 #   RUNS=10000000      executions per target (libFuzzer -runs=)
 #   SANITIZER=none     cargo-fuzz -s: none (default) or address. The fuzzed
-#                      crates forbid `unsafe`, so ASan finds little here
-#                      and roughly halves the exec rate; panics, failed
+#                      crates forbid `unsafe`, so ASan would find little
+#                      here and mostly cost speed; panics, failed
 #                      assertions, overflow checks (debug assertions are on)
 #                      and timeouts are caught either way.
 #   TIMEOUT=60         seconds one input may take before it counts as a hang
 #   MAX_LEN            libFuzzer -max_len; default 8192 for the decoders (the
 #                      longest recording, 47 KB, would otherwise set it and
-#                      cut the exec rate several times; it is seeded cut to
-#                      8 KB, every other recording whole), libFuzzer's own
-#                      choice (4096 here) for the other targets
-#   FUZZ_ARGS=         extra libFuzzer flags, e.g. "-max_len=65536"
+#                      cut the exec rate several times; the four recordings
+#                      over 8 KB are seeded cut to 8 KB, the others whole),
+#                      libFuzzer's own choice (4096 here) for the others
+#   FUZZ_ARGS=         extra libFuzzer flags, e.g. "-max_total_time=3600"
 #   CARGO_TARGET_DIR   build directory (default: each fuzz crate's target/)
 # Each run grows its corpus in <fuzz crate>/corpus/<target> (seeded from the
 # provider recordings or seeds/<target>.jsonl) and logs to
