@@ -3,14 +3,11 @@
 #   providers: the three SSE stream decoders and the JSON-text reply parser
 #   tools:     `prepare` (argument parsing + workspace confinement) of each
 #              workspace tool
-# Not run by CI: it needs a nightly toolchain and takes hours. At the default
-# 10 million executions per target, each target but one takes 3 to 25
-# minutes on one busy core (7 000 to 50 000 exec/s); search_text_prepare
-# runs at 150 to 300 exec/s (its prepare compiles the regex), so 10 million
-# runs of it take about 10 to 20 hours: run it on its own, for instance
-#   RUNS=1000000 scripts/fuzz.sh search_text_prepare
-# or FUZZ_ARGS=-max_total_time=3600 to stop after an hour (the corpus grows
-# from run to run, so runs add up).
+# Not run by CI: it needs a nightly toolchain and takes a while. At the
+# default 10 million executions per target, each target takes 3 to 25
+# minutes on one busy core (7 000 to 50 000 exec/s). FUZZ_ARGS=
+# -max_total_time=3600 stops a target after an hour (the corpus grows from
+# run to run, so runs add up).
 #
 # Usage: scripts/fuzz.sh [TARGET...]        (no TARGET = all nine)
 # Environment:

@@ -340,6 +340,70 @@ fn an_overload_mid_stream_is_retried_and_the_run_succeeds() {
     assert_eq!(run["usage"]["input"], 210, "{run}");
 }
 
+/// A model that asks for two reads in one turn: both run, in order, and the
+/// follow-up request answers both ids (Chat: one tool message per id).
+#[test]
+fn several_tool_calls_in_one_turn_run_in_order() {
+    let env = support::env();
+    env.write("a.md", "alpha\n");
+    env.write("b.md", "beta\n");
+    let two_calls = Canned::sse(&sse(&[
+        (
+            "",
+            r#"{"id":"p","choices":[{"index":0,"delta":{"role":"assistant","content":"Reading both.","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.md\"}"}},{"index":1,"id":"call_b","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.md\"}"}}]},"finish_reason":null}]}"#,
+        ),
+        (
+            "",
+            r#"{"id":"p","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ),
+        ("", "[DONE]"),
+    ]));
+    let server = serve(vec![two_calls, chat_text("alpha and beta")]);
+    let out = env
+        .command()
+        .args([
+            "run",
+            "--json",
+            "--approve",
+            "reads",
+            "--provider",
+            "openai-chat",
+        ])
+        .args([
+            "--base-url",
+            &server.base_url,
+            "--model",
+            "m",
+            "--workspace",
+        ])
+        .arg(env.ws())
+        .arg("read a and b")
+        .output()
+        .unwrap();
+    let r = support::RunResult::from_output_pub(out);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    r.assert_seqs_contiguous();
+    let done: Vec<&str> = r
+        .of_type("tool_call_completed")
+        .iter()
+        .map(|e| e["payload"]["result"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(done, ["alpha\n", "beta\n"]);
+    let completed = r.of_type("model_call_completed");
+    assert_eq!(completed[0]["payload"]["action"]["type"], "tool_calls");
+    assert_eq!(completed[0]["payload"]["text"], "Reading both.");
+    let requests = server.requests.lock().unwrap().clone();
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let assistant = messages.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(assistant["tool_calls"].as_array().unwrap().len(), 2);
+    let answered: Vec<&str> = messages
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(answered, ["call_a", "call_b"]);
+}
+
 /// A chat completion whose whole content is `text` (a plain chat model).
 fn chat_text(text: &str) -> Canned {
     let content = serde_json::to_string(text).unwrap();

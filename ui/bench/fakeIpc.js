@@ -31,7 +31,7 @@
       const id = `call_${call}`;
       const tool = call % 10 === 0 ? "write_file" : "read_file";
       const args = tool === "write_file" ? { path: `outputs/part_${call}.md`, content: `# Part ${call}\n\nFindings for modules ${call - 9}..${call}.\n` } : { path: `src/module_${call}.rs` };
-      const done = push({ type: "model_call_completed", action: { type: "tool_call", call_id: id, tool_name: tool, arguments: args }, usage: { input: 4100 + call, output: 60 }, stop_reason: "tool_use" }, started);
+      const done = push({ type: "model_call_completed", action: { type: "tool_calls", calls: [{ call_id: id, tool_name: tool, arguments: args }] }, usage: { input: 4100 + call, output: 60 }, stop_reason: "tool_use" }, started);
       const asked = push({ type: "tool_call_requested", call: { call_id: id, tool_name: tool, arguments: args } }, done);
       let cause = asked;
       if (tool === "write_file") {

@@ -63,10 +63,12 @@ export const events = {
 };
 
 /* Types */
-/**  What a model proposes in one turn. */
-export type Action = {
-	type: "tool_call",
-} & ToolCall | {
+/**
+ *  What a model proposes in one turn: one or more tool calls (run in
+ *  order, each through the whole tool path), or a final answer. The text
+ *  the model wrote beside its calls travels with the completion.
+ */
+export type Action = { type: "tool_calls"; calls: ToolCall[] } | {
 	type: "final_answer",
 } & FinalAnswer;
 

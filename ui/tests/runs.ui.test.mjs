@@ -175,7 +175,7 @@ test("timeline paging with a gap: rows 1-3, then 10 arrives → 4-9 are paged, n
       const call = { call_id: "call_1", tool_name: "read_file", arguments: { path: "docs/notes.md" } };
       // 4-9 are committed while this window misses their pushes…
       mock.appendEvent(id, { type: "model_call_started", provider: "openai", model: "gpt-4.1" }, { silent: true });
-      mock.appendEvent(id, { type: "model_call_completed", action: { type: "tool_call", ...call }, usage: { input: 900, output: 20 }, stop_reason: "tool_use" }, { silent: true });
+      mock.appendEvent(id, { type: "model_call_completed", action: { type: "tool_calls", calls: [call] }, usage: { input: 900, output: 20 }, stop_reason: "tool_use" }, { silent: true });
       mock.appendEvent(id, { type: "tool_call_requested", call }, { silent: true });
       mock.appendEvent(id, { type: "tool_call_started", call_id: "call_1" }, { silent: true });
       mock.appendEvent(id, { type: "tool_call_completed", result: { call_id: "call_1", content: "# Notes\n- one\n- two\n", is_error: false }, receipt: null, truncated: false, original_bytes: 20 }, { silent: true });
@@ -287,7 +287,7 @@ test("a run another process executes: a notice, its request read-only, no cancel
         { type: "run_started" },
         { type: "model_call_requested", context_version: "c1", context_bytes: 2048 },
         { type: "model_call_started", provider: "openai", model: "gpt-4.1" },
-        { type: "model_call_completed", action: { type: "tool_call", ...call }, usage: { input: 900, output: 20 }, stop_reason: "tool_use" },
+        { type: "model_call_completed", action: { type: "tool_calls", calls: [call] }, usage: { input: 900, output: 20 }, stop_reason: "tool_use" },
         { type: "tool_call_requested", call },
         { type: "approval_requested", call_id: call.call_id, tool_name: call.tool_name, summary: "write docs/plan.md" },
       ]);

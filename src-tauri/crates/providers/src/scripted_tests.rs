@@ -168,3 +168,38 @@ fn skipping_resumes_a_script_part_way() {
         })
     );
 }
+
+#[test]
+fn a_turn_of_several_calls_keeps_their_order_and_a_repeated_id_is_invalid_output() {
+    let p = ScriptedProvider::from_json(
+        &json!([
+            {"tool_calls": [
+                {"tool_name": "read_file", "arguments": {"path": "a"}},
+                {"tool_name": "list_dir", "arguments": {}}
+            ]},
+            {"usage": {"input": 4, "output": 2}, "tool_calls": [
+                {"call_id": "same", "tool_name": "read_file", "arguments": {}},
+                {"call_id": "same", "tool_name": "list_dir", "arguments": {}}
+            ]}
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let (first, _) = run(&p, "one");
+    let ids: Vec<String> = first
+        .unwrap()
+        .action
+        .calls()
+        .iter()
+        .map(|c| c.call_id.to_string())
+        .collect();
+    assert_eq!(ids, ["script_call_1_1", "script_call_1_2"]);
+    let (second, _) = run(&p, "two");
+    match second {
+        Err(ProviderError::InvalidOutput { message, usage }) => {
+            assert!(message.contains("more than once"), "{message}");
+            assert_eq!(usage.input, 4);
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -2,7 +2,7 @@
 //! cancels, then these events.
 
 use super::*;
-use bearagent_kernel::{ApprovalScope, FixedClock, RunStatus, Timestamp};
+use bearagent_kernel::{ApprovalScope, FixedClock, HistoryItem, RunStatus, Timestamp};
 use bearagent_providers::ScriptedProvider;
 use bearagent_tools::ApprovalMode;
 use serde_json::json;
@@ -663,4 +663,82 @@ async fn denying_a_repeating_agent_ends_the_run_failed() {
             .count(),
         3
     );
+}
+
+#[tokio::test]
+async fn a_turn_of_several_calls_runs_each_in_order_and_the_model_sees_every_result() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("a.txt"), "A").unwrap();
+    std::fs::write(f.ws.path().join("c.txt"), "C").unwrap();
+    let mut rx = f.app.subscribe();
+    let steps = ScriptedProvider::from_json(
+        &json!([
+            {"text": "Three things at once.", "tool_calls": [
+                {"call_id": "t1", "tool_name": "read_file", "arguments": {"path": "a.txt"}},
+                {"call_id": "t2", "tool_name": "write_file", "arguments": {"path": "b.txt", "content": "B"}},
+                {"call_id": "t3", "tool_name": "read_file", "arguments": {"path": "c.txt"}}
+            ]},
+            {"final_answer": "done"}
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let recorder = steps.clone();
+    let run = f
+        .app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "goal".into(),
+            profile: RunProfile::default(),
+            provider: Arc::new(steps),
+        })
+        .unwrap();
+    // The write in the middle asks; its denial does not skip the third call.
+    let call = next_approval(&mut rx).await;
+    assert_eq!(call, "t2");
+    let deny = Decision {
+        approve: false,
+        scope: ApprovalScope::Once,
+        reason: Some("not now".into()),
+        by: "user".into(),
+    };
+    f.app.decide_approval(run, &call, deny).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert_eq!(p.tool_calls, 2);
+    assert!(!f.ws.path().join("b.txt").exists());
+
+    // The next request carries all three calls, then all three results.
+    let second = &recorder.calls()[1];
+    let shape: Vec<String> = second
+        .history
+        .iter()
+        .map(|h| match h {
+            HistoryItem::Message(m) => format!("{:?}", m.role),
+            HistoryItem::ToolCall(c) => format!("call {}", c.call_id),
+            HistoryItem::ToolResult(r) => format!("result {} {}", r.call_id, r.is_error),
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        [
+            "User",
+            "call t1",
+            "call t2",
+            "call t3",
+            "result t1 false",
+            "result t2 true",
+            "result t3 false"
+        ]
+    );
+    // "What the model saw" rebuilds exactly that from events.
+    let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
+    let second_request = events
+        .iter()
+        .filter(|e| matches!(e.payload, EventPayload::ModelCallRequested { .. }))
+        .nth(1)
+        .unwrap()
+        .seq;
+    let saw = f.app.model_context(run, second_request).unwrap();
+    assert_eq!(saw.request.history, second.history);
 }

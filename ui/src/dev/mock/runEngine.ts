@@ -193,7 +193,7 @@ export class MockRunEngine {
       if (!step.call) continue;
       callNo += 1;
       const call = { call_id: `call_${callNo}`, tool_name: step.call.tool, arguments: step.call.args };
-      const done = this.commit(run, { type: "model_call_completed", action: { type: "tool_call", ...call }, usage: step.usage, stop_reason: "tool_use" }, started.seq);
+      const done = this.commit(run, { type: "model_call_completed", action: { type: "tool_calls", calls: [call] }, usage: step.usage, stop_reason: "tool_use" }, started.seq);
       await sleep(stepMs);
       const asked = this.commit(run, { type: "tool_call_requested", call }, done.seq);
       let cause = asked.seq;

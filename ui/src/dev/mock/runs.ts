@@ -84,8 +84,8 @@ export function modelContext(engine: MockRunEngine, runId: string, requestedSeq:
   const history: ModelContextView["history"] = [{ type: "message", role: "user", content: run.projection.goal }];
   for (const event of run.events.slice(0, requestedSeq - 1)) {
     const p = event.payload;
-    if (p.type === "model_call_completed" && p.action.type === "tool_call") {
-      history.push({ type: "tool_call", call_id: p.action.call_id, tool_name: p.action.tool_name, arguments: p.action.arguments });
+    if (p.type === "model_call_completed" && p.action.type === "tool_calls") {
+      for (const call of p.action.calls) history.push({ type: "tool_call", ...call });
     } else if (p.type === "tool_call_completed" || p.type === "tool_call_failed") {
       history.push({ type: "tool_result", ...p.result });
     }
@@ -132,7 +132,7 @@ export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView,
     }
     case "awaitingApproval": {
       const call = { call_id: "call_1", tool_name: "write_file", arguments: { path: "outputs/report.md", content: "# Report\n" } };
-      const done = engine.commit(run, { type: "model_call_completed", action: { type: "tool_call", ...call }, usage: { input: s.inputTokens, output: s.outputTokens }, stop_reason: "tool_use" }, started.seq, quiet);
+      const done = engine.commit(run, { type: "model_call_completed", action: { type: "tool_calls", calls: [call] }, usage: { input: s.inputTokens, output: s.outputTokens }, stop_reason: "tool_use" }, started.seq, quiet);
       const asked = engine.commit(run, { type: "tool_call_requested", call }, done.seq, quiet);
       engine.commit(run, { type: "approval_requested", call_id: "call_1", tool_name: "write_file", summary: "write outputs/report.md" }, asked.seq, quiet);
       break;

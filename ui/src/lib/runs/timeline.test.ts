@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventPayload } from "../../bindings";
 import { envelope } from "./testSupport";
-import { argumentsSummary, argumentsText, byteLength, modelErrorLabel, resultPreview, rowInfo } from "./timeline";
+import { actionSummary, argumentsSummary, argumentsText, byteLength, modelErrorLabel, resultPreview, rowInfo } from "./timeline";
 import { TimelineIndex } from "./timelineIndex";
 
 describe("resultPreview", () => {
@@ -32,6 +32,13 @@ describe("arguments", () => {
 });
 
 describe("row presentation", () => {
+  it("summarises a turn of one or several calls", () => {
+    const call = (name: string) => ({ call_id: name, tool_name: name, arguments: {} });
+    expect(actionSummary({ type: "tool_calls", calls: [call("read_file")] })).toBe("Tool call: read_file");
+    expect(actionSummary({ type: "tool_calls", calls: [call("read_file"), call("list_dir")] })).toBe("2 tool calls: read_file, list_dir");
+    expect(actionSummary({ type: "final_answer", content: "x" })).toBe("Final answer");
+  });
+
   it("names error classes", () => {
     expect(modelErrorLabel({ provider: { retryable: true } })).toBe("Provider error (retryable)");
     expect(modelErrorLabel("invalid_output")).toBe("Invalid model output");
@@ -63,7 +70,7 @@ describe("TimelineIndex", () => {
       envelope(1),
       envelope(2, { type: "model_call_requested", context_version: "c", context_bytes: 1 }),
       envelope(3, { type: "model_call_started", provider: "p", model: "m" }, 2),
-      envelope(4, { type: "model_call_completed", action: { type: "tool_call", call_id: "c1", tool_name: "t", arguments: {} }, usage: { input: 1, output: 1 }, stop_reason: "tool_use" }, 3),
+      envelope(4, { type: "model_call_completed", action: { type: "tool_calls", calls: [{ call_id: "c1", tool_name: "t", arguments: {} }] }, usage: { input: 1, output: 1 }, stop_reason: "tool_use" }, 3),
       envelope(5, { type: "tool_call_requested", call: { call_id: "c1", tool_name: "t", arguments: {} } }, 4),
       envelope(6, { type: "approval_requested", call_id: "c1", tool_name: "t", summary: "s" }, 5),
       envelope(7, { type: "approval_granted", call_id: "c1", by: "user", scope: "once" }, 6),

@@ -76,7 +76,9 @@ export function argumentsSummary(args: Record<string, Value>, max = 120): string
 }
 
 export function actionSummary(action: Action): string {
-  return action.type === "final_answer" ? "Final answer" : `Tool call: ${action.tool_name}`;
+  if (action.type === "final_answer") return "Final answer";
+  const names = action.calls.map((c) => c.tool_name).join(", ");
+  return action.calls.length === 1 ? `Tool call: ${names}` : `${action.calls.length} tool calls: ${names}`;
 }
 
 interface RowInfo {
