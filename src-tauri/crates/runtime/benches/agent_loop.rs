@@ -36,6 +36,8 @@ fn scripted_run(rt: &tokio::runtime::Runtime) -> (Duration, Vec<EventEnvelope>) 
     profile.budgets.max_model_calls = STEPS as u32 + 1;
     profile.budgets.max_tool_calls = STEPS as u32;
     profile.budgets.max_input_tokens = u64::MAX;
+    // The same read 500 times is the point here, not a loop to stop.
+    profile.max_repeated_calls = 0;
     let start = Instant::now();
     let run_id = rt.block_on(async {
         let id = app
