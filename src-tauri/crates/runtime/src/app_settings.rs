@@ -134,9 +134,17 @@ impl Application {
     }
 
     #[instrument(skip(self, entry))]
-    pub fn save_profile(&self, name: &str, entry: ProfileEntry) -> Result<(), AppError> {
+    /// Saves a profile. Settings that the entry leaves unset and the stored
+    /// profile has (the model, invalid-output and loop thresholds, which
+    /// the desktop form does not show) are kept, not silently dropped.
+    pub fn save_profile(&self, name: &str, mut entry: ProfileEntry) -> Result<(), AppError> {
         let name = name.trim().to_owned();
         self.update_config(|c| {
+            if let Some(old) = c.profiles.get(&name) {
+                entry.model = entry.model.or_else(|| old.model.clone());
+                entry.max_invalid_outputs = entry.max_invalid_outputs.or(old.max_invalid_outputs);
+                entry.max_repeated_calls = entry.max_repeated_calls.or(old.max_repeated_calls);
+            }
             c.profiles.insert(name, entry);
             Ok(())
         })
@@ -233,5 +241,35 @@ fn error_class(e: &ProviderError) -> &'static str {
         ProviderError::InvalidOutput { .. } => "invalid_output",
         ProviderError::ScriptExhausted { .. } => "script_exhausted",
         ProviderError::TruncatedStream { .. } => "truncated_stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bearagent_kernel::{FixedClock, Timestamp};
+
+    #[test]
+    fn saving_a_profile_from_a_form_keeps_the_settings_the_form_does_not_show() {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(
+            home.path().join("config.toml"),
+            "version = 1\n[profiles.careful]\nmodel = \"m1\"\nmax_repeated_calls = 7\nmax_invalid_outputs = 4\n",
+        )
+        .unwrap();
+        let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
+        let app = Application::open(home.path(), Arc::new(clock)).unwrap();
+        let from_form = ProfileEntry {
+            approval: Some("ask".into()),
+            max_model_calls: Some(9),
+            ..ProfileEntry::default()
+        };
+        app.save_profile("careful", from_form).unwrap();
+        let saved = &app.config().unwrap().profiles["careful"];
+        assert_eq!(saved.max_model_calls, Some(9));
+        assert_eq!(saved.approval.as_deref(), Some("ask"));
+        assert_eq!(saved.model.as_deref(), Some("m1"));
+        assert_eq!(saved.max_repeated_calls, Some(7));
+        assert_eq!(saved.max_invalid_outputs, Some(4));
     }
 }
