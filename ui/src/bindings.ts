@@ -90,7 +90,12 @@ export type ApprovalScope =
 /**  This one call only. */
 "once" | 
 /**  Every call of this tool for the rest of the run. */
-"tool_for_run";
+"tool_for_run" | 
+/**
+ *  This call and the calls after it in the same model turn ("deny the
+ *  rest": none of them is asked about again).
+ */
+"rest_of_turn";
 
 export type ArtifactItem = {
 	path: string,

@@ -71,7 +71,9 @@ fn choose(app: &Application, args: &RunArgs) -> Result<(RunProfile, Arc<dyn Mode
 
 async fn ask_on_terminal(summary: String) -> Decision {
     let answer = tokio::task::spawn_blocking(move || {
-        eprint!("\n  approve {summary}? [y]es / [n]o / [a]lways for this run: ");
+        eprint!(
+            "\n  approve {summary}? [y]es / [n]o / [a]lways for this run / deny the [r]est of this turn: "
+        );
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         std::io::stdin()
@@ -89,6 +91,12 @@ async fn ask_on_terminal(summary: String) -> Decision {
         Ok(Ok(a)) if a == "a" || a == "always" => Decision {
             approve: true,
             scope: ApprovalScope::ToolForRun,
+            reason: None,
+            by: "cli:user".into(),
+        },
+        Ok(Ok(a)) if a == "r" || a == "rest" => Decision {
+            approve: false,
+            scope: ApprovalScope::RestOfTurn,
             reason: None,
             by: "cli:user".into(),
         },

@@ -85,6 +85,9 @@ pub enum ApprovalScope {
     Once,
     /// Every call of this tool for the rest of the run.
     ToolForRun,
+    /// This call and the calls after it in the same model turn ("deny the
+    /// rest": none of them is asked about again).
+    RestOfTurn,
 }
 
 /// What a side-effecting tool did, or meant to do.

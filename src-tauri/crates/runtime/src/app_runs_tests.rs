@@ -742,3 +742,38 @@ async fn a_turn_of_several_calls_runs_each_in_order_and_the_model_sees_every_res
     let saw = f.app.model_context(run, second_request).unwrap();
     assert_eq!(saw.request.history, second.history);
 }
+
+fn writes_turn(paths: &[&str]) -> serde_json::Value {
+    let calls: Vec<_> = paths
+        .iter()
+        .map(|p| json!({"call_id": format!("w-{p}"), "tool_name": "write_file", "arguments": {"path": p, "content": "x"}}))
+        .collect();
+    json!({"tool_calls": calls})
+}
+
+#[tokio::test]
+async fn denying_the_rest_of_a_turn_answers_its_remaining_calls_without_asking() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let run = start(
+        &f,
+        json!([writes_turn(&["a.txt", "b.txt", "c.txt"]), {"final_answer": "ok"}]),
+        ApprovalMode::AskWrites,
+    );
+    let call = next_approval(&mut rx).await;
+    let deny_rest = Decision {
+        approve: false,
+        scope: ApprovalScope::RestOfTurn,
+        reason: None,
+        by: "user".into(),
+    };
+    f.app.decide_approval(run, &call, deny_rest).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    let t = types(&f.app, run);
+    assert_eq!(t.iter().filter(|t| **t == "approval_requested").count(), 1);
+    assert_eq!(t.iter().filter(|t| **t == "tool_call_failed").count(), 3);
+    for file in ["a.txt", "b.txt", "c.txt"] {
+        assert!(!f.ws.path().join(file).exists());
+    }
+}

@@ -28,6 +28,7 @@ describe("decisionFor", () => {
     expect(decisionFor("always")).toEqual({ approve: true, scope: "tool_for_run", reason: null });
     expect(decisionFor("deny", "  not in docs/ ")).toEqual({ approve: false, scope: "once", reason: "not in docs/" });
     expect(decisionFor("deny", "   ")).toEqual({ approve: false, scope: "once", reason: null });
+    expect(decisionFor("deny_rest", " enough ")).toEqual({ approve: false, scope: "rest_of_turn", reason: "enough" });
     // A reason only travels with a denial.
     expect(decisionFor("approve", "ignored").reason).toBeNull();
   });

@@ -9,7 +9,7 @@ export interface ApprovalKey {
   altKey: boolean;
 }
 
-export type ApprovalChoice = "approve" | "always" | "deny";
+export type ApprovalChoice = "approve" | "always" | "deny" | "deny_rest";
 
 /** A → approve once, Shift+A → always for this run, D → deny; anything else → null. */
 export function choiceForKey(event: ApprovalKey): ApprovalChoice | null {
@@ -27,9 +27,10 @@ export function decisionFor(choice: ApprovalChoice, reason = ""): DecisionInput 
       return { approve: true, scope: "once", reason: null };
     case "always":
       return { approve: true, scope: "tool_for_run", reason: null };
-    case "deny": {
+    case "deny":
+    case "deny_rest": {
       const trimmed = reason.trim();
-      return { approve: false, scope: "once", reason: trimmed === "" ? null : trimmed };
+      return { approve: false, scope: choice === "deny" ? "once" : "rest_of_turn", reason: trimmed === "" ? null : trimmed };
     }
   }
 }

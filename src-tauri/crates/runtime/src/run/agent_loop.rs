@@ -46,6 +46,9 @@ pub(super) struct RunGrants {
     pub tools: std::collections::BTreeMap<String, EventSeq>,
     pub seen: std::collections::HashMap<String, Option<bearagent_kernel::ContentHash>>,
     pub loops: super::loops::LoopGuard,
+    /// The user's answer for the rest of the current model turn: approved
+    /// or not, and the seq of that decision. Cleared at each new turn.
+    pub rest_of_turn: Option<(bool, EventSeq)>,
 }
 
 enum Step {
@@ -88,6 +91,17 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
         if matches!(end, ToolStepEnd::RunEnded) {
             return Ok(());
         }
+        // The calls after it in the same turn had not started: run them,
+        // so every call of the turn has its result before the next request.
+        if let Some((completed, rest)) = unstarted_calls_of_last_turn(rec.events()) {
+            for call in rest {
+                if let ToolStepEnd::RunEnded =
+                    run_tool_call(&mut rec, &deps, &mut grants, completed, call).await?
+                {
+                    return Ok(());
+                }
+            }
+        }
     }
     let tools = tool_schemas(&deps.registry);
     loop {
@@ -96,6 +110,37 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
             Step::Finished => return Ok(()),
         }
     }
+}
+
+/// The last model turn's calls that were never requested (the run stopped
+/// in the middle of the turn), with the seq of that turn's completion.
+fn unstarted_calls_of_last_turn(
+    events: &[bearagent_kernel::EventEnvelope],
+) -> Option<(EventSeq, Vec<bearagent_kernel::ToolCall>)> {
+    let (at, completed, action) = events.iter().enumerate().rev().find_map(|(i, e)| {
+        if let EventPayload::ModelCallCompleted { action, .. } = &e.payload {
+            Some((i, e.seq, action))
+        } else {
+            None
+        }
+    })?;
+    let requested: std::collections::BTreeSet<&str> = events[at..]
+        .iter()
+        .filter_map(|e| {
+            if let EventPayload::ToolCallRequested { call } = &e.payload {
+                Some(call.call_id.as_str())
+            } else {
+                None
+            }
+        })
+        .collect();
+    let rest: Vec<_> = action
+        .calls()
+        .iter()
+        .filter(|c| !requested.contains(c.call_id.as_str()))
+        .cloned()
+        .collect();
+    Some((completed, rest))
 }
 
 /// The tools as the model is told about them (sorted by name: stable).
@@ -285,6 +330,7 @@ async fn model_step(
                 // Each call walks the whole tool path in order; a denial or
                 // an error of one does not skip the others' decisions.
                 Action::ToolCalls { calls } => {
+                    grants.rest_of_turn = None;
                     for call in calls {
                         if let ToolStepEnd::RunEnded =
                             run_tool_call(rec, deps, grants, completed, call).await?
@@ -323,5 +369,40 @@ async fn model_step(
             rec.record(Some(failed), EventPayload::RunFailed { reason })?;
             Ok(Step::Finished)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bearagent_kernel::testkit::at;
+    use bearagent_kernel::{EventEnvelope, RunId, StopReason, ToolCall};
+    use serde_json::json;
+
+    fn envelope(seq: u64, payload: EventPayload) -> EventEnvelope {
+        bearagent_kernel::NewEvent::new(at(0), None, payload)
+            .into_envelope(RunId::new(), EventSeq(seq))
+    }
+
+    #[test]
+    fn after_a_resume_the_calls_of_the_turn_that_never_started_are_found() {
+        let call = |id: &str| ToolCall::new(id, "write_file", json!({"path": id})).unwrap();
+        let events = vec![
+            envelope(
+                5,
+                EventPayload::ModelCallCompleted {
+                    action: Action::tool_calls(vec![call("a"), call("b"), call("c")]).unwrap(),
+                    usage: Default::default(),
+                    stop_reason: StopReason::ToolUse,
+                    text: String::new(),
+                },
+            ),
+            envelope(6, EventPayload::ToolCallRequested { call: call("a") }),
+        ];
+        let (completed, rest) = unstarted_calls_of_last_turn(&events).unwrap();
+        assert_eq!(completed, EventSeq(5));
+        let ids: Vec<&str> = rest.iter().map(|c| c.call_id.as_str()).collect();
+        assert_eq!(ids, ["b", "c"]);
+        assert!(unstarted_calls_of_last_turn(&events[1..]).is_none());
     }
 }

@@ -149,7 +149,7 @@ pub(super) async fn guard(
                         user_approval: Some(seq),
                     })
                 }
-                Asked::Denied { seq, reason } => {
+                Asked::Denied { seq, reason, .. } => {
                     let why = reason.map_or_else(String::new, |r| format!(": {r}"));
                     let stopped = format!(
                         "stopped: the agent kept repeating {} and the user ended the run{why}",

@@ -94,24 +94,33 @@ pub(super) async fn run_tool_call(
                 format!("refused by policy: {reason}"),
             )
         }
-        // "Always for this run": the user's earlier approval covers it.
-        // "Always for this run", or the user's "let it go on" after a loop:
-        // an approval already recorded covers it.
+        // The user already said no to the rest of this turn.
+        PolicyDecision::Ask(_) if matches!(grants.rest_of_turn, Some((false, _))) => {
+            let denied_at = grants.rest_of_turn.map_or(requested, |(_, seq)| seq);
+            return fail(
+                rec,
+                denied_at,
+                &call_id,
+                "the user denied this and the rest of the calls in your turn".into(),
+            );
+        }
+        // "Always for this run", "the rest of this turn", or the user's "let
+        // it go on" after a loop: an approval already recorded covers it.
         PolicyDecision::Ask(request) => match grants
             .tools
             .get(call.tool_name.as_str())
             .copied()
+            .or(grants.rest_of_turn.map(|(_, seq)| seq))
             .or(user_approval)
         {
             Some(approved_at) => request.approve(approved_at),
             None => match ask(rec, deps, requested, &call, request.call().summary()).await? {
                 Asked::Granted { seq, scope } => {
-                    if scope == ApprovalScope::ToolForRun {
-                        grants.tools.insert(call.tool_name.to_string(), seq);
-                    }
+                    remember_scope(grants, &call, scope, true, seq);
                     request.approve(seq)
                 }
-                Asked::Denied { seq, reason } => {
+                Asked::Denied { seq, reason, scope } => {
+                    remember_scope(grants, &call, scope, false, seq);
                     let why = reason.map_or_else(String::new, |r| format!(": {r}"));
                     return fail(
                         rec,
@@ -256,7 +265,8 @@ pub(super) async fn resume_decided(
     }
     let (seq, scope) = match record_decision(rec, asked, &call, decision)? {
         Asked::Granted { seq, scope } => (seq, scope),
-        Asked::Denied { seq, reason } => {
+        Asked::Denied { seq, reason, scope } => {
+            remember_scope(grants, &call, scope, false, seq);
             let why = reason.map_or_else(String::new, |r| format!(": {r}"));
             return fail(
                 rec,
@@ -267,9 +277,7 @@ pub(super) async fn resume_decided(
         }
         Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
     };
-    if scope == ApprovalScope::ToolForRun {
-        grants.tools.insert(call.tool_name.to_string(), seq);
-    }
+    remember_scope(grants, &call, scope, true, seq);
     let prepared = match prepared {
         Ok(prepared) => prepared,
         Err(e) => return fail(rec, seq, &call_id, format!("invalid arguments: {e}")),
@@ -294,8 +302,27 @@ pub(super) enum Asked {
     Denied {
         seq: EventSeq,
         reason: Option<String>,
+        scope: ApprovalScope,
     },
     Cancelled,
+}
+
+/// A decision that reaches beyond this call: the tool for the rest of the
+/// run (approvals only), or the rest of this model turn (either way).
+fn remember_scope(
+    grants: &mut RunGrants,
+    call: &ToolCall,
+    scope: ApprovalScope,
+    approved: bool,
+    seq: EventSeq,
+) {
+    match scope {
+        ApprovalScope::ToolForRun if approved => {
+            grants.tools.insert(call.tool_name.to_string(), seq);
+        }
+        ApprovalScope::RestOfTurn => grants.rest_of_turn = Some((approved, seq)),
+        ApprovalScope::Once | ApprovalScope::ToolForRun => {}
+    }
 }
 
 pub(super) async fn ask(
@@ -364,6 +391,7 @@ fn record_decision(
         Ok(Asked::Denied {
             seq,
             reason: decision.reason,
+            scope: decision.scope,
         })
     }
 }
