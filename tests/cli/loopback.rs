@@ -92,3 +92,17 @@ pub fn serve(responses: Vec<Canned>) -> Server {
     });
     Server { base_url, requests }
 }
+
+/// An SSE body from `(event name, data)` pairs (an empty name: data only).
+pub fn sse(events: &[(&str, &str)]) -> String {
+    events
+        .iter()
+        .map(|(name, data)| {
+            if name.is_empty() {
+                format!("data: {data}\n\n")
+            } else {
+                format!("event: {name}\ndata: {data}\n\n")
+            }
+        })
+        .collect()
+}

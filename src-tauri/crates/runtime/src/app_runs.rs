@@ -335,3 +335,7 @@ fn abort_run(
 #[cfg(test)]
 #[path = "app_runs_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "app_turns_tests.rs"]
+mod turns_tests;

@@ -2,19 +2,19 @@
 //! cancels, then these events.
 
 use super::*;
-use bearagent_kernel::{ApprovalScope, FixedClock, HistoryItem, RunStatus, Timestamp};
+use bearagent_kernel::{ApprovalScope, FixedClock, RunStatus, Timestamp};
 use bearagent_providers::ScriptedProvider;
 use bearagent_tools::ApprovalMode;
 use serde_json::json;
 use std::time::Duration;
 
-struct Fixture {
-    _home: tempfile::TempDir,
-    ws: tempfile::TempDir,
-    app: Arc<Application>,
+pub(super) struct Fixture {
+    pub(super) _home: tempfile::TempDir,
+    pub(super) ws: tempfile::TempDir,
+    pub(super) app: Arc<Application>,
 }
 
-fn fixture() -> Fixture {
+pub(super) fn fixture() -> Fixture {
     let home = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();
     let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
@@ -28,7 +28,7 @@ fn fixture() -> Fixture {
 
 /// A dropped application releases its store's instance lock (the watcher's
 /// thread may hold the store a moment longer), as a process exit would.
-async fn wait_until_released(home: &std::path::Path) {
+pub(super) async fn wait_until_released(home: &std::path::Path) {
     for _ in 0..100 {
         let held = std::fs::read_dir(home.join("owners"))
             .map(|d| d.count())
@@ -41,7 +41,7 @@ async fn wait_until_released(home: &std::path::Path) {
     panic!("the dropped application still holds its instance lock");
 }
 
-fn start(f: &Fixture, steps: serde_json::Value, mode: ApprovalMode) -> RunId {
+pub(super) fn start(f: &Fixture, steps: serde_json::Value, mode: ApprovalMode) -> RunId {
     let provider = Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap());
     f.app
         .start_run(StartRun {
@@ -56,11 +56,11 @@ fn start(f: &Fixture, steps: serde_json::Value, mode: ApprovalMode) -> RunId {
         .unwrap()
 }
 
-fn write(path: &str) -> serde_json::Value {
+pub(super) fn write(path: &str) -> serde_json::Value {
     json!({"tool_call": {"tool_name": "write_file", "arguments": {"path": path, "content": "hi"}}})
 }
 
-async fn next_approval(rx: &mut broadcast::Receiver<LiveEvent>) -> String {
+pub(super) async fn next_approval(rx: &mut broadcast::Receiver<LiveEvent>) -> String {
     loop {
         if let LiveEvent::Committed(e) = rx.recv().await.unwrap() {
             if let EventPayload::ApprovalRequested { call_id, .. } = &e.payload {
@@ -70,7 +70,7 @@ async fn next_approval(rx: &mut broadcast::Receiver<LiveEvent>) -> String {
     }
 }
 
-fn types(app: &Application, run: RunId) -> Vec<&'static str> {
+pub(super) fn types(app: &Application, run: RunId) -> Vec<&'static str> {
     app.list_events(run, EventSeq(0), 1000)
         .unwrap()
         .iter()
@@ -346,9 +346,12 @@ async fn a_write_over_an_edit_made_outside_the_run_is_refused_and_the_edit_survi
         .list_events(run, EventSeq(0), 1000)
         .unwrap()
         .into_iter()
-        .filter_map(|e| match e.payload {
-            EventPayload::ToolCallFailed { result } => Some(result.content),
-            _ => None,
+        .filter_map(|e| {
+            if let EventPayload::ToolCallFailed { result } = e.payload {
+                Some(result.content)
+            } else {
+                None
+            }
         })
         .collect();
     assert_eq!(failed.len(), 1);
@@ -399,9 +402,12 @@ async fn an_edit_from_outside_during_a_run_is_observed_but_the_runs_own_write_is
         .list_events(run, EventSeq(0), 1000)
         .unwrap()
         .into_iter()
-        .filter_map(|e| match e.payload {
-            EventPayload::ExternalChangeObserved { path, .. } => Some(path),
-            _ => None,
+        .filter_map(|e| {
+            if let EventPayload::ExternalChangeObserved { path, .. } = e.payload {
+                Some(path)
+            } else {
+                None
+            }
         })
         .collect();
     assert_eq!(observed, vec!["theirs.txt".to_owned()]);
@@ -578,202 +584,4 @@ async fn a_second_process_leaves_a_live_run_alone_and_cannot_steer_it() {
     let p = f.app.wait_run(run).await.unwrap();
     assert_eq!(p.status, RunStatus::Succeeded);
     assert!(!types(&f.app, run).contains(&"run_interrupted"));
-}
-
-fn read(path: &str) -> serde_json::Value {
-    json!({"tool_call": {"tool_name": "read_file", "arguments": {"path": path}}})
-}
-
-#[tokio::test]
-async fn a_model_repeating_the_same_call_is_stopped_after_three_and_then_the_user_decides() {
-    let f = fixture();
-    std::fs::write(f.ws.path().join("a.txt"), "same").unwrap();
-    let mut rx = f.app.subscribe();
-    let steps = json!([
-        read("a.txt"),
-        read("a.txt"),
-        read("a.txt"),
-        read("a.txt"),
-        read("a.txt"),
-        read("a.txt"),
-        {"final_answer": "done"}
-    ]);
-    let run = start(&f, steps, ApprovalMode::AskWrites);
-    // The 5th identical call pauses the run for the user.
-    let call = next_approval(&mut rx).await;
-    let t = types(&f.app, run);
-    assert_eq!(t.iter().filter(|t| **t == "tool_call_completed").count(), 3);
-    assert_eq!(t.iter().filter(|t| **t == "loop_detected").count(), 1);
-    let p = f.app.get_run(run).unwrap();
-    assert_eq!(p.loops_detected, 1);
-    assert!(p
-        .pending_approval
-        .as_ref()
-        .unwrap()
-        .summary
-        .contains("keeps repeating"));
-    let go_on = Decision {
-        approve: true,
-        scope: ApprovalScope::Once,
-        reason: None,
-        by: "user".into(),
-    };
-    f.app.decide_approval(run, &call, go_on).unwrap();
-    let p = f.app.wait_run(run).await.unwrap();
-    assert_eq!(p.status, RunStatus::Succeeded);
-    // 3 + the one the user let through + the next (a fresh count).
-    let t = types(&f.app, run);
-    assert_eq!(t.iter().filter(|t| **t == "tool_call_completed").count(), 5);
-    // The model was told why its 4th call did not run.
-    let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
-    let refusal = events.iter().find_map(|e| match &e.payload {
-        EventPayload::ToolCallFailed { result } if result.content.contains("not executed") => {
-            Some(result.content.clone())
-        }
-        _ => None,
-    });
-    assert!(refusal.unwrap().contains("3 times in a row"));
-}
-
-#[tokio::test]
-async fn denying_a_repeating_agent_ends_the_run_failed() {
-    let f = fixture();
-    std::fs::write(f.ws.path().join("a.txt"), "same").unwrap();
-    let mut rx = f.app.subscribe();
-    let steps: Vec<_> = (0..5).map(|_| read("a.txt")).collect();
-    let run = start(&f, json!(steps), ApprovalMode::AskWrites);
-    let call = next_approval(&mut rx).await;
-    let stop = Decision {
-        approve: false,
-        scope: ApprovalScope::Once,
-        reason: None,
-        by: "user".into(),
-    };
-    f.app.decide_approval(run, &call, stop).unwrap();
-    let p = f.app.wait_run(run).await.unwrap();
-    assert!(
-        matches!(&p.status, RunStatus::Failed { reason } if reason.contains("kept repeating")),
-        "{:?}",
-        p.status
-    );
-    assert_eq!(
-        types(&f.app, run)
-            .iter()
-            .filter(|t| **t == "tool_call_completed")
-            .count(),
-        3
-    );
-}
-
-#[tokio::test]
-async fn a_turn_of_several_calls_runs_each_in_order_and_the_model_sees_every_result() {
-    let f = fixture();
-    std::fs::write(f.ws.path().join("a.txt"), "A").unwrap();
-    std::fs::write(f.ws.path().join("c.txt"), "C").unwrap();
-    let mut rx = f.app.subscribe();
-    let steps = ScriptedProvider::from_json(
-        &json!([
-            {"text": "Three things at once.", "tool_calls": [
-                {"call_id": "t1", "tool_name": "read_file", "arguments": {"path": "a.txt"}},
-                {"call_id": "t2", "tool_name": "write_file", "arguments": {"path": "b.txt", "content": "B"}},
-                {"call_id": "t3", "tool_name": "read_file", "arguments": {"path": "c.txt"}}
-            ]},
-            {"final_answer": "done"}
-        ])
-        .to_string(),
-    )
-    .unwrap();
-    let recorder = steps.clone();
-    let run = f
-        .app
-        .start_run(StartRun {
-            workspace: f.ws.path().display().to_string(),
-            goal: "goal".into(),
-            profile: RunProfile::default(),
-            provider: Arc::new(steps),
-        })
-        .unwrap();
-    // The write in the middle asks; its denial does not skip the third call.
-    let call = next_approval(&mut rx).await;
-    assert_eq!(call, "t2");
-    let deny = Decision {
-        approve: false,
-        scope: ApprovalScope::Once,
-        reason: Some("not now".into()),
-        by: "user".into(),
-    };
-    f.app.decide_approval(run, &call, deny).unwrap();
-    let p = f.app.wait_run(run).await.unwrap();
-    assert_eq!(p.status, RunStatus::Succeeded);
-    assert_eq!(p.tool_calls, 2);
-    assert!(!f.ws.path().join("b.txt").exists());
-
-    // The next request carries all three calls, then all three results.
-    let second = &recorder.calls()[1];
-    let shape: Vec<String> = second
-        .history
-        .iter()
-        .map(|h| match h {
-            HistoryItem::Message(m) => format!("{:?}", m.role),
-            HistoryItem::ToolCall(c) => format!("call {}", c.call_id),
-            HistoryItem::ToolResult(r) => format!("result {} {}", r.call_id, r.is_error),
-        })
-        .collect();
-    assert_eq!(
-        shape,
-        [
-            "User",
-            "call t1",
-            "call t2",
-            "call t3",
-            "result t1 false",
-            "result t2 true",
-            "result t3 false"
-        ]
-    );
-    // "What the model saw" rebuilds exactly that from events.
-    let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
-    let second_request = events
-        .iter()
-        .filter(|e| matches!(e.payload, EventPayload::ModelCallRequested { .. }))
-        .nth(1)
-        .unwrap()
-        .seq;
-    let saw = f.app.model_context(run, second_request).unwrap();
-    assert_eq!(saw.request.history, second.history);
-}
-
-fn writes_turn(paths: &[&str]) -> serde_json::Value {
-    let calls: Vec<_> = paths
-        .iter()
-        .map(|p| json!({"call_id": format!("w-{p}"), "tool_name": "write_file", "arguments": {"path": p, "content": "x"}}))
-        .collect();
-    json!({"tool_calls": calls})
-}
-
-#[tokio::test]
-async fn denying_the_rest_of_a_turn_answers_its_remaining_calls_without_asking() {
-    let f = fixture();
-    let mut rx = f.app.subscribe();
-    let run = start(
-        &f,
-        json!([writes_turn(&["a.txt", "b.txt", "c.txt"]), {"final_answer": "ok"}]),
-        ApprovalMode::AskWrites,
-    );
-    let call = next_approval(&mut rx).await;
-    let deny_rest = Decision {
-        approve: false,
-        scope: ApprovalScope::RestOfTurn,
-        reason: None,
-        by: "user".into(),
-    };
-    f.app.decide_approval(run, &call, deny_rest).unwrap();
-    let p = f.app.wait_run(run).await.unwrap();
-    assert_eq!(p.status, RunStatus::Succeeded);
-    let t = types(&f.app, run);
-    assert_eq!(t.iter().filter(|t| **t == "approval_requested").count(), 1);
-    assert_eq!(t.iter().filter(|t| **t == "tool_call_failed").count(), 3);
-    for file in ["a.txt", "b.txt", "c.txt"] {
-        assert!(!f.ws.path().join(file).exists());
-    }
 }

@@ -1,0 +1,167 @@
+//! End-to-end model turns through the `bearagent` binary against a
+//! loopback server: several tool calls in one turn, and JSON-text tool
+//! mode for a chat model without tool calling.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod loopback;
+mod support;
+
+use loopback::{serve, sse, Canned};
+
+/// A model that asks for two reads in one turn: both run, in order, and the
+/// follow-up request answers both ids (Chat: one tool message per id).
+#[test]
+fn several_tool_calls_in_one_turn_run_in_order() {
+    let env = support::env();
+    env.write("a.md", "alpha\n");
+    env.write("b.md", "beta\n");
+    let two_calls = Canned::sse(&sse(&[
+        (
+            "",
+            r#"{"id":"p","choices":[{"index":0,"delta":{"role":"assistant","content":"Reading both.","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.md\"}"}},{"index":1,"id":"call_b","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"b.md\"}"}}]},"finish_reason":null}]}"#,
+        ),
+        (
+            "",
+            r#"{"id":"p","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ),
+        ("", "[DONE]"),
+    ]));
+    let server = serve(vec![two_calls, chat_text("alpha and beta")]);
+    let out = env
+        .command()
+        .args([
+            "run",
+            "--json",
+            "--approve",
+            "reads",
+            "--provider",
+            "openai-chat",
+        ])
+        .args([
+            "--base-url",
+            &server.base_url,
+            "--model",
+            "m",
+            "--workspace",
+        ])
+        .arg(env.ws())
+        .arg("read a and b")
+        .output()
+        .unwrap();
+    let r = support::RunResult::from_output_pub(out);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    r.assert_seqs_contiguous();
+    let done: Vec<&str> = r
+        .of_type("tool_call_completed")
+        .iter()
+        .map(|e| e["payload"]["result"]["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(done, ["alpha\n", "beta\n"]);
+    let completed = r.of_type("model_call_completed");
+    assert_eq!(completed[0]["payload"]["action"]["type"], "tool_calls");
+    assert_eq!(completed[0]["payload"]["text"], "Reading both.");
+    let requests = server.requests.lock().unwrap().clone();
+    let messages = requests[1].body["messages"].as_array().unwrap();
+    let assistant = messages.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(assistant["tool_calls"].as_array().unwrap().len(), 2);
+    let answered: Vec<&str> = messages
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["tool_call_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(answered, ["call_a", "call_b"]);
+}
+
+/// A chat completion whose whole content is `text` (a plain chat model).
+fn chat_text(text: &str) -> Canned {
+    let content = serde_json::to_string(text).unwrap();
+    Canned::sse(&sse(&[
+        (
+            "",
+            &format!(
+                r#"{{"id":"t","choices":[{{"index":0,"delta":{{"role":"assistant","content":{content}}},"finish_reason":null}}]}}"#
+            ),
+        ),
+        (
+            "",
+            r#"{"id":"t","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        ),
+        (
+            "",
+            r#"{"id":"t","choices":[],"usage":{"prompt_tokens":40,"completion_tokens":9,"total_tokens":49}}"#,
+        ),
+        ("", "[DONE]"),
+    ]))
+}
+
+/// JSON-text tool mode against a model with no tool calling: it answers in
+/// text; one prose reply is fed back as invalid output, then its JSON tool
+/// call runs and its JSON final answer ends the run.
+#[test]
+fn json_text_mode_runs_a_plain_chat_model_through_tools() {
+    let env = support::env();
+    env.write("notes.md", "hello\n");
+    let server = serve(vec![
+        chat_text("Sure, let me look at the notes."),
+        chat_text(
+            r#"{"type":"tool_call","call_id":"j1","tool_name":"read_file","arguments":{"path":"notes.md"}}"#,
+        ),
+        chat_text(r#"{"type":"final_answer","content":"The notes say hello."}"#),
+    ]);
+    let out = env
+        .command()
+        .args([
+            "run",
+            "--json",
+            "--approve",
+            "all",
+            "--provider",
+            "openai-chat",
+        ])
+        .args(["--base-url", &server.base_url, "--model", "plain-chat"])
+        .args(["--tool-mode", "json-text", "--workspace"])
+        .arg(env.ws())
+        .arg("what do the notes say?")
+        .output()
+        .unwrap();
+    let r = support::RunResult::from_output_pub(out);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    r.assert_seqs_contiguous();
+    let failed = r.of_type("model_call_failed");
+    assert_eq!(failed.len(), 1, "{}", r.stdout);
+    assert_eq!(failed[0]["payload"]["class"], "invalid_output");
+    assert_eq!(failed[0]["payload"]["usage"]["input"], 40);
+    let read = r.of_type("tool_call_completed");
+    assert_eq!(read[0]["payload"]["result"]["content"], "hello\n");
+    assert_eq!(read[0]["payload"]["result"]["call_id"], "j1");
+    assert_eq!(
+        r.of_type("run_succeeded")[0]["payload"]["answer"],
+        "The notes say hello."
+    );
+    let requests = server.requests.lock().unwrap().clone();
+    assert_eq!(requests.len(), 3);
+    for req in &requests {
+        assert!(req.body.get("tools").is_none(), "{}", req.body);
+        let system = req.body["messages"][0]["content"].as_str().unwrap();
+        assert!(system.contains("## read_file"), "{system}");
+        assert!(system.contains(r#"{"type":"final_answer""#), "{system}");
+    }
+    // The last request carries the call as assistant JSON and its result
+    // as user JSON, with the model's own call id.
+    let messages = requests[2].body["messages"].as_array().unwrap();
+    assert!(messages.iter().all(|m| m.get("tool_calls").is_none()));
+    let text: Vec<String> = messages
+        .iter()
+        .map(|m| format!("{}:{}", m["role"].as_str().unwrap(), m["content"]))
+        .collect();
+    assert!(
+        text.iter()
+            .any(|t| t.starts_with("assistant:") && t.contains(r#"\"call_id\":\"j1\""#)),
+        "{text:?}"
+    );
+    assert!(
+        text.iter()
+            .any(|t| t.starts_with("user:") && t.contains("tool_result")),
+        "{text:?}"
+    );
+}
