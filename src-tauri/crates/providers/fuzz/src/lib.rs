@@ -6,7 +6,7 @@
 //! * [`json_text_reply`]: arbitrary text through the strict JSON-text reply
 //!   parser; an accepted reply must survive re-encoding.
 
-use bearagent_kernel::{Action, HistoryItem};
+use bearagent_kernel::{Action, HistoryItem, ToolCall};
 use bearagent_providers::json_text::{encode_history, parse_reply};
 use bearagent_providers::{decode, Protocol, StreamItem};
 use serde_json::Value;
@@ -43,10 +43,10 @@ pub fn run(protocol: Protocol, data: &[u8]) {
 /// Arbitrary bytes (lossily decoded as UTF-8) through
 /// `json_text::parse_reply`. Besides "no panic":
 /// * a refusal carries a reason (it is what the model is told);
-/// * an accepted reply round-trips: its canonical encoding (`Action`'s
-///   serde form, which is the reply format) parses back to the same action,
-///   and a tool call re-encoded by `encode_history` (the assistant turn the
-///   model sees later) parses back to the same call.
+/// * an accepted reply round-trips: a final answer's serde form (which is
+///   the reply format) parses back to the same answer, and a tool call
+///   re-encoded by `encode_history` (the assistant turn the model sees
+///   later, in the reply format) parses back to the same call.
 pub fn json_text_reply(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let action = match parse_reply(&text) {
@@ -56,18 +56,22 @@ pub fn json_text_reply(data: &[u8]) {
             return;
         }
     };
-    let canonical = serde_json::to_string(&action).expect("an Action always serialises");
+    let canonical = match &action {
+        Action::FinalAnswer(_) => {
+            serde_json::to_string(&action).expect("an Action always serialises")
+        }
+        // A reply names exactly one call; its reply form is the history's.
+        Action::ToolCalls { calls } => {
+            assert_eq!(calls.len(), 1, "one reply, one call");
+            let encoded = encode_history(&[HistoryItem::ToolCall(calls[0].clone())]);
+            assert_eq!(encoded.len(), 1);
+            assert_eq!(encoded[0].role, "assistant");
+            encoded[0].content.clone()
+        }
+    };
     let again = parse_reply(&canonical)
         .unwrap_or_else(|e| panic!("canonical form {canonical:?} refused: {e}"));
     assert!(same_action(&action, &again), "{action:?} != {again:?}");
-    if let Action::ToolCall(call) = &action {
-        let encoded = encode_history(&[HistoryItem::ToolCall(call.clone())]);
-        assert_eq!(encoded.len(), 1);
-        assert_eq!(encoded[0].role, "assistant");
-        let again = parse_reply(&encoded[0].content)
-            .unwrap_or_else(|e| panic!("encoded history {:?} refused: {e}", encoded[0].content));
-        assert!(same_action(&action, &again), "{action:?} != {again:?}");
-    }
 }
 
 /// Equality of actions, except that floating-point numbers in tool
@@ -77,17 +81,23 @@ pub fn json_text_reply(data: &[u8]) {
 fn same_action(a: &Action, b: &Action) -> bool {
     match (a, b) {
         (Action::FinalAnswer(a), Action::FinalAnswer(b)) => a == b,
-        (Action::ToolCall(a), Action::ToolCall(b)) => {
-            a.call_id == b.call_id
-                && a.tool_name == b.tool_name
-                && a.arguments.len() == b.arguments.len()
-                && a.arguments
-                    .iter()
-                    .zip(&b.arguments)
-                    .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
+        (Action::ToolCalls { calls: a }, Action::ToolCalls { calls: b }) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_call(a, b))
         }
-        _ => false,
+        (Action::FinalAnswer(_), Action::ToolCalls { .. })
+        | (Action::ToolCalls { .. }, Action::FinalAnswer(_)) => false,
     }
+}
+
+fn same_call(a: &ToolCall, b: &ToolCall) -> bool {
+    a.call_id == b.call_id
+        && a.tool_name == b.tool_name
+        && a.arguments.len() == b.arguments.len()
+        && a
+            .arguments
+            .iter()
+            .zip(&b.arguments)
+            .all(|((ka, va), (kb, vb))| ka == kb && same_value(va, vb))
 }
 
 fn same_value(a: &Value, b: &Value) -> bool {
