@@ -2,54 +2,36 @@
 //! encoded as plain messages and the reply is parsed strictly into an
 //! action. Anything but an exact, well-typed object is invalid output.
 
-use bearagent_kernel::{Action, FinalAnswer, HistoryItem, Role, ToolCall};
-use serde::Serialize;
+use bearagent_kernel::{Action, FinalAnswer, HistoryItem, Message, Role, ToolCall};
 use serde_json::{json, Map, Value};
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ProviderMessage {
-    pub role: &'static str,
-    pub content: String,
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::System => "system",
-        Role::User => "user",
-        Role::Assistant => "assistant",
-    }
-}
 
 /// History as plain messages: tool calls become assistant JSON, tool
 /// results user JSON, with `call_id` preserved.
-pub fn encode_history(history: &[HistoryItem]) -> Vec<ProviderMessage> {
+pub fn encode_history(history: &[HistoryItem]) -> Vec<Message> {
     history
         .iter()
         .map(|item| match item {
-            HistoryItem::Message(m) => ProviderMessage {
-                role: role_name(m.role),
-                content: m.content.clone(),
-            },
-            HistoryItem::ToolCall(c) => ProviderMessage {
-                role: "assistant",
-                content: json!({
+            HistoryItem::Message(m) => m.clone(),
+            HistoryItem::ToolCall(c) => Message::new(
+                Role::Assistant,
+                json!({
                     "type": "tool_call",
                     "call_id": c.call_id,
                     "tool_name": c.tool_name,
                     "arguments": c.arguments,
                 })
                 .to_string(),
-            },
-            HistoryItem::ToolResult(r) => ProviderMessage {
-                role: "user",
-                content: json!({
+            ),
+            HistoryItem::ToolResult(r) => Message::new(
+                Role::User,
+                json!({
                     "type": "tool_result",
                     "call_id": r.call_id,
                     "content": r.content,
                     "is_error": r.is_error,
                 })
                 .to_string(),
-            },
+            ),
         })
         .collect()
 }
@@ -117,7 +99,7 @@ pub fn parse_reply(text: &str) -> Result<Action, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bearagent_kernel::{Message, ToolResult};
+    use bearagent_kernel::ToolResult;
 
     #[test]
     fn history_is_encoded_with_call_ids_preserved() {
@@ -128,20 +110,14 @@ mod tests {
             HistoryItem::ToolResult(ToolResult::new("call_7", "text", false).unwrap()),
         ];
         let msgs = encode_history(&history);
-        assert_eq!(
-            msgs[0],
-            ProviderMessage {
-                role: "user",
-                content: "goal".into()
-            }
-        );
-        assert_eq!(msgs[1].role, "assistant");
+        assert_eq!(msgs[0], Message::new(Role::User, "goal"));
+        assert_eq!(msgs[1].role, Role::Assistant);
         let call: Value = serde_json::from_str(&msgs[1].content).unwrap();
         assert_eq!(
             call,
             json!({"type":"tool_call","call_id":"call_7","tool_name":"read_file","arguments":{"path":"a.md"}})
         );
-        assert_eq!(msgs[2].role, "user");
+        assert_eq!(msgs[2].role, Role::User);
         let result: Value = serde_json::from_str(&msgs[2].content).unwrap();
         assert_eq!(
             result,

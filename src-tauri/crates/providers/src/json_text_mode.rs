@@ -7,7 +7,7 @@
 
 use crate::json_text::{encode_history, parse_reply, PROTOCOL_INSTRUCTIONS};
 use crate::{ModelProvider, ModelRequest, ModelStream, ProviderError, ProviderInfo, StreamItem};
-use bearagent_kernel::{Action, HistoryItem, Message, Role, StopReason};
+use bearagent_kernel::{Action, HistoryItem, StopReason};
 use futures::StreamExt;
 use std::sync::Arc;
 
@@ -76,14 +76,7 @@ fn plain_request(request: ModelRequest) -> ModelRequest {
     let system = system_prompt(&request);
     let history = encode_history(&request.history)
         .into_iter()
-        .map(|m| {
-            let role = match m.role {
-                "system" => Role::System,
-                "assistant" => Role::Assistant,
-                _ => Role::User,
-            };
-            HistoryItem::Message(Message::new(role, m.content))
-        })
+        .map(HistoryItem::Message)
         .collect();
     ModelRequest {
         system,

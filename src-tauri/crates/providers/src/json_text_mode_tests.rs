@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::{complete, ScriptedProvider, ToolSchema};
-use bearagent_kernel::{ToolCall, ToolResult};
+use bearagent_kernel::{Message, Role, ToolCall, ToolResult};
 use serde_json::json;
 
 fn chat_model(replies: &[&str]) -> Arc<ScriptedProvider> {

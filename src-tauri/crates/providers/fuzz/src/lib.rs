@@ -6,7 +6,7 @@
 //! * [`json_text_reply`]: arbitrary text through the strict JSON-text reply
 //!   parser; an accepted reply must survive re-encoding.
 
-use bearagent_kernel::{Action, HistoryItem, ToolCall};
+use bearagent_kernel::{Action, HistoryItem, Role, ToolCall};
 use bearagent_providers::json_text::{encode_history, parse_reply};
 use bearagent_providers::{decode, Protocol, StreamItem};
 use serde_json::Value;
@@ -65,7 +65,7 @@ pub fn json_text_reply(data: &[u8]) {
             assert_eq!(calls.len(), 1, "one reply, one call");
             let encoded = encode_history(&[HistoryItem::ToolCall(calls[0].clone())]);
             assert_eq!(encoded.len(), 1);
-            assert_eq!(encoded[0].role, "assistant");
+            assert_eq!(encoded[0].role, Role::Assistant);
             encoded[0].content.clone()
         }
     };
