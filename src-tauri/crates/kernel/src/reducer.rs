@@ -35,6 +35,14 @@ impl RunStatus {
         )
     }
 
+    /// Created, running or awaiting approval: being executed by its owner.
+    pub fn is_live(&self) -> bool {
+        matches!(
+            self,
+            RunStatus::Created | RunStatus::Running | RunStatus::AwaitingApproval
+        )
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             RunStatus::Created => "created",

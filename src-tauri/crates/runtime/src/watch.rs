@@ -8,7 +8,7 @@ use crate::app::ActiveRun;
 use crate::live::{LiveBus, LiveEvent};
 use crate::run::tool_step::current_hash;
 use crate::AppError;
-use bearagent_kernel::{Clock, ContentHash, EventPayload, NewEvent, RunId, RunStatus};
+use bearagent_kernel::{Clock, ContentHash, EventPayload, NewEvent, RunId};
 use bearagent_store::{Store, StoreError};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use notify::RecursiveMode;
@@ -130,12 +130,7 @@ impl Attribution {
         let Some(run) = self.store.get_run(run_id)? else {
             return Ok(());
         };
-        if Path::new(&run.workspace_path) != root
-            || !matches!(
-                run.status,
-                RunStatus::Created | RunStatus::Running | RunStatus::AwaitingApproval
-            )
-        {
+        if Path::new(&run.workspace_path) != root || !run.status.is_live() {
             return Ok(());
         }
         let events = crate::run::reconcile::all_events(&self.store, run_id)?;

@@ -4,8 +4,8 @@ use crate::owners::{owner_row, set_owner};
 use crate::projections::{load_projection, upsert_projection};
 use crate::{Store, StoreError};
 use bearagent_kernel::{
-    apply, EventEnvelope, EventPayload, EventSeq, NewEvent, RunId, RunProjection, Timestamp,
-    EVENT_SCHEMA_VERSION,
+    apply, EventEnvelope, EventPayload, EventSeq, NewEvent, RunId, RunProjection, RunStatus,
+    Timestamp, EVENT_SCHEMA_VERSION,
 };
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
@@ -51,7 +51,7 @@ impl Store {
             // Resuming an interrupted run makes this process its owner, in
             // the same transaction: of two processes resuming at once, the
             // reducer lets exactly one through.
-            Some(current) if resumes && current.status.name() == "interrupted" => {
+            Some(current) if resumes && current.status == RunStatus::Interrupted => {
                 set_owner(&tx, run_id, self.lock.owner())?
             }
             Some(current) => self.check_owner(&tx, run_id, current)?,
@@ -113,7 +113,7 @@ impl Store {
         run_id: RunId,
         current: &RunProjection,
     ) -> Result<(), StoreError> {
-        if !crate::owners::LIVE_STATUSES.contains(&current.status.name()) {
+        if !current.status.is_live() {
             return Ok(());
         }
         match owner_row(conn, run_id)? {

@@ -239,7 +239,13 @@ fn reopening_the_store_keeps_everything() {
         ),
         Err(StoreError::NotOwner { .. })
     ));
-    store.claim_run(run).unwrap();
+    let taken: Vec<RunId> = store
+        .claim_orphaned_runs()
+        .unwrap()
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(taken, vec![run]);
     store
         .append(
             run,

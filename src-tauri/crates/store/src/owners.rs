@@ -208,47 +208,13 @@ impl Store {
         }
     }
 
-    /// Makes this instance the owner of `run_id` unless a live instance
-    /// owns it (then `NotOwner`). Used to resume an interrupted run.
-    pub fn claim_run(&self, run_id: RunId) -> Result<(), StoreError> {
-        let mut guard = self.writer()?;
-        let tx = guard
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let previous = owner_row(&tx, run_id)?;
-        if let Some(prev) = &previous {
-            if self.lock.is_alive(&prev.instance) && prev.instance != self.instance().instance {
-                return Err(StoreError::NotOwner {
-                    run_id,
-                    pid: prev.pid,
-                    program: prev.program.clone(),
-                });
-            }
-        }
-        set_owner(&tx, run_id, self.lock.owner())?;
-        tx.commit()?;
-        if let Some(prev) = previous {
-            self.lock.forget(&prev.instance);
-        }
-        Ok(())
-    }
-
     /// Takes over every live run whose owner is provably gone (or that has
     /// no owner, from before ownership was recorded) and returns them,
     /// oldest first, for the caller to reconcile. Runs of live instances,
-    /// this one included, are left alone.
-    pub fn claim_orphaned_runs(&self) -> Result<Vec<RunId>, StoreError> {
-        Ok(self
-            .claim_orphaned_runs_from()?
-            .into_iter()
-            .map(|(run_id, _)| run_id)
-            .collect())
-    }
-
-    /// As [`Store::claim_orphaned_runs`], with each run's previous (gone)
-    /// owner, when one was recorded: its pid names the temporary files it
-    /// may have left behind.
-    pub fn claim_orphaned_runs_from(&self) -> Result<Vec<(RunId, Option<RunOwner>)>, StoreError> {
+    /// this one included, are left alone. Each run comes with its previous
+    /// (gone) owner, when one was recorded: its pid names the temporary
+    /// files it may have left behind.
+    pub fn claim_orphaned_runs(&self) -> Result<Vec<(RunId, Option<RunOwner>)>, StoreError> {
         let mut guard = self.writer()?;
         let tx = guard
             .conn

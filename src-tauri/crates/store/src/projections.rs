@@ -102,24 +102,6 @@ impl Store {
         Ok(out)
     }
 
-    /// Runs that were neither finished nor interrupted: created, running or
-    /// awaiting approval.
-    pub fn unfinished_runs(&self) -> Result<Vec<RunProjection>, StoreError> {
-        let conn = self.reader()?;
-        let mut stmt = conn.prepare_cached(
-            "SELECT run_id, projection FROM runs
-             WHERE status IN ('created', 'running', 'awaiting_approval')
-             ORDER BY created_at_ms, run_id",
-        )?;
-        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (id, json) = row?;
-            out.push(decode_projection(&id, &json)?);
-        }
-        Ok(out)
-    }
-
     /// Recomputes every run projection from its events, in one transaction:
     /// if any run's events do not fold, nothing changes and the error names
     /// the run. Returns the number of runs rebuilt.

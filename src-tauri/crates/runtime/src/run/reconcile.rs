@@ -89,7 +89,7 @@ pub fn reconcile_unfinished(
     live: &LiveBus,
 ) -> Result<Vec<RunId>, AppError> {
     let mut touched = Vec::new();
-    for (run_id, previous_owner) in store.claim_orphaned_runs_from()? {
+    for (run_id, previous_owner) in store.claim_orphaned_runs()? {
         let Some(run) = store.get_run(run_id)? else {
             continue;
         };
