@@ -6,7 +6,7 @@ use crate::live::LiveEvent;
 use crate::profile::RunProfile;
 use crate::run::agent_loop::{drive, LoopDeps, LoopStart};
 use crate::run::approvals::Decision;
-use crate::run::recorder::Recorder;
+use crate::run::recorder::{append_beside, Recorder};
 use crate::views::RunSummary;
 use crate::AppError;
 use bearagent_kernel::{
@@ -169,14 +169,11 @@ impl Application {
                 run.cancel.cancel();
                 Ok(())
             }
-            None => Err(AppError::Conflict(match self.store.ownership(run_id)? {
-                bearagent_store::Ownership::Elsewhere(owner) => format!(
-                    "run {run_id} is being executed by another BearAgent process ({}, pid {}); \
-                     cancel it there",
-                    owner.program, owner.pid
-                ),
-                _ => format!("run {run_id} is not running in this process"),
-            })),
+            None => Err(self
+                .owned_elsewhere(run_id, "cancel it")?
+                .unwrap_or_else(|| {
+                    AppError::Conflict(format!("run {run_id} is not running in this process"))
+                })),
         }
     }
 
@@ -191,15 +188,24 @@ impl Application {
         if self.approvals.decide(run_id, &call_id, decision.clone()) {
             return Ok(());
         }
-        if let bearagent_store::Ownership::Elsewhere(owner) = self.store.ownership(run_id)? {
-            return Err(AppError::Conflict(format!(
-                "run {run_id} is being executed by another BearAgent process ({}, pid {}); \
-                 answer its approvals there",
-                owner.program, owner.pid
-            )));
+        if let Some(elsewhere) = self.owned_elsewhere(run_id, "answer its approvals")? {
+            return Err(elsewhere);
         }
         // No loop waits here: maybe the app quit while this run waited.
         self.resume_at_approval(run_id, &call_id, decision)
+    }
+
+    /// The conflict to report when another live BearAgent process executes
+    /// `run_id`: only it can `act` ("cancel it", ...) on the run.
+    fn owned_elsewhere(&self, run_id: RunId, act: &str) -> Result<Option<AppError>, AppError> {
+        Ok(match self.store.ownership(run_id)? {
+            bearagent_store::Ownership::Elsewhere(owner) => Some(AppError::Conflict(format!(
+                "run {run_id} is being executed by another BearAgent process ({}, pid {}); \
+                 {act} there",
+                owner.program, owner.pid
+            ))),
+            bearagent_store::Ownership::Here | bearagent_store::Ownership::Nobody => None,
+        })
     }
 
     pub fn get_run(&self, run_id: RunId) -> Result<RunProjection, AppError> {
@@ -305,26 +311,11 @@ fn abort_run(
 ) {
     tracing::error!(error = %error, "the run stopped: its events could not be stored");
     let reason = format!("BearAgent could not record this run's events: {error}");
-    let recorded = store.next_seq(run_id).and_then(|next| {
-        store.append(
-            run_id,
-            next,
-            vec![bearagent_kernel::NewEvent::new(
-                clock.now(),
-                None,
-                EventPayload::RunFailed {
-                    reason: reason.clone(),
-                },
-            )],
-        )
-    });
-    match recorded {
-        Ok(events) => {
-            for event in events {
-                live.publish(LiveEvent::Committed(Arc::new(event)));
-            }
-        }
-        Err(e) => tracing::warn!(error = %e, "the run could not be marked failed either"),
+    let failed = EventPayload::RunFailed {
+        reason: reason.clone(),
+    };
+    if let Err(e) = append_beside(store, clock, live, run_id, failed) {
+        tracing::warn!(error = %e, "the run could not be marked failed either");
     }
     live.publish(LiveEvent::RunAborted {
         run_id,

@@ -9,10 +9,10 @@
 //! rather than at the next start.
 
 use crate::live::{LiveBus, LiveEvent};
-use crate::run::reconcile::reconcile_unfinished;
+use crate::run::reconcile::{events_since, reconcile_unfinished};
 use crate::AppError;
 use bearagent_kernel::Clock;
-use bearagent_store::{Ownership, Store, MAX_PAGE};
+use bearagent_store::{Ownership, Store};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -79,21 +79,13 @@ fn publish_new(
     live: &LiveBus,
     feed: &mut bearagent_store::ChangeFeed,
 ) -> Result<(), AppError> {
-    for (run_id, mut after) in feed.poll()? {
+    for (run_id, after) in feed.poll()? {
         // This process's own runs publish their events as they commit.
         if store.ownership(run_id)? == Ownership::Here {
             continue;
         }
-        loop {
-            let page = store.events_after(run_id, after, MAX_PAGE)?;
-            let full = page.len() == MAX_PAGE as usize;
-            for event in page {
-                after = event.seq;
-                live.publish(LiveEvent::Committed(Arc::new(event)));
-            }
-            if !full {
-                break;
-            }
+        for event in events_since(store, run_id, after)? {
+            live.publish(LiveEvent::Committed(Arc::new(event)));
         }
     }
     Ok(())

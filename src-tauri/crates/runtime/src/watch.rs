@@ -5,10 +5,11 @@
 //! per-file state (on Linux the debouncer needs no file-id cache).
 
 use crate::app::ActiveRun;
-use crate::live::{LiveBus, LiveEvent};
+use crate::live::LiveBus;
+use crate::run::recorder::append_beside;
 use crate::run::tool_step::current_hash;
 use crate::AppError;
-use bearagent_kernel::{Clock, ContentHash, EventPayload, NewEvent, RunId};
+use bearagent_kernel::{Clock, ContentHash, EventPayload, RunId};
 use bearagent_store::{Store, StoreError};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use notify::RecursiveMode;
@@ -200,28 +201,24 @@ impl Attribution {
         Ok(())
     }
 
-    /// Appends beside the run's loop: on a seq conflict, retry at the new end.
+    /// Appends beside the run's loop.
     fn append(&self, run_id: RunId, payload: EventPayload) -> Result<(), AppError> {
-        for _ in 0..5 {
-            let next = self.store.next_seq(run_id)?;
-            let event = NewEvent::new(self.clock.now(), None, payload.clone());
-            match self.store.append(run_id, next, vec![event]) {
-                Ok(stamped) => {
-                    for e in stamped {
-                        self.live.publish(LiveEvent::Committed(Arc::new(e)));
-                    }
-                    return Ok(());
-                }
-                Err(StoreError::Conflict { .. }) => continue,
-                // The run ended between the check and the append: the
-                // change is no longer the run's to record.
-                Err(StoreError::Rejected { .. }) => return Ok(()),
-                Err(e) => return Err(e.into()),
-            }
+        match append_beside(
+            &self.store,
+            self.clock.as_ref(),
+            &self.live,
+            run_id,
+            payload,
+        ) {
+            Ok(()) => Ok(()),
+            // The run ended between the check and the append: the change
+            // is no longer the run's to record.
+            Err(StoreError::Rejected { .. }) => Ok(()),
+            Err(StoreError::Conflict { .. }) => Err(AppError::Conflict(format!(
+                "run {run_id} kept moving; the change was not recorded"
+            ))),
+            Err(e) => Err(e.into()),
         }
-        Err(AppError::Conflict(format!(
-            "run {run_id} kept moving; the change was not recorded"
-        )))
     }
 }
 

@@ -17,8 +17,16 @@ use std::path::Path;
 use std::sync::Arc;
 
 pub fn all_events(store: &Store, run_id: RunId) -> Result<Vec<EventEnvelope>, AppError> {
+    events_since(store, run_id, EventSeq(0))
+}
+
+/// Every event of `run_id` with seq greater than `after`, paging the store.
+pub fn events_since(
+    store: &Store,
+    run_id: RunId,
+    mut after: EventSeq,
+) -> Result<Vec<EventEnvelope>, AppError> {
     let mut events = Vec::new();
-    let mut after = EventSeq(0);
     loop {
         let page = store.events_after(run_id, after, MAX_PAGE)?;
         let Some(last) = page.last() else { break };

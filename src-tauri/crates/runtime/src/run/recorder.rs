@@ -9,6 +9,34 @@ use bearagent_kernel::{
 use bearagent_store::Store;
 use std::sync::Arc;
 
+/// Appends one event to `run_id` beside its loop (not through its
+/// `Recorder`: the workspace watcher, a loop that gave up) and publishes
+/// it. On a seq conflict it retries at the new end a few times, then
+/// returns the last conflict.
+pub(crate) fn append_beside(
+    store: &Store,
+    clock: &dyn Clock,
+    live: &LiveBus,
+    run_id: RunId,
+    payload: EventPayload,
+) -> Result<(), bearagent_store::StoreError> {
+    let mut attempts = 0;
+    loop {
+        let next = store.next_seq(run_id)?;
+        let event = NewEvent::new(clock.now(), None, payload.clone());
+        match store.append(run_id, next, vec![event]) {
+            Ok(stamped) => {
+                for e in stamped {
+                    live.publish(LiveEvent::Committed(Arc::new(e)));
+                }
+                return Ok(());
+            }
+            Err(bearagent_store::StoreError::Conflict { .. }) if attempts < 4 => attempts += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 pub struct Recorder {
     store: Arc<Store>,
     clock: Arc<dyn Clock>,

@@ -41,6 +41,17 @@ pub(super) fn fail(
     Ok(ToolStepEnd::Continue)
 }
 
+/// The user said no: the model gets the denial and the reason, if any.
+fn denied(
+    rec: &mut Recorder,
+    seq: EventSeq,
+    call_id: &CallId,
+    reason: Option<String>,
+) -> Result<ToolStepEnd, AppError> {
+    let why = reason.map_or_else(String::new, |r| format!(": {r}"));
+    fail(rec, seq, call_id, format!("the user denied this call{why}"))
+}
+
 pub(super) async fn run_tool_call(
     rec: &mut Recorder,
     deps: &LoopDeps,
@@ -94,44 +105,43 @@ pub(super) async fn run_tool_call(
                 format!("refused by policy: {reason}"),
             )
         }
-        // The user already said no to the rest of this turn.
-        PolicyDecision::Ask(_) if matches!(grants.rest_of_turn, Some((false, _))) => {
-            let denied_at = grants.rest_of_turn.map_or(requested, |(_, seq)| seq);
-            return fail(
-                rec,
-                denied_at,
-                &call_id,
-                "the user denied this and the rest of the calls in your turn".into(),
-            );
-        }
-        // "Always for this run", "the rest of this turn", or the user's "let
-        // it go on" after a loop: an approval already recorded covers it.
-        PolicyDecision::Ask(request) => match grants
-            .tools
-            .get(call.tool_name.as_str())
-            .copied()
-            .or(grants.rest_of_turn.map(|(_, seq)| seq))
-            .or(user_approval)
-        {
-            Some(approved_at) => request.approve(approved_at),
-            None => match ask(rec, deps, requested, &call, request.call().summary()).await? {
-                Asked::Granted { seq, scope } => {
-                    remember_scope(grants, &call, scope, true, seq);
-                    request.approve(seq)
-                }
-                Asked::Denied { seq, reason, scope } => {
-                    remember_scope(grants, &call, scope, false, seq);
-                    let why = reason.map_or_else(String::new, |r| format!(": {r}"));
+        PolicyDecision::Ask(request) => {
+            // "Always for this run", "the rest of this turn", or the user's
+            // "let it go on" after a loop: a decision already recorded
+            // answers it; a "no" to the rest of the turn refuses it.
+            let approved_before = match grants.rest_of_turn {
+                Some((false, denied_at)) => {
                     return fail(
                         rec,
-                        seq,
+                        denied_at,
                         &call_id,
-                        format!("the user denied this call{why}"),
-                    );
+                        "the user denied this and the rest of the calls in your turn".into(),
+                    )
                 }
-                Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
-            },
-        },
+                Some((true, approved_at)) => Some(approved_at),
+                None => None,
+            };
+            match grants
+                .tools
+                .get(call.tool_name.as_str())
+                .copied()
+                .or(approved_before)
+                .or(user_approval)
+            {
+                Some(approved_at) => request.approve(approved_at),
+                None => match ask(rec, deps, requested, &call, request.call().summary()).await? {
+                    Asked::Granted { seq, scope } => {
+                        remember_scope(grants, &call, scope, true, seq);
+                        request.approve(seq)
+                    }
+                    Asked::Denied { seq, reason, scope } => {
+                        remember_scope(grants, &call, scope, false, seq);
+                        return denied(rec, seq, &call_id, reason);
+                    }
+                    Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
+                },
+            }
+        }
     };
     let cause = match authorized.authority() {
         Authority::User { approval } if approval > requested => approval,
@@ -267,13 +277,7 @@ pub(super) async fn resume_decided(
         Asked::Granted { seq, scope } => (seq, scope),
         Asked::Denied { seq, reason, scope } => {
             remember_scope(grants, &call, scope, false, seq);
-            let why = reason.map_or_else(String::new, |r| format!(": {r}"));
-            return fail(
-                rec,
-                seq,
-                &call_id,
-                format!("the user denied this call{why}"),
-            );
+            return denied(rec, seq, &call_id, reason);
         }
         Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
     };
