@@ -42,8 +42,19 @@ pub(super) async fn wait_until_released(home: &std::path::Path) {
 }
 
 pub(super) fn start(f: &Fixture, steps: serde_json::Value, mode: ApprovalMode) -> RunId {
-    let provider = Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap());
-    f.app
+    start_recorded(f, steps, mode).0
+}
+
+/// Starts a scripted run and keeps the provider, which records every
+/// request the model was sent.
+pub(super) fn start_recorded(
+    f: &Fixture,
+    steps: serde_json::Value,
+    mode: ApprovalMode,
+) -> (RunId, ScriptedProvider) {
+    let provider = ScriptedProvider::from_json(&steps.to_string()).unwrap();
+    let run = f
+        .app
         .start_run(StartRun {
             workspace: f.ws.path().display().to_string(),
             goal: "goal".into(),
@@ -51,9 +62,10 @@ pub(super) fn start(f: &Fixture, steps: serde_json::Value, mode: ApprovalMode) -
                 approval_mode: mode,
                 ..RunProfile::default()
             },
-            provider,
+            provider: Arc::new(provider.clone()),
         })
-        .unwrap()
+        .unwrap();
+    (run, provider)
 }
 
 pub(super) fn write(path: &str) -> serde_json::Value {
@@ -113,19 +125,11 @@ async fn always_for_this_run_approves_later_calls_of_the_same_tool() {
 async fn a_denial_with_a_reason_reaches_the_model_as_an_error_result() {
     let f = fixture();
     let mut rx = f.app.subscribe();
-    let steps =
-        ScriptedProvider::from_json(&json!([write("a.txt"), {"final_answer": "ok"}]).to_string())
-            .unwrap();
-    let recorder = steps.clone();
-    let run = f
-        .app
-        .start_run(StartRun {
-            workspace: f.ws.path().display().to_string(),
-            goal: "goal".into(),
-            profile: RunProfile::default(),
-            provider: Arc::new(steps),
-        })
-        .unwrap();
+    let (run, recorder) = start_recorded(
+        &f,
+        json!([write("a.txt"), {"final_answer": "ok"}]),
+        ApprovalMode::AskWrites,
+    );
     let call = next_approval(&mut rx).await;
     let decision = Decision {
         approve: false,
@@ -281,22 +285,11 @@ async fn a_run_interrupted_at_an_approval_resumes_when_it_is_answered() {
 #[tokio::test]
 async fn the_context_of_any_model_call_can_be_rebuilt_from_events() {
     let f = fixture();
-    let steps =
-        ScriptedProvider::from_json(&json!([write("a.txt"), {"final_answer": "ok"}]).to_string())
-            .unwrap();
-    let recorder = steps.clone();
-    let run = f
-        .app
-        .start_run(StartRun {
-            workspace: f.ws.path().display().to_string(),
-            goal: "goal".into(),
-            profile: RunProfile {
-                approval_mode: ApprovalMode::AllowAll,
-                ..RunProfile::default()
-            },
-            provider: Arc::new(steps),
-        })
-        .unwrap();
+    let (run, recorder) = start_recorded(
+        &f,
+        json!([write("a.txt"), {"final_answer": "ok"}]),
+        ApprovalMode::AllowAll,
+    );
     f.app.wait_run(run).await.unwrap();
     let requests: Vec<EventSeq> = f
         .app

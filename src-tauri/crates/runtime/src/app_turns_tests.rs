@@ -2,10 +2,9 @@
 //! "deny the rest", and loop detection. Given a scripted model, when the
 //! user decides, then these events.
 
-use super::tests::{fixture, next_approval, start, types};
+use super::tests::{fixture, next_approval, start, start_recorded, types};
 use super::*;
 use bearagent_kernel::{ApprovalScope, HistoryItem, RunStatus};
-use bearagent_providers::ScriptedProvider;
 use bearagent_tools::ApprovalMode;
 use serde_json::json;
 
@@ -104,28 +103,18 @@ async fn a_turn_of_several_calls_runs_each_in_order_and_the_model_sees_every_res
     std::fs::write(f.ws.path().join("a.txt"), "A").unwrap();
     std::fs::write(f.ws.path().join("c.txt"), "C").unwrap();
     let mut rx = f.app.subscribe();
-    let steps = ScriptedProvider::from_json(
-        &json!([
+    let (run, recorder) = start_recorded(
+        &f,
+        json!([
             {"text": "Three things at once.", "tool_calls": [
                 {"call_id": "t1", "tool_name": "read_file", "arguments": {"path": "a.txt"}},
                 {"call_id": "t2", "tool_name": "write_file", "arguments": {"path": "b.txt", "content": "B"}},
                 {"call_id": "t3", "tool_name": "read_file", "arguments": {"path": "c.txt"}}
             ]},
             {"final_answer": "done"}
-        ])
-        .to_string(),
-    )
-    .unwrap();
-    let recorder = steps.clone();
-    let run = f
-        .app
-        .start_run(StartRun {
-            workspace: f.ws.path().display().to_string(),
-            goal: "goal".into(),
-            profile: RunProfile::default(),
-            provider: Arc::new(steps),
-        })
-        .unwrap();
+        ]),
+        ApprovalMode::AskWrites,
+    );
     // The write in the middle asks; its denial does not skip the third call.
     let call = next_approval(&mut rx).await;
     assert_eq!(call, "t2");
