@@ -165,3 +165,97 @@ fn json_text_mode_runs_a_plain_chat_model_through_tools() {
         "{text:?}"
     );
 }
+
+/// A chat turn asking to read `path`, billed 1 000 input / 100 output
+/// tokens, 200 of the input from the prompt cache.
+fn chat_read(id: &str, path: &str) -> Canned {
+    Canned::sse(&sse(&[
+        (
+            "",
+            &format!(
+                r#"{{"id":"r","choices":[{{"index":0,"delta":{{"role":"assistant","tool_calls":[{{"index":0,"id":"{id}","type":"function","function":{{"name":"read_file","arguments":"{{\"path\":\"{path}\"}}"}}}}]}},"finish_reason":null}}]}}"#
+            ),
+        ),
+        (
+            "",
+            r#"{"id":"r","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+        ),
+        (
+            "",
+            r#"{"id":"r","choices":[],"usage":{"prompt_tokens":1000,"completion_tokens":100,"total_tokens":1100,"prompt_tokens_details":{"cached_tokens":200}}}"#,
+        ),
+        ("", "[DONE]"),
+    ]))
+}
+
+/// A provider priced in the config and a `--max-cost`: every call is
+/// costed on its event, and the run stops out of budget (exit 3) before a
+/// call that could take it past the cap.
+#[test]
+fn a_priced_provider_with_max_cost_stops_before_the_cap() {
+    let env = support::env();
+    let turns: Vec<Canned> = (0..12)
+        .map(|i| {
+            env.write(&format!("f{i}.md"), "x\n");
+            chat_read(&format!("c{i}"), &format!("f{i}.md"))
+        })
+        .collect();
+    let server = serve(turns);
+    std::fs::write(
+        env.home.path().join("config.toml"),
+        format!(
+            r#"version = 1
+[providers.priced]
+protocol = "openai-chat"
+base_url = "{}"
+model = "m"
+key = "none"
+price = {{ input_per_mtok = 10.0, output_per_mtok = 30.0, cached_input_per_mtok = 1.0 }}
+"#,
+            server.base_url
+        ),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let out = env
+            .command()
+            .args(["run", "--json", "--approve", "all", "--provider", "priced"])
+            .args(extra)
+            .arg("--workspace")
+            .arg(env.ws())
+            .arg("read everything")
+            .output()
+            .unwrap();
+        support::RunResult::from_output_pub(out)
+    };
+    // Each call: 800 × $10 + 200 × $1 + 100 × $30 per MTok = 11 200 µ$.
+    // Its worst case is far more (8 192 output tokens at $30/MTok), so a
+    // $0.30 cap lets a few calls through and then stops the run.
+    let r = run(&["--max-cost", "0.30"]);
+    assert_eq!(r.code, 3, "{}\n{}", r.stdout, r.stderr);
+    r.assert_seqs_contiguous();
+    let costs: Vec<u64> = r
+        .of_type("model_call_completed")
+        .iter()
+        .map(|e| e["payload"]["cost_micro_usd"].as_u64().unwrap())
+        .collect();
+    assert!(!costs.is_empty());
+    assert!(costs.iter().all(|c| *c == 11_200), "{costs:?}");
+    let spent: u64 = costs.iter().sum();
+    assert!(spent <= 300_000, "spent {spent} µ$ past the cap");
+    let exhausted = r.of_type("budget_exhausted");
+    assert_eq!(exhausted[0]["payload"]["which"], "cost");
+    // inspect --json carries the total.
+    let inspect = env.bearagent(&["inspect", &r.run_id(), "--json"]);
+    let text = String::from_utf8_lossy(&inspect.stdout);
+    assert!(
+        text.contains(&format!("\"cost_micro_usd\": {spent}")),
+        "{text}"
+    );
+
+    // Bad limits are usage errors (exit 2), and nothing runs.
+    for bad in ["0", "-1", "abc", "NaN"] {
+        let r = run(&["--max-cost", bad]);
+        assert_eq!(r.code, 2, "--max-cost {bad}: {}", r.stderr);
+    }
+}

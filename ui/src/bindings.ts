@@ -115,7 +115,9 @@ export type ArtifactState =
 "conflict";
 
 /**  Which budget a run ran out of. */
-export type BudgetKind = "model_calls" | "tool_calls" | "input_tokens" | "output_tokens" | "wall_time";
+export type BudgetKind = "model_calls" | "tool_calls" | "input_tokens" | "output_tokens" | "wall_time" | 
+/**  Spend so far plus the next call's worst case would pass `max_cost`. */
+"cost";
 
 /**
  *  Limits for one run. Every limit is required: a run never has an
@@ -127,6 +129,11 @@ export type Budgets = {
 	max_input_tokens: number,
 	max_output_tokens: number,
 	max_wall_time_ms: number,
+	/**
+	 *  Spend limit in micro-USD; needs a priced provider. None: no limit
+	 *  on cost (the other limits still bound the run).
+	 */
+	max_cost_micro_usd?: number | null,
 };
 
 /**  The id a model gave a tool call; tool results answer it. */
@@ -201,6 +208,8 @@ max_invalid_outputs: number;
 max_repeated_calls?: number; 
 /**  Configured provider name and model (never a key). */
 provider: string; model: string; 
+/**  The provider's price when the run started (None: cost unknown). */
+price?: Price | null; 
 /**  Versions of config, prompt and context format in force. */
 config_versions: { [key in string]: string } } | { type: "run_started" } | { type: "model_call_requested"; context_version: string; context_bytes: number } | { type: "model_call_started"; provider: string; model: string } | { type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string; 
 /**
@@ -209,14 +218,20 @@ config_versions: { [key in string]: string } } | { type: "run_started" } | { typ
  */
 usage?: TokenUsage; 
 /**  The failed attempt had streamed text or tool calls, now void. */
-discarded_partial?: boolean } | { type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason; 
+discarded_partial?: boolean; 
+/**  What `usage` cost, micro-USD (None: the price is unknown). */
+cost_micro_usd?: number | null } | { type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason; 
 /**
  *  Everything the model wrote in this call (narration before a
  *  tool call, or the answer), so the timeline keeps it.
  */
-text?: string } | { type: "model_call_failed"; class: ModelErrorClass; message: string; 
+text?: string; 
+/**  What `usage` cost, micro-USD (None: the price is unknown). */
+cost_micro_usd?: number | null } | { type: "model_call_failed"; class: ModelErrorClass; message: string; 
 /**  Tokens spent on the failed call (e.g. invalid output still costs). */
-usage: TokenUsage } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
+usage: TokenUsage; 
+/**  What `usage` cost, micro-USD (None: the price is unknown). */
+cost_micro_usd?: number | null } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
 /**  An interrupted run continues from its committed events. */
 { type: "run_resumed" } | 
 /**
@@ -328,6 +343,27 @@ export type PendingApproval = {
 	requested_seq: EventSeq,
 };
 
+/**
+ *  USD per million tokens, held as micro-USD per million tokens (so
+ *  `$3.00 / MTok` is `3_000_000`).
+ */
+export type Price = {
+	input_micro_usd_per_mtok: number,
+	output_micro_usd_per_mtok: number,
+	/**
+	 *  For input tokens the provider served from its prompt cache; without
+	 *  it they cost as much as other input.
+	 */
+	cached_input_micro_usd_per_mtok?: number | null,
+};
+
+/**  USD per million tokens, as the config file holds it. */
+export type PriceView = {
+	inputPerMtok: number | null,
+	outputPerMtok: number | null,
+	cachedInputPerMtok: number | null,
+};
+
 export type ProfileView = {
 	name: string,
 	provider: string | null,
@@ -344,6 +380,8 @@ export type ProviderInput = {
 	model: string,
 	keySource: KeySourceView,
 	toolMode: ToolModeView,
+	/**  None: runs with this provider have an unknown cost. */
+	price: PriceView | null,
 };
 
 export type ProviderTestView = {
@@ -361,6 +399,7 @@ export type ProviderView = {
 	keySource: KeySourceView,
 	keyPresent: boolean,
 	toolMode: ToolModeView,
+	price: PriceView | null,
 };
 
 /**  The user tried to close the window while runs are in progress. */
@@ -445,6 +484,13 @@ export type RunProjection = {
 	model_calls: number,
 	tool_calls: number,
 	usage: TokenUsage,
+	/**  The provider's price for this run (None: cost unknown). */
+	price?: Price | null,
+	/**
+	 *  Total cost of the run's model calls in micro-USD; None when the
+	 *  price is unknown (never shown as 0).
+	 */
+	cost_micro_usd?: number | null,
 	pending_approval: PendingApproval | null,
 	last_error: string | null,
 	final_answer: string | null,
@@ -501,8 +547,14 @@ export type StartedRun = {
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "other";
 
 export type TokenUsage = {
+	/**  Every input token, including those served from a prompt cache. */
 	input: number,
 	output: number,
+	/**
+	 *  The part of `input` the provider served from its prompt cache
+	 *  (priced differently).
+	 */
+	cached_input?: number,
 };
 
 /**  A tool invocation proposed by the model. It executes nothing by itself. */

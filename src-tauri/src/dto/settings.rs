@@ -2,7 +2,9 @@
 
 use super::{ApiError, ErrorCode};
 use bearagent_kernel::{ApprovalMode, Budgets, ContextCaps};
-use bearagent_runtime::config::{KeySource, NamedKeySource, ProfileEntry, ProviderEntry};
+use bearagent_runtime::config::{
+    KeySource, NamedKeySource, PriceEntry, ProfileEntry, ProviderEntry,
+};
 use bearagent_runtime::{ProviderTest, RunProfile, Settings, ToolMode};
 use serde::{Deserialize, Serialize};
 
@@ -63,6 +65,35 @@ impl From<ToolModeView> for ToolMode {
     }
 }
 
+/// USD per million tokens, as the config file holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct PriceView {
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+    pub cached_input_per_mtok: Option<f64>,
+}
+
+impl From<PriceEntry> for PriceView {
+    fn from(p: PriceEntry) -> Self {
+        Self {
+            input_per_mtok: p.input_per_mtok,
+            output_per_mtok: p.output_per_mtok,
+            cached_input_per_mtok: p.cached_input_per_mtok,
+        }
+    }
+}
+
+impl From<PriceView> for PriceEntry {
+    fn from(p: PriceView) -> Self {
+        Self {
+            input_per_mtok: p.input_per_mtok,
+            output_per_mtok: p.output_per_mtok,
+            cached_input_per_mtok: p.cached_input_per_mtok,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderInput {
@@ -73,6 +104,8 @@ pub struct ProviderInput {
     pub model: String,
     pub key_source: KeySourceView,
     pub tool_mode: ToolModeView,
+    /// None: runs with this provider have an unknown cost.
+    pub price: Option<PriceView>,
 }
 
 impl ProviderInput {
@@ -92,6 +125,7 @@ impl ProviderInput {
                 model: self.model.trim().to_owned(),
                 key: self.key_source.into(),
                 tool_mode: self.tool_mode.into(),
+                price: self.price.map(PriceEntry::from),
             },
         ))
     }
@@ -107,6 +141,7 @@ pub struct ProviderView {
     pub key_source: KeySourceView,
     pub key_present: bool,
     pub tool_mode: ToolModeView,
+    pub price: Option<PriceView>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
@@ -152,6 +187,9 @@ impl ProfileView {
                 max_tool_result_bytes: Some(self.context_caps.max_tool_result_bytes),
                 max_invalid_outputs: None,
                 max_repeated_calls: None,
+                // Micro-USD back to the USD the file holds (exact for any
+                // amount a person types).
+                max_cost: b.max_cost_micro_usd.map(|m| m as f64 / 1_000_000.0),
             },
         )
     }
@@ -180,6 +218,7 @@ impl SettingsView {
                     model: p.entry.model,
                     key_present: p.key_present,
                     tool_mode: p.entry.tool_mode.into(),
+                    price: p.entry.price.map(PriceView::from),
                 })
                 .collect(),
             profiles,

@@ -15,7 +15,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the agent on a workspace until it answers, fails or runs out of budget.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List runs, newest first.
     Runs(RunsArgs),
     /// Show one run's state.
@@ -107,6 +107,9 @@ pub struct RunArgs {
     /// Wall-time budget in seconds.
     #[arg(long)]
     pub max_wall_time: Option<u64>,
+    /// Spend limit in USD (needs a provider with a price in the config).
+    #[arg(long, value_name = "USD", allow_negative_numbers = true)]
+    pub max_cost: Option<f64>,
     /// JSON lines instead of the human timeline.
     #[arg(long)]
     pub json: bool,

@@ -55,7 +55,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         Err(e) => return exit::report(&e),
     };
     match cli.command {
-        args::Command::Run(run) => run_cmd::run(app, run).await,
+        args::Command::Run(run) => run_cmd::run(app, *run).await,
         args::Command::Runs(q) => query_cmd::runs(&app, q),
         args::Command::Inspect(q) => query_cmd::inspect(&app, q),
         args::Command::Events(q) => query_cmd::events(&app, q),

@@ -1,6 +1,6 @@
 //! Human and JSON renderings of the same application results.
 
-use bearagent_kernel::{Action, EventEnvelope, EventPayload, RunProjection, RunStatus};
+use bearagent_kernel::{Action, EventEnvelope, EventPayload, RunProjection, RunStatus, Usd};
 use bearagent_runtime::RunSummary;
 use serde_json::json;
 
@@ -54,7 +54,12 @@ pub fn event_line(e: &EventEnvelope) -> String {
                 one_line(message, 100)
             )
         }
-        EventPayload::ModelCallCompleted { action, usage, .. } => {
+        EventPayload::ModelCallCompleted {
+            action,
+            usage,
+            cost_micro_usd,
+            ..
+        } => {
             let what = match action {
                 Action::ToolCalls { calls } => format!(
                     "wants {}",
@@ -67,8 +72,10 @@ pub fn event_line(e: &EventEnvelope) -> String {
                 Action::FinalAnswer(_) => "answered".into(),
             };
             format!(
-                "model call completed: {what} ({} in / {} out tokens)",
-                usage.input, usage.output
+                "model call completed: {what} ({} in / {} out tokens{})",
+                usage.input,
+                usage.output,
+                cost_micro_usd.map_or(String::new(), |c| format!(", {}", Usd(c)))
             )
         }
         EventPayload::ModelCallFailed { class, message, .. } => {
@@ -161,12 +168,13 @@ pub fn event_json(e: &EventEnvelope) -> serde_json::Value {
 
 pub fn run_summary_line(r: &RunSummary) -> String {
     format!(
-        "{}  {:<18} {}  {:>6} in {:>6} out  {}",
+        "{}  {:<18} {}  {:>6} in {:>6} out {:>9}  {}",
         r.run_id,
         status_text(&r.status),
         r.created_at.to_rfc3339(),
         r.input_tokens,
         r.output_tokens,
+        cost_text(r.cost_micro_usd),
         one_line(&r.goal, 80)
     )
 }
@@ -183,7 +191,13 @@ pub fn run_summary_json(r: &RunSummary) -> serde_json::Value {
         "tool_calls": r.tool_calls,
         "input_tokens": r.input_tokens,
         "output_tokens": r.output_tokens,
+        "cost_micro_usd": r.cost_micro_usd,
     })
+}
+
+/// A run's cost for people; "cost ?" when the provider has no price.
+fn cost_text(cost_micro_usd: Option<u64>) -> String {
+    cost_micro_usd.map_or_else(|| "cost ?".to_owned(), |c| Usd(c).to_string())
 }
 
 pub fn projection_text(p: &RunProjection) -> String {
@@ -204,6 +218,11 @@ pub fn projection_text(p: &RunProjection) -> String {
             p.usage.input,
             p.usage.output
         ),
+        match (p.cost_micro_usd, p.budgets.max_cost_micro_usd) {
+            (Some(c), Some(max)) => format!("cost       {} of {} limit", Usd(c), Usd(max)),
+            (Some(c), None) => format!("cost       {}", Usd(c)),
+            (None, _) => "cost       unknown (the provider has no price)".to_owned(),
+        },
     ];
     if let Some(a) = &p.pending_approval {
         out.push(format!(

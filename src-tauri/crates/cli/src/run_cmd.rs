@@ -47,6 +47,12 @@ fn choose(app: &Application, args: &RunArgs) -> Result<(RunProfile, Arc<dyn Mode
     if let Some(secs) = args.max_wall_time {
         b.max_wall_time_ms = secs.saturating_mul(1000);
     }
+    if let Some(usd) = args.max_cost {
+        b.max_cost_micro_usd = Some(
+            bearagent_runtime::config::max_cost_micro_usd(usd)
+                .map_err(|e| exit::usage(format!("--max-cost {e}")))?,
+        );
+    }
     let name = match (&args.provider, &args.script, profile_provider) {
         (Some(p), _, _) => p.clone(),
         (None, Some(_), _) => "script".into(),

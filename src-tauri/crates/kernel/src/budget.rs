@@ -6,18 +6,28 @@ use std::fmt;
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct TokenUsage {
+    /// Every input token, including those served from a prompt cache.
     pub input: u64,
     pub output: u64,
+    /// The part of `input` the provider served from its prompt cache
+    /// (priced differently).
+    #[serde(default)]
+    pub cached_input: u64,
 }
 
 impl TokenUsage {
     pub fn new(input: u64, output: u64) -> Self {
-        Self { input, output }
+        Self {
+            input,
+            output,
+            cached_input: 0,
+        }
     }
     pub fn saturating_add(self, other: TokenUsage) -> TokenUsage {
         TokenUsage {
             input: self.input.saturating_add(other.input),
             output: self.output.saturating_add(other.output),
+            cached_input: self.cached_input.saturating_add(other.cached_input),
         }
     }
 }
@@ -32,6 +42,8 @@ pub enum BudgetKind {
     InputTokens,
     OutputTokens,
     WallTime,
+    /// Spend so far plus the next call's worst case would pass `max_cost`.
+    Cost,
 }
 
 impl fmt::Display for BudgetKind {
@@ -42,6 +54,7 @@ impl fmt::Display for BudgetKind {
             BudgetKind::InputTokens => "input tokens",
             BudgetKind::OutputTokens => "output tokens",
             BudgetKind::WallTime => "wall time",
+            BudgetKind::Cost => "cost",
         })
     }
 }
@@ -56,6 +69,10 @@ pub struct Budgets {
     pub max_input_tokens: u64,
     pub max_output_tokens: u64,
     pub max_wall_time_ms: u64,
+    /// Spend limit in micro-USD; needs a priced provider. None: no limit
+    /// on cost (the other limits still bound the run).
+    #[serde(default)]
+    pub max_cost_micro_usd: Option<u64>,
 }
 
 impl Default for Budgets {
@@ -66,6 +83,7 @@ impl Default for Budgets {
             max_input_tokens: 2_000_000,
             max_output_tokens: 200_000,
             max_wall_time_ms: 30 * 60 * 1000,
+            max_cost_micro_usd: None,
         }
     }
 }
@@ -78,6 +96,9 @@ pub struct Spent {
     pub tool_calls: u32,
     pub usage: TokenUsage,
     pub elapsed_ms: u64,
+    /// Known cost so far, micro-USD (0 when the price is unknown).
+    #[serde(default)]
+    pub cost_micro_usd: u64,
 }
 
 /// What is about to happen, so only the budgets it would spend are checked:
@@ -117,6 +138,14 @@ impl Budgets {
         } else {
             self.tokens_exhausted(spent)
         }
+    }
+
+    /// Whether a model call that may cost up to `worst_case_micro_usd`
+    /// would take the run past `max_cost`: checked before the call, so the
+    /// limit holds even if the call spends all it can.
+    pub fn cost_exceeded_by(&self, spent: &Spent, worst_case_micro_usd: u64) -> bool {
+        self.max_cost_micro_usd
+            .is_some_and(|max| spent.cost_micro_usd.saturating_add(worst_case_micro_usd) > max)
     }
 
     fn tokens_exhausted(&self, spent: &Spent) -> Option<BudgetKind> {
@@ -215,5 +244,22 @@ mod tests {
             budgets.first_exhausted(&spent),
             Some(BudgetKind::OutputTokens)
         );
+    }
+
+    #[test]
+    fn cost_is_checked_against_spend_plus_the_worst_case() {
+        let unlimited = Budgets::default();
+        let spent = Spent {
+            cost_micro_usd: 900,
+            ..Spent::default()
+        };
+        assert!(!unlimited.cost_exceeded_by(&spent, u64::MAX));
+        let capped = Budgets {
+            max_cost_micro_usd: Some(1_000),
+            ..Budgets::default()
+        };
+        assert!(!capped.cost_exceeded_by(&spent, 100));
+        assert!(capped.cost_exceeded_by(&spent, 101));
+        assert!(capped.cost_exceeded_by(&spent, u64::MAX));
     }
 }

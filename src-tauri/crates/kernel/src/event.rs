@@ -3,6 +3,7 @@
 
 use crate::budget::{BudgetKind, Budgets, TokenUsage};
 use crate::clock::Timestamp;
+use crate::cost::Price;
 use crate::ids::{CallId, ContentHash, EventSeq, RunId, ToolName, WorkspaceId};
 use crate::message::{Action, ToolCall, ToolResult};
 use crate::settings::{ApprovalMode, ContextCaps};
@@ -129,6 +130,9 @@ pub enum EventPayload {
         /// Configured provider name and model (never a key).
         provider: String,
         model: String,
+        /// The provider's price when the run started (None: cost unknown).
+        #[serde(default)]
+        price: Option<Price>,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },
@@ -153,6 +157,9 @@ pub enum EventPayload {
         /// The failed attempt had streamed text or tool calls, now void.
         #[serde(default)]
         discarded_partial: bool,
+        /// What `usage` cost, micro-USD (None: the price is unknown).
+        #[serde(default)]
+        cost_micro_usd: Option<u64>,
     },
     ModelCallCompleted {
         action: Action,
@@ -162,12 +169,18 @@ pub enum EventPayload {
         /// tool call, or the answer), so the timeline keeps it.
         #[serde(default)]
         text: String,
+        /// What `usage` cost, micro-USD (None: the price is unknown).
+        #[serde(default)]
+        cost_micro_usd: Option<u64>,
     },
     ModelCallFailed {
         class: ModelErrorClass,
         message: String,
         /// Tokens spent on the failed call (e.g. invalid output still costs).
         usage: TokenUsage,
+        /// What `usage` cost, micro-USD (None: the price is unknown).
+        #[serde(default)]
+        cost_micro_usd: Option<u64>,
     },
     ToolCallRequested {
         call: ToolCall,

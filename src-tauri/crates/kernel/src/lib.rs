@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod clock;
+pub mod cost;
 pub mod event;
 pub mod history;
 pub mod ids;
@@ -12,6 +13,7 @@ pub mod settings;
 
 pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
+pub use cost::{usd_to_micro, Price, PriceError, Usd};
 pub use event::{
     ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent, Receipt,
     StopReason, DEFAULT_MAX_REPEATED_CALLS, EVENT_SCHEMA_VERSION,

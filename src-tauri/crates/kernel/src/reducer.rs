@@ -3,6 +3,7 @@
 
 use crate::budget::{BudgetKind, Budgets, Spent, TokenUsage};
 use crate::clock::Timestamp;
+use crate::cost::Price;
 use crate::event::{EventEnvelope, EventPayload};
 use crate::ids::{CallId, EventSeq, RunId, ToolName, WorkspaceId};
 use crate::settings::ApprovalMode;
@@ -107,6 +108,13 @@ pub struct RunProjection {
     pub model_calls: u32,
     pub tool_calls: u32,
     pub usage: TokenUsage,
+    /// The provider's price for this run (None: cost unknown).
+    #[serde(default)]
+    pub price: Option<Price>,
+    /// Total cost of the run's model calls in micro-USD; None when the
+    /// price is unknown (never shown as 0).
+    #[serde(default)]
+    pub cost_micro_usd: Option<u64>,
     pub pending_approval: Option<PendingApproval>,
     pub last_error: Option<String>,
     pub final_answer: Option<String>,
@@ -127,6 +135,7 @@ impl RunProjection {
             tool_calls: self.tool_calls,
             usage: self.usage,
             elapsed_ms: now.millis_since(self.created_at),
+            cost_micro_usd: self.cost_micro_usd.unwrap_or(0),
         }
     }
 }
@@ -219,6 +228,7 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         approval_mode,
         provider,
         model,
+        price,
         ..
     } = &event.payload
     else {
@@ -250,6 +260,8 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         model_calls: 0,
         tool_calls: 0,
         usage: TokenUsage::default(),
+        price: *price,
+        cost_micro_usd: price.map(|_| 0),
         pending_approval: None,
         last_error: None,
         final_answer: None,
@@ -273,6 +285,19 @@ impl Transition<'_> {
             event: self.event.payload.type_name(),
             status: self.state.status.name(),
             reason: reason.into(),
+        }
+    }
+
+    /// Adds a model call's tokens and, when the run's price is known, its
+    /// cost (a call recorded without a cost under a known price is costed
+    /// from the price, so a total is never short).
+    fn spend(&mut self, usage: TokenUsage, cost_micro_usd: Option<u64>) {
+        self.state.usage = self.state.usage.saturating_add(usage);
+        if let Some(total) = self.state.cost_micro_usd {
+            let cost = cost_micro_usd
+                .or_else(|| self.state.price.map(|p| p.cost_micro_usd(usage)))
+                .unwrap_or(0);
+            self.state.cost_micro_usd = Some(total.saturating_add(cost));
         }
     }
 
@@ -374,22 +399,35 @@ impl Transition<'_> {
                 self.state.model_call = Some(ModelCallPhase::Started);
                 self.state.model_calls = self.state.model_calls.saturating_add(1);
             }
-            EventPayload::ModelCallRetryScheduled { usage, .. } => {
+            EventPayload::ModelCallRetryScheduled {
+                usage,
+                cost_micro_usd,
+                ..
+            } => {
                 self.require_status(&["running"])?;
                 self.require_model_phase(ModelCallPhase::Started)?;
-                self.state.usage = self.state.usage.saturating_add(*usage);
+                self.spend(*usage, *cost_micro_usd);
             }
-            EventPayload::ModelCallCompleted { usage, .. } => {
+            EventPayload::ModelCallCompleted {
+                usage,
+                cost_micro_usd,
+                ..
+            } => {
                 self.require_status(&["running"])?;
                 self.require_model_phase(ModelCallPhase::Started)?;
                 self.state.model_call = None;
-                self.state.usage = self.state.usage.saturating_add(*usage);
+                self.spend(*usage, *cost_micro_usd);
             }
-            EventPayload::ModelCallFailed { usage, message, .. } => {
+            EventPayload::ModelCallFailed {
+                usage,
+                message,
+                cost_micro_usd,
+                ..
+            } => {
                 self.require_status(&["running"])?;
                 self.require_model_phase(ModelCallPhase::Started)?;
                 self.state.model_call = None;
-                self.state.usage = self.state.usage.saturating_add(*usage);
+                self.spend(*usage, *cost_micro_usd);
                 self.state.last_error = Some(message.clone());
             }
             EventPayload::ToolCallRequested { call } => {

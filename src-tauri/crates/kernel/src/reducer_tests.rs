@@ -61,6 +61,7 @@ fn model_turn(action: Action, usage: TokenUsage) -> Vec<EventPayload> {
             usage,
             stop_reason: StopReason::EndTurn,
             text: String::new(),
+            cost_micro_usd: None,
         },
     ]
 }
@@ -286,6 +287,7 @@ fn failed_model_calls_still_count_their_tokens() {
         class: crate::event::ModelErrorClass::InvalidOutput,
         message: "not json".into(),
         usage: TokenUsage::new(7, 3),
+        cost_micro_usd: None,
     });
     let state = given(events).state();
     assert_eq!(state.usage, TokenUsage::new(7, 3));

@@ -28,6 +28,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         provider: "script".to_owned(),
         model: "scripted".to_owned(),
         config_versions: BTreeMap::from([("context".to_owned(), "1".to_owned())]),
+        price: None,
     }
 }
 
@@ -82,6 +83,7 @@ pub fn valid_run_from_choices(
                     usage,
                     stop_reason: StopReason::ToolUse,
                     text: String::new(),
+                    cost_micro_usd: None,
                 });
                 payloads.push(EventPayload::ToolCallRequested { call });
                 payloads.push(EventPayload::ToolCallStarted {
@@ -100,6 +102,7 @@ pub fn valid_run_from_choices(
                     usage,
                     stop_reason: StopReason::ToolUse,
                     text: String::new(),
+                    cost_micro_usd: None,
                 });
                 payloads.push(EventPayload::ToolCallRequested { call });
                 payloads.push(EventPayload::ApprovalRequested {
@@ -138,6 +141,7 @@ pub fn valid_run_from_choices(
                 class: crate::event::ModelErrorClass::InvalidOutput,
                 message: "not json".into(),
                 usage,
+                cost_micro_usd: None,
             }),
             4 => {
                 payloads.push(EventPayload::ModelCallCompleted {
@@ -147,6 +151,7 @@ pub fn valid_run_from_choices(
                     usage,
                     stop_reason: StopReason::EndTurn,
                     text: "done".into(),
+                    cost_micro_usd: None,
                 });
                 payloads.push(EventPayload::RunSucceeded {
                     answer: "done".into(),
@@ -159,6 +164,7 @@ pub fn valid_run_from_choices(
                     usage,
                     stop_reason: StopReason::ToolUse,
                     text: String::new(),
+                    cost_micro_usd: None,
                 });
                 payloads.push(EventPayload::BudgetExhausted {
                     which: BudgetKind::ToolCalls,

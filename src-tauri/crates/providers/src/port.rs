@@ -67,6 +67,11 @@ pub struct ProviderInfo {
     pub model: String,
     /// True for the offline scripted provider, so every view can label it.
     pub scripted: bool,
+    /// What calls cost (None: unknown, never assumed free).
+    pub price: Option<bearagent_kernel::Price>,
+    /// The most output tokens one call may produce when the request does
+    /// not say (None: the provider does not limit it).
+    pub max_output_tokens: Option<u32>,
 }
 
 pub trait ModelProvider: Send + Sync {

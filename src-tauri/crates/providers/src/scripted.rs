@@ -95,6 +95,7 @@ struct State {
 pub struct ScriptedProvider {
     name: String,
     model: String,
+    price: Option<bearagent_kernel::Price>,
     state: Arc<Mutex<State>>,
 }
 
@@ -111,6 +112,7 @@ impl ScriptedProvider {
         Self {
             name: "script".into(),
             model: "scripted".into(),
+            price: None,
             state: Arc::new(Mutex::new(State {
                 steps,
                 next: 0,
@@ -170,6 +172,12 @@ impl ScriptedProvider {
     /// Names the model.
     pub fn with_model(mut self, model: impl Into<String>) -> Self {
         self.model = model.into();
+        self
+    }
+
+    /// Prices the script's (reported) usage, as a paid provider would.
+    pub fn with_price(mut self, price: bearagent_kernel::Price) -> Self {
+        self.price = Some(price);
         self
     }
 }
@@ -363,6 +371,8 @@ impl ModelProvider for ScriptedProvider {
             name: self.name.clone(),
             model: self.model.clone(),
             scripted: true,
+            price: self.price,
+            max_output_tokens: None,
         }
     }
 

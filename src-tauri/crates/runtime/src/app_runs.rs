@@ -48,6 +48,13 @@ impl Application {
             run_id,
         );
         let info = start.provider.info();
+        if start.profile.budgets.max_cost_micro_usd.is_some() && info.price.is_none() {
+            return Err(AppError::InvalidInput(format!(
+                "a cost limit needs a price for provider {}: add price = {{ input_per_mtok = …, \
+                 output_per_mtok = … }} to its config, or run without a cost limit",
+                info.name
+            )));
+        }
         let config_versions = BTreeMap::from([
             ("context".to_owned(), crate::CONTEXT_VERSION.to_owned()),
             (
@@ -71,6 +78,7 @@ impl Application {
                 provider: info.name.clone(),
                 model: info.model.clone(),
                 config_versions,
+                price: info.price,
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;

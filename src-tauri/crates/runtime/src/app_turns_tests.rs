@@ -199,3 +199,104 @@ async fn denying_the_rest_of_a_turn_answers_its_remaining_calls_without_asking()
         assert!(!f.ws.path().join(file).exists());
     }
 }
+
+fn priced_start(
+    f: &super::tests::Fixture,
+    steps: serde_json::Value,
+    price: Option<bearagent_kernel::Price>,
+    max_cost_micro_usd: Option<u64>,
+) -> Result<RunId, AppError> {
+    let mut provider =
+        bearagent_providers::ScriptedProvider::from_json(&steps.to_string()).unwrap();
+    if let Some(price) = price {
+        provider = provider.with_price(price);
+    }
+    let mut profile = RunProfile {
+        approval_mode: ApprovalMode::AllowAll,
+        ..RunProfile::default()
+    };
+    profile.budgets.max_cost_micro_usd = max_cost_micro_usd;
+    f.app.start_run(StartRun {
+        workspace: f.ws.path().display().to_string(),
+        goal: "goal".into(),
+        profile,
+        provider: std::sync::Arc::new(provider),
+    })
+}
+
+fn used(input: u64, output: u64) -> serde_json::Value {
+    json!({"input": input, "output": output})
+}
+
+#[tokio::test]
+async fn each_model_call_is_costed_on_its_event_and_the_run_totals_it() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("a.txt"), "a").unwrap();
+    // $2 / $10 per million tokens.
+    let price = bearagent_kernel::Price::from_usd_per_mtok(2.0, 10.0, None).unwrap();
+    let steps = json!([
+        {"tool_call": {"tool_name": "read_file", "arguments": {"path": "a.txt"}}, "usage": used(1000, 100)},
+        {"final_answer": "done", "usage": used(2000, 50)}
+    ]);
+    let run = priced_start(&f, steps, Some(price), None).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    // 1000×2 + 100×10 = 3000 µ$; 2000×2 + 50×10 = 4500 µ$.
+    let costs: Vec<Option<u64>> = f
+        .app
+        .list_events(run, EventSeq(0), 1000)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| {
+            if let EventPayload::ModelCallCompleted { cost_micro_usd, .. } = e.payload {
+                Some(cost_micro_usd)
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(costs, [Some(3000), Some(4500)]);
+    assert_eq!(p.cost_micro_usd, Some(7500));
+    assert_eq!(p.price, Some(price));
+}
+
+#[tokio::test]
+async fn without_a_price_the_cost_is_unknown_not_zero() {
+    let f = fixture();
+    let run = priced_start(&f, json!([{"final_answer": "done"}]), None, None).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert_eq!(p.cost_micro_usd, None);
+    // A cost limit without a price cannot be enforced: refused up front.
+    let err = priced_start(&f, json!([{"final_answer": "done"}]), None, Some(1000)).unwrap_err();
+    assert!(err.to_string().contains("needs a price"), "{err}");
+}
+
+#[tokio::test]
+async fn the_cost_limit_stops_the_run_before_a_call_that_could_pass_it() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("a.txt"), "a").unwrap();
+    // $1 per million either way: 1 µ$ per token.
+    let price = bearagent_kernel::Price::from_usd_per_mtok(1.0, 1.0, None).unwrap();
+    let mut steps: Vec<_> = (0..20)
+        .map(|i| {
+            json!({"tool_call": {"tool_name": "read_file", "arguments": {"path": "a.txt", "offset": i}},
+                   "usage": used(50_000, 10_000)})
+        })
+        .collect();
+    steps.push(json!({"final_answer": "done"}));
+    // Each call spends 60 000 µ$; the worst case of a call is the prompt
+    // estimate plus the rest of the output-token budget (200 000 tokens).
+    let cap = 500_000;
+    let run = priced_start(&f, json!(steps), Some(price), Some(cap)).unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(
+        p.status,
+        RunStatus::BudgetExhausted {
+            which: bearagent_kernel::BudgetKind::Cost
+        }
+    );
+    let spent = p.cost_micro_usd.unwrap();
+    assert!(spent <= cap, "spent {spent} > cap {cap}");
+    assert!(p.model_calls >= 1, "the first call fits the cap");
+}

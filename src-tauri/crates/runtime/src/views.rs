@@ -38,6 +38,8 @@ pub struct RunSummary {
     pub tool_calls: u32,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Micro-USD; None when the provider has no price (unknown, not 0).
+    pub cost_micro_usd: Option<u64>,
 }
 
 impl From<RunProjection> for RunSummary {
@@ -55,6 +57,7 @@ impl From<RunProjection> for RunSummary {
             tool_calls: p.tool_calls,
             input_tokens: p.usage.input,
             output_tokens: p.usage.output,
+            cost_micro_usd: p.cost_micro_usd,
         }
     }
 }

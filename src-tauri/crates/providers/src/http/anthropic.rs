@@ -239,10 +239,15 @@ struct MessageDeltaBody {
 
 #[derive(Deserialize)]
 struct Usage {
+    /// Input tokens not read from or written to the prompt cache.
     #[serde(default)]
     input_tokens: Option<u64>,
     #[serde(default)]
     output_tokens: Option<u64>,
+    #[serde(default)]
+    cache_read_input_tokens: Option<u64>,
+    #[serde(default)]
+    cache_creation_input_tokens: Option<u64>,
 }
 
 struct ToolBlock {
@@ -278,7 +283,16 @@ impl Decoder {
 
     fn take_usage(&mut self, usage: Option<Usage>) {
         if let Some(u) = usage {
-            self.usage.input = u.input_tokens.unwrap_or(self.usage.input);
+            // Anthropic counts cache reads and writes apart from
+            // `input_tokens`; BearAgent's input is every input token, with
+            // cache reads also counted as cached.
+            let cached = u.cache_read_input_tokens.unwrap_or(self.usage.cached_input);
+            if let Some(uncached) = u.input_tokens {
+                self.usage.input = uncached
+                    .saturating_add(cached)
+                    .saturating_add(u.cache_creation_input_tokens.unwrap_or(0));
+            }
+            self.usage.cached_input = cached;
             self.usage.output = u.output_tokens.unwrap_or(self.usage.output);
         }
     }

@@ -149,6 +149,8 @@ pub struct HttpProviderConfig {
     pub max_output_tokens: u32,
     /// Native tool calling, or JSON-text mode for models without it.
     pub tool_mode: crate::ToolMode,
+    /// What the provider charges (None: the cost of a run is unknown).
+    pub price: Option<bearagent_kernel::Price>,
 }
 
 impl HttpProviderConfig {
@@ -171,6 +173,7 @@ impl HttpProviderConfig {
             retry: RetryPolicy::default(),
             max_output_tokens: Self::DEFAULT_MAX_OUTPUT_TOKENS,
             tool_mode: crate::ToolMode::Native,
+            price: None,
         }
     }
 

@@ -40,6 +40,7 @@ pub(crate) struct HttpProvider {
     settings: BodySettings,
     retry: RetryPolicy,
     transport: Arc<Transport>,
+    price: Option<bearagent_kernel::Price>,
 }
 
 impl HttpProvider {
@@ -52,6 +53,7 @@ impl HttpProvider {
                 max_output_tokens: config.max_output_tokens,
             },
             retry: config.retry,
+            price: config.price,
         })
     }
 }
@@ -86,6 +88,8 @@ impl ModelProvider for HttpProvider {
             name: self.transport.provider().to_owned(),
             model: self.settings.model.clone(),
             scripted: false,
+            price: self.price,
+            max_output_tokens: Some(self.settings.max_output_tokens),
         }
     }
 

@@ -203,6 +203,16 @@ struct Usage {
     prompt_tokens: Option<u64>,
     #[serde(default)]
     completion_tokens: Option<u64>,
+    #[serde(default)]
+    prompt_tokens_details: Option<CachedDetails>,
+}
+
+/// `prompt_tokens_details` / `input_tokens_details`: the part of the input
+/// served from the prompt cache.
+#[derive(Deserialize)]
+pub(crate) struct CachedDetails {
+    #[serde(default)]
+    pub cached_tokens: Option<u64>,
 }
 
 /// Chat stream semantics: tool calls assembled by `index`, usage from the
@@ -306,10 +316,14 @@ impl WireDecoder for Decoder {
             return Err(stream_error(&self.provider, &wire, self.secret.as_deref()));
         }
         if let Some(usage) = chunk.usage {
-            self.usage = Some(TokenUsage::new(
-                usage.prompt_tokens.unwrap_or(0),
-                usage.completion_tokens.unwrap_or(0),
-            ));
+            self.usage = Some(TokenUsage {
+                input: usage.prompt_tokens.unwrap_or(0),
+                output: usage.completion_tokens.unwrap_or(0),
+                cached_input: usage
+                    .prompt_tokens_details
+                    .and_then(|d| d.cached_tokens)
+                    .unwrap_or(0),
+            });
         }
         for choice in chunk.choices.unwrap_or_default() {
             if choice.index.unwrap_or(0) != 0 {

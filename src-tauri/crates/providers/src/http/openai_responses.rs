@@ -184,6 +184,8 @@ struct Usage {
     input_tokens: Option<u64>,
     #[serde(default)]
     output_tokens: Option<u64>,
+    #[serde(default)]
+    input_tokens_details: Option<super::openai_chat::CachedDetails>,
 }
 
 #[derive(Deserialize)]
@@ -269,8 +271,14 @@ impl Decoder {
         let usage = response
             .usage
             .as_ref()
-            .map_or_else(TokenUsage::default, |u| {
-                TokenUsage::new(u.input_tokens.unwrap_or(0), u.output_tokens.unwrap_or(0))
+            .map_or_else(TokenUsage::default, |u| TokenUsage {
+                input: u.input_tokens.unwrap_or(0),
+                output: u.output_tokens.unwrap_or(0),
+                cached_input: u
+                    .input_tokens_details
+                    .as_ref()
+                    .and_then(|d| d.cached_tokens)
+                    .unwrap_or(0),
             });
         let done: Vec<&PendingCall> = self
             .calls

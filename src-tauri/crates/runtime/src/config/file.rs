@@ -57,7 +57,28 @@ pub enum NamedKeySource {
     None,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `price = { input_per_mtok = 3.0, output_per_mtok = 15.0 }`: USD per
+/// million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceEntry {
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_input_per_mtok: Option<f64>,
+}
+
+impl PriceEntry {
+    pub fn to_price(self) -> Result<bearagent_kernel::Price, bearagent_kernel::PriceError> {
+        bearagent_kernel::Price::from_usd_per_mtok(
+            self.input_per_mtok,
+            self.output_per_mtok,
+            self.cached_input_per_mtok,
+        )
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderEntry {
     pub protocol: Protocol,
@@ -68,6 +89,9 @@ pub struct ProviderEntry {
     /// `native` (default) or `json-text` for models without tool calling.
     #[serde(default, skip_serializing_if = "is_native")]
     pub tool_mode: ToolMode,
+    /// None: runs with this provider have an unknown cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<PriceEntry>,
 }
 
 fn is_unset(k: &KeySource) -> bool {
@@ -78,7 +102,7 @@ fn is_native(m: &ToolMode) -> bool {
     *m == ToolMode::Native
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct ProfileEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,9 +132,12 @@ pub struct ProfileEntry {
     /// as a loop; 0 turns loop detection off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_repeated_calls: Option<u32>,
+    /// Spend limit in USD (needs a priced provider).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     pub version: u32,
@@ -241,6 +268,11 @@ pub fn validate(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
             }
             _ => {}
         }
+        if let Some(price) = p.price {
+            price
+                .to_price()
+                .map_err(|e| invalid(path, field("price"), e.to_string()))?;
+        }
     }
     for (name, profile) in &config.profiles {
         let field = |f: &str| format!("profiles.{name}.{f}");
@@ -280,8 +312,22 @@ pub fn validate(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
                 return Err(invalid(path, field(f), "must be greater than 0"));
             }
         }
+        if let Some(usd) = profile.max_cost {
+            max_cost_micro_usd(usd).map_err(|e| invalid(path, field("max_cost"), e))?;
+        }
     }
     Ok(())
+}
+
+/// A spend limit in USD as micro-USD: a positive, finite amount.
+pub fn max_cost_micro_usd(usd: f64) -> Result<u64, String> {
+    match bearagent_kernel::usd_to_micro("max_cost", usd) {
+        Ok(micro) if micro > 0 => Ok(micro),
+        Ok(_) => Err(format!(
+            "must be more than 0 USD (got {usd}); leave it out for no cost limit"
+        )),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Reads the config; a missing file is an empty config.

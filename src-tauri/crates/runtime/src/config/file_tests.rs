@@ -125,3 +125,52 @@ fn saving_round_trips_and_a_missing_file_is_empty() {
     save(&path, &config).unwrap();
     assert_eq!(load(&path).unwrap(), config);
 }
+
+#[test]
+fn a_price_and_a_cost_limit_parse_and_bad_ones_name_the_field() {
+    let priced = GOOD
+        .replace(
+            "model = \"qwen\"",
+            "model = \"qwen\"\nprice = { input_per_mtok = 0.5, output_per_mtok = 1.5 }",
+        )
+        .replace(
+            "max_model_calls = 20",
+            "max_model_calls = 20\nmax_cost = 2.5",
+        );
+    let c = parse(p(), &priced).unwrap();
+    let price = c.providers["local"].price.unwrap().to_price().unwrap();
+    assert_eq!(price.input_micro_usd_per_mtok, 500_000);
+    assert_eq!(price.cached_input_micro_usd_per_mtok, None);
+    assert_eq!(c.profiles["careful"].max_cost, Some(2.5));
+    // No price by default: unknown cost, never a price of 0.
+    assert!(parse(p(), GOOD).unwrap().providers["claude"]
+        .price
+        .is_none());
+
+    for bad in [
+        "price = { input_per_mtok = -1.0, output_per_mtok = 1.5 }",
+        "price = { input_per_mtok = nan, output_per_mtok = 1.5 }",
+        "price = { input_per_mtok = 1.0, output_per_mtok = 1.0, cached_input_per_mtok = -0.1 }",
+    ] {
+        let text = GOOD.replace("model = \"qwen\"", &format!("model = \"qwen\"\n{bad}"));
+        let err = parse(p(), &text).unwrap_err().to_string();
+        assert!(err.contains("providers.local.price"), "{bad}: {err}");
+    }
+    for bad in [
+        "price = { input_per_mtok = \"cheap\", output_per_mtok = 1.5 }",
+        "price = { input_per_mtok = 1.0 }",
+        "price = { input_per_mtok = 1.0, output_per_mtok = 1.0, extra = 1 }",
+    ] {
+        let text = GOOD.replace("model = \"qwen\"", &format!("model = \"qwen\"\n{bad}"));
+        let err = parse(p(), &text).unwrap_err().to_string();
+        assert!(err.contains("/cfg/config.toml:"), "{bad}: {err}");
+    }
+    for bad in ["0", "-2", "0.0000001", "inf"] {
+        let text = GOOD.replace(
+            "max_model_calls = 20",
+            &format!("max_model_calls = 20\nmax_cost = {bad}"),
+        );
+        let err = parse(p(), &text).unwrap_err().to_string();
+        assert!(err.contains("profiles.careful.max_cost"), "{bad}: {err}");
+    }
+}

@@ -5,6 +5,9 @@ pub mod file;
 pub mod keys;
 pub mod resolve;
 
-pub use file::{ConfigError, ConfigFile, KeySource, NamedKeySource, ProfileEntry, ProviderEntry};
+pub use file::{
+    max_cost_micro_usd, ConfigError, ConfigFile, KeySource, NamedKeySource, PriceEntry,
+    ProfileEntry, ProviderEntry,
+};
 pub use keys::{KeyError, OsKeychain, SecretStore};
 pub use resolve::ProviderOverrides;

@@ -38,7 +38,7 @@ pub fn http_config(
     name: &str,
     overrides: &ProviderOverrides,
 ) -> Result<HttpProviderConfig, AppError> {
-    let (protocol, base_url, model, key_source, tool_mode) =
+    let (protocol, base_url, model, key_source, tool_mode, price) =
         if let Some(entry) = config.providers.get(name) {
             (
                 entry.protocol,
@@ -46,6 +46,7 @@ pub fn http_config(
                 entry.model.clone(),
                 entry.key.clone(),
                 entry.tool_mode,
+                entry.price,
             )
         } else if let Ok(protocol) = name.parse::<Protocol>() {
             let model = overrides.model.clone().ok_or_else(|| {
@@ -61,6 +62,7 @@ pub fn http_config(
                 model,
                 key,
                 ToolMode::default(),
+                None,
             )
         } else {
             return Err(AppError::NotFound {
@@ -92,6 +94,10 @@ pub fn http_config(
         retry: RetryPolicy::default(),
         max_output_tokens: 8192,
         tool_mode: overrides.tool_mode.unwrap_or(tool_mode),
+        price: price
+            .map(|p| p.to_price())
+            .transpose()
+            .map_err(|e| AppError::InvalidInput(format!("provider {name}: price: {e}")))?,
     })
 }
 
@@ -126,6 +132,12 @@ pub fn profile(
     b.max_output_tokens = entry.max_output_tokens.unwrap_or(b.max_output_tokens);
     if let Some(secs) = entry.max_wall_time_secs {
         b.max_wall_time_ms = secs.saturating_mul(1000);
+    }
+    if let Some(usd) = entry.max_cost {
+        b.max_cost_micro_usd = Some(
+            super::file::max_cost_micro_usd(usd)
+                .map_err(|e| AppError::InvalidInput(format!("profile {name}: max_cost {e}")))?,
+        );
     }
     let c = &mut p.context;
     c.max_context_bytes = entry.max_context_bytes.unwrap_or(c.max_context_bytes);

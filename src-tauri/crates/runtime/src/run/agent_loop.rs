@@ -210,6 +210,16 @@ async fn model_step(
         &deps.profile.context,
         &deps.workspace.path().display().to_string(),
     );
+    let info = deps.provider.info();
+    if super::spend::cost_budget_blocks(rec, &info, built.bytes) {
+        rec.record(
+            last(rec),
+            EventPayload::BudgetExhausted {
+                which: BudgetKind::Cost,
+            },
+        )?;
+        return Ok(Step::Finished);
+    }
     let requested = rec.record(
         last(rec),
         EventPayload::ModelCallRequested {
@@ -217,7 +227,6 @@ async fn model_step(
             context_bytes: built.bytes,
         },
     )?;
-    let info = deps.provider.info();
     let started = rec.record(
         Some(requested),
         EventPayload::ModelCallStarted {
@@ -269,6 +278,7 @@ async fn model_step(
                 delay_ms: notice.delay_ms,
                 class: ModelErrorClass::Provider { retryable: true },
                 message: notice.message,
+                cost_micro_usd: super::spend::cost_of(rec, notice.usage),
                 usage: notice.usage,
                 discarded_partial: notice.discarded_partial,
             },
@@ -283,6 +293,7 @@ async fn model_step(
                     class: ModelErrorClass::Provider { retryable: false },
                     message: "cancelled by the user during the model call".into(),
                     usage: Default::default(),
+                    cost_micro_usd: super::spend::cost_of(rec, Default::default()),
                 },
             )?;
             rec.record(
@@ -315,6 +326,7 @@ async fn model_step(
                     usage: response.usage,
                     stop_reason: response.stop_reason,
                     text: response.text.clone(),
+                    cost_micro_usd: super::spend::cost_of(rec, response.usage),
                 },
             )?;
             match response.action {
@@ -349,6 +361,7 @@ async fn model_step(
                     class: error.class(),
                     message: error.to_string(),
                     usage: error.usage(),
+                    cost_micro_usd: super::spend::cost_of(rec, error.usage()),
                 },
             )?;
             if matches!(error, ProviderError::InvalidOutput { .. }) {
@@ -395,6 +408,7 @@ mod tests {
                     usage: Default::default(),
                     stop_reason: StopReason::ToolUse,
                     text: String::new(),
+                    cost_micro_usd: None,
                 },
             ),
             envelope(6, EventPayload::ToolCallRequested { call: call("a") }),

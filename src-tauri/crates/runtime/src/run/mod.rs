@@ -7,4 +7,5 @@ pub mod context;
 pub(crate) mod loops;
 pub mod reconcile;
 pub mod recorder;
+pub mod spend;
 pub(crate) mod tool_step;

@@ -182,6 +182,7 @@ mod tests {
                 usage: Default::default(),
                 stop_reason: bearagent_kernel::StopReason::ToolUse,
                 text: String::new(),
+                cost_micro_usd: None,
             },
             EventPayload::ToolCallRequested { call },
             EventPayload::ToolCallStarted {
@@ -216,6 +217,7 @@ mod tests {
                 provider: "p".into(),
                 model: "m".into(),
                 config_versions: Default::default(),
+                price: None,
             },
             EventPayload::RunStarted,
         ];
@@ -243,6 +245,7 @@ mod tests {
                 provider: "p".into(),
                 model: "m".into(),
                 config_versions: Default::default(),
+                price: None,
             },
             EventPayload::RunStarted,
         ];
