@@ -158,6 +158,45 @@ pub fn event_line(e: &EventEnvelope) -> String {
         }
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied {path}"),
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
+        EventPayload::CommandStarted {
+            command,
+            cwd,
+            sandboxed,
+            network,
+            rule,
+            ..
+        } => format!(
+            "$ {} (in {cwd}; {}{}; {})",
+            one_line(command, 120),
+            if *sandboxed {
+                "sandboxed"
+            } else {
+                "NOT sandboxed"
+            },
+            if *network { ", network on" } else { "" },
+            one_line(rule, 80)
+        ),
+        EventPayload::CommandFinished {
+            exit_code,
+            signal,
+            duration_ms,
+            output_bytes,
+            timed_out,
+            cancelled,
+            changed_files,
+            ..
+        } => {
+            let how = match (exit_code, signal) {
+                _ if *timed_out => "timed out".to_owned(),
+                _ if *cancelled => "cancelled".to_owned(),
+                (Some(code), _) => format!("exit {code}"),
+                (None, Some(sig)) => format!("killed by signal {sig}"),
+                (None, None) => "ended".to_owned(),
+            };
+            format!(
+                "command {how} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed"
+            )
+        }
     };
     format!("#{:<4} {}  {}", e.seq, e.at.to_rfc3339(), body)
 }

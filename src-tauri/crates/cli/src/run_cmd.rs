@@ -343,6 +343,8 @@ async fn handle(
         | EventPayload::EffectUnknown { .. }
         | EventPayload::RunInterrupted { .. }
         | EventPayload::RunResumed
+        | EventPayload::CommandStarted { .. }
+        | EventPayload::CommandFinished { .. }
         | EventPayload::LoopDetected { .. }
         | EventPayload::ArtifactReverted { .. }
         | EventPayload::ArtifactReapplied { .. }

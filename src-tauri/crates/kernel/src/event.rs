@@ -262,6 +262,40 @@ pub enum EventPayload {
         tool_name: ToolName,
         repeats: u32,
     },
+    /// A command is about to run. `rule` says which command rule allowed
+    /// it, or why it was asked about.
+    CommandStarted {
+        call_id: CallId,
+        command: String,
+        /// Workspace-relative working directory ("." for the root).
+        cwd: String,
+        /// False only when the profile turned the sandbox off.
+        sandboxed: bool,
+        network: bool,
+        rule: String,
+    },
+    /// The command ended. Its output (merged stdout/stderr, head and tail
+    /// kept up to the stored cap) is the blob `output`; every file it
+    /// created, changed or deleted follows as an `ArtifactRecorded`.
+    CommandFinished {
+        call_id: CallId,
+        exit_code: Option<i32>,
+        /// The signal that ended it, if one did.
+        signal: Option<i32>,
+        duration_ms: u64,
+        output: Option<ContentHash>,
+        /// Every byte it wrote, including any cut from the stored output.
+        output_bytes: u64,
+        output_truncated: bool,
+        timed_out: bool,
+        cancelled: bool,
+        /// Files in the workspace it changed (each an artifact).
+        changed_files: u32,
+        /// Changed files whose earlier version was too large to keep, so
+        /// they cannot be reverted.
+        #[serde(default)]
+        unrevertable_files: u32,
+    },
     /// The user put a file back to how it was before the run.
     ArtifactReverted {
         path: String,
@@ -323,6 +357,8 @@ impl EventPayload {
             EventPayload::RunInterrupted { .. } => "run_interrupted",
             EventPayload::RunResumed => "run_resumed",
             EventPayload::LoopDetected { .. } => "loop_detected",
+            EventPayload::CommandStarted { .. } => "command_started",
+            EventPayload::CommandFinished { .. } => "command_finished",
             EventPayload::ArtifactReverted { .. } => "artifact_reverted",
             EventPayload::ArtifactReapplied { .. } => "artifact_reapplied",
             EventPayload::ArtifactKept { .. } => "artifact_kept",

@@ -480,7 +480,9 @@ impl Transition<'_> {
                     .insert(call_id.clone(), ToolCallPhase::Started);
                 self.state.tool_calls = self.state.tool_calls.saturating_add(1);
             }
-            EventPayload::EffectIntended { call_id, .. } => {
+            EventPayload::EffectIntended { call_id, .. }
+            | EventPayload::CommandStarted { call_id, .. }
+            | EventPayload::CommandFinished { call_id, .. } => {
                 self.require_status(&["running"])?;
                 self.require_tool_phase(call_id, &[ToolCallPhase::Started])?;
             }

@@ -77,6 +77,8 @@ impl Application {
                 | EventPayload::RunInterrupted { .. }
                 | EventPayload::RunResumed
                 | EventPayload::LoopDetected { .. }
+                | EventPayload::CommandStarted { .. }
+                | EventPayload::CommandFinished { .. }
                 | EventPayload::ArtifactReverted { .. }
                 | EventPayload::ArtifactReapplied { .. }
                 | EventPayload::ArtifactKept { .. } => None,

@@ -31,5 +31,6 @@ pub use live::LiveEvent;
 pub use profile::RunProfile;
 pub use run::approvals::Decision;
 pub use run::context::{build as build_context, BuiltContext, CONTEXT_VERSION};
+pub use run::snapshot;
 pub use system_clock::SystemClock;
 pub use views::{RunSummary, Workspace};

@@ -137,6 +137,7 @@ impl Attribution {
         let events = crate::run::reconcile::all_events(&self.store, run_id)?;
         let mut own: HashMap<&str, Option<&ContentHash>> = HashMap::new();
         let mut writing: BTreeSet<&str> = BTreeSet::new();
+        let mut command_running = false;
         for e in &events {
             match &e.payload {
                 EventPayload::EffectIntended { path, .. } => {
@@ -151,14 +152,17 @@ impl Attribution {
                 EventPayload::EffectVerified { .. } | EventPayload::ToolCallFailed { .. } => {
                     writing.clear()
                 }
+                // A command may change any file until its artifacts are
+                // recorded, which is done before the next step starts.
+                EventPayload::CommandStarted { .. } => command_running = true,
+                EventPayload::ModelCallRequested { .. }
+                | EventPayload::ToolCallRequested { .. } => command_running = false,
                 EventPayload::RunCreated { .. }
                 | EventPayload::RunStarted
-                | EventPayload::ModelCallRequested { .. }
                 | EventPayload::ModelCallStarted { .. }
                 | EventPayload::ModelCallRetryScheduled { .. }
                 | EventPayload::ModelCallCompleted { .. }
                 | EventPayload::ModelCallFailed { .. }
-                | EventPayload::ToolCallRequested { .. }
                 | EventPayload::ApprovalRequested { .. }
                 | EventPayload::ApprovalGranted { .. }
                 | EventPayload::ApprovalDenied { .. }
@@ -173,10 +177,15 @@ impl Attribution {
                 | EventPayload::RunInterrupted { .. }
                 | EventPayload::RunResumed
                 | EventPayload::LoopDetected { .. }
+                | EventPayload::CommandFinished { .. }
                 | EventPayload::ArtifactReverted { .. }
                 | EventPayload::ArtifactReapplied { .. }
                 | EventPayload::ArtifactKept { .. } => {}
             }
+        }
+        if command_running {
+            // The command's own artifacts are recorded when it ends.
+            return Ok(());
         }
         for rel in paths {
             // The run's write in flight will record its own outcome.

@@ -22,6 +22,35 @@ impl Store {
         Ok(hash)
     }
 
+    /// Stores many blobs in one transaction (a workspace snapshot keeps
+    /// thousands at once); returns their hashes in order.
+    pub fn put_blobs<'a>(
+        &self,
+        items: impl IntoIterator<Item = &'a [u8]>,
+        at: Timestamp,
+    ) -> Result<Vec<ContentHash>, StoreError> {
+        let mut guard = self.writer()?;
+        let tx = guard.conn.transaction()?;
+        let mut hashes = Vec::new();
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT OR IGNORE INTO blobs (hash, size, content, created_ms) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for bytes in items {
+                let hash = hash_bytes(bytes);
+                insert.execute(params![
+                    hash.as_str(),
+                    bytes.len() as i64,
+                    bytes,
+                    at.unix_millis()
+                ])?;
+                hashes.push(hash);
+            }
+        }
+        tx.commit()?;
+        Ok(hashes)
+    }
+
     pub fn get_blob(&self, hash: &ContentHash) -> Result<Option<Vec<u8>>, StoreError> {
         let conn = self.reader()?;
         Ok(conn

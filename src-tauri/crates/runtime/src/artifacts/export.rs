@@ -41,6 +41,7 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 out.extend(before_hash.clone());
                 out.extend(after_hash.clone());
             }
+            EventPayload::CommandFinished { output, .. } => out.extend(output.clone()),
             EventPayload::ArtifactReverted {
                 restored_hash,
                 replaced_hash,
@@ -78,6 +79,7 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
             | EventPayload::LoopDetected { .. }
+            | EventPayload::CommandStarted { .. }
             | EventPayload::ArtifactKept { .. } => {}
         }
     }
@@ -129,6 +131,8 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::EffectVerified { .. }
         | EventPayload::RunResumed
         | EventPayload::LoopDetected { .. }
+        | EventPayload::CommandStarted { .. }
+        | EventPayload::CommandFinished { .. }
         | EventPayload::ArtifactKept { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))

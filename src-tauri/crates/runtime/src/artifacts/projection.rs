@@ -100,7 +100,9 @@ pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
             | EventPayload::BudgetExhausted { .. }
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
-            | EventPayload::LoopDetected { .. } => {}
+            | EventPayload::LoopDetected { .. }
+            | EventPayload::CommandStarted { .. }
+            | EventPayload::CommandFinished { .. } => {}
         }
     }
     files

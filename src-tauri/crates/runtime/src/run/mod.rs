@@ -7,5 +7,6 @@ pub mod context;
 pub(crate) mod loops;
 pub mod reconcile;
 pub mod recorder;
+pub mod snapshot;
 pub mod spend;
 pub(crate) mod tool_step;

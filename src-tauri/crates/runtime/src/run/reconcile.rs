@@ -81,6 +81,8 @@ fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<Co
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
             | EventPayload::LoopDetected { .. }
+            | EventPayload::CommandStarted { .. }
+            | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactKept { .. } => {}

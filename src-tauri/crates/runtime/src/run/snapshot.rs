@@ -1,0 +1,231 @@
+//! Workspace snapshots around a command: what every file was before it
+//! ran (kept as blobs, so a revert can restore it) and what changed after.
+//! Ignore rules apply (`.gitignore`, `.bearagentignore`), `.git` is
+//! skipped, so build outputs under ignored paths are not tracked.
+//!
+//! Files are re-read only when their metadata changed since the run last
+//! saw them: a snapshot of an unchanged tree is one `stat` per file.
+
+use bearagent_kernel::{ContentHash, Timestamp};
+use bearagent_store::{Store, StoreError};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// Larger files are tracked by metadata only: a change to one is recorded
+/// but cannot be reverted (its earlier version was not kept).
+pub const MAX_KEPT_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// Blobs are written in batches of about this many bytes.
+const BATCH_BYTES: usize = 32 * 1024 * 1024;
+
+/// What `stat` says about a file; equal metadata means the same content
+/// as far as the snapshot is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileMeta {
+    len: u64,
+    modified_ns: i128,
+    inode: u64,
+}
+
+impl FileMeta {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        let modified_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos() as i128);
+        Self {
+            len: meta.len(),
+            modified_ns,
+            inode,
+        }
+    }
+}
+
+/// One file in a snapshot. `hash` is None for a file too large to keep.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileState {
+    pub meta: FileMeta,
+    pub hash: Option<ContentHash>,
+}
+
+pub type Snapshot = BTreeMap<String, FileState>;
+
+/// The run's memory of file hashes by metadata, so each snapshot re-reads
+/// only files that changed since the last.
+#[derive(Debug, Default)]
+pub struct SnapshotCache {
+    known: HashMap<String, FileState>,
+}
+
+/// A file a command created, changed or deleted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub path: String,
+    pub before: Option<ContentHash>,
+    pub after: Option<ContentHash>,
+    /// A version was too large to keep: recorded as changed, but it has
+    /// no diff and no revert.
+    pub unrevertable: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The tracked files under `root`, workspace-relative with `/`, and their
+/// metadata.
+pub fn walk(root: &Path) -> Vec<(String, PathBuf, FileMeta)> {
+    let mut out = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .add_custom_ignore_filename(".bearagentignore")
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walker.flatten() {
+        let Some(kind) = entry.file_type() else {
+            continue;
+        };
+        if !kind.is_file() {
+            continue;
+        }
+        let Ok(rel) = entry.path().strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/");
+        if rel
+            .rsplit('/')
+            .next()
+            .is_some_and(|n| n.starts_with(".bearagent-tmp-"))
+        {
+            continue;
+        }
+        // A file that vanished between listing and stat is simply absent.
+        if let Ok(meta) = entry.metadata() {
+            out.push((rel, entry.into_path(), FileMeta::of(&meta)));
+        }
+    }
+    out
+}
+
+/// Snapshots `root`, keeping every new or changed file's content as a
+/// blob. Unchanged files (same metadata as the cache) are not read.
+pub fn take(
+    root: &Path,
+    cache: &mut SnapshotCache,
+    store: &Store,
+    now: Timestamp,
+) -> Result<Snapshot, SnapshotError> {
+    let mut snapshot = Snapshot::new();
+    let mut pending: Vec<(String, FileMeta, Vec<u8>)> = Vec::new();
+    let mut pending_bytes = 0usize;
+    for (rel, abs, meta) in walk(root) {
+        if let Some(known) = cache.known.get(&rel).filter(|k| k.meta == meta) {
+            snapshot.insert(rel, known.clone());
+            continue;
+        }
+        if meta.len > MAX_KEPT_FILE_BYTES {
+            let state = FileState { meta, hash: None };
+            cache.known.insert(rel.clone(), state.clone());
+            snapshot.insert(rel, state);
+            continue;
+        }
+        let bytes = match std::fs::read(&abs) {
+            Ok(b) => b,
+            // Deleted or unreadable now: not part of this snapshot.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => continue,
+            Err(source) => return Err(SnapshotError::Io { path: abs, source }),
+        };
+        pending_bytes += bytes.len();
+        pending.push((rel, meta, bytes));
+        if pending_bytes >= BATCH_BYTES {
+            keep(&mut pending, cache, &mut snapshot, store, now)?;
+            pending_bytes = 0;
+        }
+    }
+    keep(&mut pending, cache, &mut snapshot, store, now)?;
+    // Files gone since the last snapshot are forgotten.
+    cache.known.retain(|rel, _| snapshot.contains_key(rel));
+    Ok(snapshot)
+}
+
+fn keep(
+    pending: &mut Vec<(String, FileMeta, Vec<u8>)>,
+    cache: &mut SnapshotCache,
+    snapshot: &mut Snapshot,
+    store: &Store,
+    now: Timestamp,
+) -> Result<(), SnapshotError> {
+    if pending.is_empty() {
+        return Ok(());
+    }
+    let hashes = store.put_blobs(pending.iter().map(|(_, _, b)| b.as_slice()), now)?;
+    for ((rel, meta, _), hash) in pending.drain(..).zip(hashes) {
+        let state = FileState {
+            meta,
+            hash: Some(hash),
+        };
+        cache.known.insert(rel.clone(), state.clone());
+        snapshot.insert(rel, state);
+    }
+    Ok(())
+}
+
+/// Every file whose content differs between `before` and `after`. A file
+/// whose metadata changed but whose content did not is not a change.
+pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<FileChange> {
+    let mut out = Vec::new();
+    for (path, b) in before {
+        match after.get(path) {
+            None => out.push(FileChange {
+                path: path.clone(),
+                before: b.hash.clone(),
+                after: None,
+                unrevertable: b.hash.is_none(),
+            }),
+            Some(a) if a.meta == b.meta => {}
+            Some(a) if a.hash.is_some() && a.hash == b.hash => {}
+            Some(a) => out.push(FileChange {
+                path: path.clone(),
+                before: b.hash.clone(),
+                after: a.hash.clone(),
+                unrevertable: b.hash.is_none() || a.hash.is_none(),
+            }),
+        }
+    }
+    for (path, a) in after {
+        if !before.contains_key(path) {
+            out.push(FileChange {
+                path: path.clone(),
+                before: None,
+                after: a.hash.clone(),
+                unrevertable: a.hash.is_none(),
+            });
+        }
+    }
+    out.sort_by(|x, y| x.path.cmp(&y.path));
+    out
+}
+
+#[cfg(test)]
+#[path = "snapshot_tests.rs"]
+mod tests;

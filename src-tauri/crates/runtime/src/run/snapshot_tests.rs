@@ -1,0 +1,87 @@
+use super::*;
+use bearagent_kernel::testkit::at;
+
+fn store() -> (tempfile::TempDir, Store) {
+    let home = tempfile::tempdir().unwrap();
+    let store = Store::open_in(home.path()).unwrap();
+    (home, store)
+}
+
+#[test]
+fn a_command_s_creations_changes_and_deletions_are_found_with_kept_pre_images() {
+    let (_home, store) = store();
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path();
+    std::fs::write(root.join("keep.txt"), "same").unwrap();
+    std::fs::write(root.join("edit.txt"), "old").unwrap();
+    std::fs::write(root.join("gone.txt"), "bye").unwrap();
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    std::fs::write(root.join(".git/HEAD"), "ref").unwrap();
+    std::fs::write(root.join(".gitignore"), "target/\n").unwrap();
+    let mut cache = SnapshotCache::default();
+    let before = take(root, &mut cache, &store, at(0)).unwrap();
+    assert!(before.contains_key("keep.txt"));
+    assert!(!before.keys().any(|k| k.starts_with(".git/")));
+
+    // What a command might do.
+    std::fs::write(root.join("edit.txt"), "new content").unwrap();
+    std::fs::remove_file(root.join("gone.txt")).unwrap();
+    std::fs::create_dir_all(root.join("src/deep")).unwrap();
+    std::fs::write(root.join("src/deep/made.rs"), "fn main() {}").unwrap();
+    std::fs::create_dir_all(root.join("target")).unwrap();
+    std::fs::write(root.join("target/build.o"), "ignored").unwrap();
+    std::fs::write(root.join(".git/HEAD"), "planted").unwrap();
+    let after = take(root, &mut cache, &store, at(1)).unwrap();
+    let found = changes(&before, &after);
+    let paths: Vec<&str> = found.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(paths, ["edit.txt", "gone.txt", "src/deep/made.rs"]);
+    // The earlier versions are blobs, so a revert can restore them.
+    let edit = &found[0];
+    let old = store
+        .get_blob(edit.before.as_ref().unwrap())
+        .unwrap()
+        .unwrap();
+    assert_eq!(old, b"old");
+    let gone = &found[1];
+    assert_eq!(gone.after, None);
+    assert_eq!(
+        store
+            .get_blob(gone.before.as_ref().unwrap())
+            .unwrap()
+            .unwrap(),
+        b"bye"
+    );
+    assert_eq!(found[2].before, None);
+    assert!(found.iter().all(|c| !c.unrevertable));
+}
+
+#[test]
+fn touching_a_file_without_changing_it_is_not_a_change() {
+    let (_home, store) = store();
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::write(ws.path().join("a.txt"), "same").unwrap();
+    let mut cache = SnapshotCache::default();
+    let before = take(ws.path(), &mut cache, &store, at(0)).unwrap();
+    // Rewritten with the same bytes: new metadata, same content.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(ws.path().join("a.txt"), "same").unwrap();
+    let after = take(ws.path(), &mut cache, &store, at(1)).unwrap();
+    assert!(changes(&before, &after).is_empty());
+}
+
+#[test]
+fn files_too_large_to_keep_are_reported_but_not_revertable() {
+    let (_home, store) = store();
+    let ws = tempfile::tempdir().unwrap();
+    let big = ws.path().join("big.bin");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(MAX_KEPT_FILE_BYTES + 1).unwrap();
+    let mut cache = SnapshotCache::default();
+    let before = take(ws.path(), &mut cache, &store, at(0)).unwrap();
+    assert_eq!(before["big.bin"].hash, None);
+    std::fs::write(&big, "small now").unwrap();
+    let after = take(ws.path(), &mut cache, &store, at(1)).unwrap();
+    let found = changes(&before, &after);
+    assert_eq!(found.len(), 1);
+    assert!(found[0].unrevertable);
+}
