@@ -1,7 +1,7 @@
 //! IPC types of Settings. Keys never cross: only whether one is present.
 
 use super::{ApiError, ErrorCode};
-use bearagent_kernel::{ApprovalMode, Budgets, ContextCaps};
+use bearagent_kernel::{ApprovalMode, Budgets, CommandSettings, ContextCaps};
 use bearagent_runtime::config::{
     KeySource, NamedKeySource, PriceEntry, ProfileEntry, ProviderEntry,
 };
@@ -152,6 +152,8 @@ pub struct ProfileView {
     pub approval_mode: ApprovalMode,
     pub budgets: Budgets,
     pub context_caps: ContextCaps,
+    /// Sandbox, network, toolchain folders and command rules.
+    pub commands: CommandSettings,
 }
 
 impl ProfileView {
@@ -162,6 +164,7 @@ impl ProfileView {
             approval_mode: p.approval_mode,
             budgets: p.budgets,
             context_caps: p.context,
+            commands: p.commands,
         }
     }
 
@@ -190,6 +193,12 @@ impl ProfileView {
                 // Micro-USD back to the USD the file holds (exact for any
                 // amount a person types).
                 max_cost: b.max_cost_micro_usd.map(|m| m as f64 / 1_000_000.0),
+                sandbox: Some(if self.commands.sandbox { "on" } else { "off" }.into()),
+                network: Some(self.commands.network),
+                command_timeout_secs: Some(self.commands.max_timeout_secs),
+                toolchain_dirs: Some(self.commands.toolchain_dirs),
+                command_env: Some(self.commands.env),
+                command_rules: Some(self.commands.rules),
             },
         )
     }

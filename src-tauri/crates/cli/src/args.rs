@@ -22,6 +22,10 @@ pub enum Command {
     Inspect(InspectArgs),
     /// Print a run's events.
     Events(EventsArgs),
+    /// List the files a run created, changed or deleted.
+    Changes(ChangesArgs),
+    /// Put a run's files back to how they were before the run.
+    Revert(RevertArgs),
     /// Check the configuration file.
     #[command(subcommand)]
     Config(ConfigCommand),
@@ -145,4 +149,23 @@ pub struct EventsArgs {
     pub limit: u32,
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    pub run_id: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RevertArgs {
+    pub run_id: String,
+    /// Only these files (workspace-relative, as `changes` lists them);
+    /// without any, every file of the run not yet reverted.
+    pub paths: Vec<String>,
+    /// Revert even a file changed since the run (what it holds now is
+    /// saved, so the revert can be undone).
+    #[arg(long)]
+    pub force: bool,
 }

@@ -5,6 +5,7 @@
 //! data directory).
 
 mod args;
+mod changes_cmd;
 mod exit;
 mod query_cmd;
 mod render;
@@ -59,6 +60,8 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Runs(q) => query_cmd::runs(&app, q),
         args::Command::Inspect(q) => query_cmd::inspect(&app, q),
         args::Command::Events(q) => query_cmd::events(&app, q),
+        args::Command::Changes(q) => changes_cmd::changes(&app, q),
+        args::Command::Revert(q) => changes_cmd::revert(&app, q),
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),
         args::Command::Providers(args::ProvidersCommand::Test(t)) => {
             settings_cmd::test_provider(&app, t).await

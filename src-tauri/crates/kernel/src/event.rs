@@ -133,6 +133,9 @@ pub enum EventPayload {
         /// The provider's price when the run started (None: cost unknown).
         #[serde(default)]
         price: Option<Price>,
+        /// Sandbox, network and command rules in force for commands.
+        #[serde(default)]
+        commands: crate::commands::CommandSettings,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },

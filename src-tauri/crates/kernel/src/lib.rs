@@ -3,6 +3,7 @@
 
 pub mod budget;
 pub mod clock;
+pub mod commands;
 pub mod cost;
 pub mod event;
 pub mod history;
@@ -13,6 +14,7 @@ pub mod settings;
 
 pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
+pub use commands::{CommandRule, CommandSettings, RuleDecision, DEFAULT_TOOLCHAIN_DIRS};
 pub use cost::{usd_to_micro, Price, PriceError, Usd};
 pub use event::{
     ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent, Receipt,

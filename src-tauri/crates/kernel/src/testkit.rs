@@ -29,6 +29,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         model: "scripted".to_owned(),
         config_versions: BTreeMap::from([("context".to_owned(), "1".to_owned())]),
         price: None,
+        commands: Default::default(),
     }
 }
 

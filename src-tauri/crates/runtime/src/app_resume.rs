@@ -94,6 +94,7 @@ impl Application {
             max_invalid_outputs,
             max_repeated_calls,
             context: context_caps,
+            commands: Default::default(),
         };
         // Committing RunResumed makes this process the run's owner (one
         // transaction; a second process resuming at once is refused).

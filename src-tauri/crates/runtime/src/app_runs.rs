@@ -79,6 +79,7 @@ impl Application {
                 model: info.model.clone(),
                 config_versions,
                 price: info.price,
+                commands: Default::default(),
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;

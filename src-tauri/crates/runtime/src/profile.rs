@@ -1,6 +1,6 @@
 //! Run profiles: budgets, approval mode and context caps for a run.
 
-use bearagent_kernel::{ApprovalMode, Budgets, ContextCaps};
+use bearagent_kernel::{ApprovalMode, Budgets, CommandSettings, ContextCaps};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,6 +14,8 @@ pub struct RunProfile {
     /// is refused as a loop (then the user decides whether it may go on).
     pub max_repeated_calls: u32,
     pub context: ContextCaps,
+    /// Sandbox, network and command rules for `run_command`.
+    pub commands: CommandSettings,
 }
 
 impl Default for RunProfile {
@@ -25,6 +27,7 @@ impl Default for RunProfile {
             max_invalid_outputs: 2,
             max_repeated_calls: bearagent_kernel::DEFAULT_MAX_REPEATED_CALLS,
             context: ContextCaps::default(),
+            commands: CommandSettings::default(),
         }
     }
 }

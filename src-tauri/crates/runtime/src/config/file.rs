@@ -135,6 +135,26 @@ pub struct ProfileEntry {
     /// Spend limit in USD (needs a priced provider).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_cost: Option<f64>,
+    /// `"on"` (default: commands run in the bubblewrap sandbox) or `"off"`
+    /// (no sandbox; every command asks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+    /// Network inside the sandbox (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<bool>,
+    /// The longest one command may run, in seconds (default 600).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_timeout_secs: Option<u32>,
+    /// Folders under the home folder commands may read (replaces the
+    /// defaults: .cargo, .rustup, .npm, .cache/pip, .local/lib, .local/bin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toolchain_dirs: Option<Vec<String>>,
+    /// Environment variables passed into commands, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_env: Option<Vec<String>>,
+    /// `[{ prefix = "cargo test", decision = "allow" }, …]`
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_rules: Option<Vec<bearagent_kernel::CommandRule>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -314,6 +334,48 @@ pub fn validate(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
         }
         if let Some(usd) = profile.max_cost {
             max_cost_micro_usd(usd).map_err(|e| invalid(path, field("max_cost"), e))?;
+        }
+        validate_commands(profile).map_err(|(f, e)| invalid(path, field(f), e))?;
+    }
+    Ok(())
+}
+
+/// The command settings of a profile: a known sandbox switch, a timeout
+/// above 0, plain relative toolchain folders, variable names and rules
+/// with a prefix.
+fn validate_commands(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
+    if let Some(s) = &p.sandbox {
+        if s != "on" && s != "off" {
+            return Err(("sandbox", format!("must be \"on\" or \"off\", got {s:?}")));
+        }
+    }
+    if p.command_timeout_secs == Some(0) {
+        return Err(("command_timeout_secs", "must be greater than 0".into()));
+    }
+    for dir in p.toolchain_dirs.iter().flatten() {
+        let path = Path::new(dir);
+        let plain = !dir.trim().is_empty()
+            && path
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if !plain {
+            return Err((
+                "toolchain_dirs",
+                format!("{dir:?} must be a folder under the home folder, like \".cargo\""),
+            ));
+        }
+    }
+    for name in p.command_env.iter().flatten() {
+        let ok = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !ok {
+            return Err(("command_env", format!("{name:?} is not a variable name")));
+        }
+    }
+    for rule in p.command_rules.iter().flatten() {
+        if rule.prefix.trim().is_empty() {
+            return Err(("command_rules", "a rule needs a non-empty prefix".into()));
         }
     }
     Ok(())

@@ -146,6 +146,15 @@ pub fn profile(
         .unwrap_or(c.max_tool_result_bytes);
     p.max_invalid_outputs = entry.max_invalid_outputs.unwrap_or(p.max_invalid_outputs);
     p.max_repeated_calls = entry.max_repeated_calls.unwrap_or(p.max_repeated_calls);
+    let c = &mut p.commands;
+    c.sandbox = entry.sandbox.as_deref() != Some("off");
+    c.network = entry.network.unwrap_or(c.network);
+    c.max_timeout_secs = entry.command_timeout_secs.unwrap_or(c.max_timeout_secs);
+    if let Some(dirs) = &entry.toolchain_dirs {
+        c.toolchain_dirs = dirs.clone();
+    }
+    c.env = entry.command_env.clone().unwrap_or_default();
+    c.rules = entry.command_rules.clone().unwrap_or_default();
     Ok((p, entry.provider, entry.model))
 }
 

@@ -220,6 +220,7 @@ mod tests {
                 model: "m".into(),
                 config_versions: Default::default(),
                 price: None,
+                commands: Default::default(),
             },
             EventPayload::RunStarted,
         ];
@@ -248,6 +249,7 @@ mod tests {
                 model: "m".into(),
                 config_versions: Default::default(),
                 price: None,
+                commands: Default::default(),
             },
             EventPayload::RunStarted,
         ];

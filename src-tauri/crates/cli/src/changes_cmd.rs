@@ -1,0 +1,122 @@
+//! `bearagent changes` and `bearagent revert`: a run's files, reviewed from
+//! the terminal with the same guards as the app.
+
+use crate::args::{ChangesArgs, RevertArgs};
+use crate::exit::{self, Exit};
+use bearagent_kernel::RunId;
+use bearagent_runtime::artifacts::{ArtifactView, Change, DiskState, Review};
+use bearagent_runtime::Application;
+use serde_json::json;
+
+fn parse_run(id: &str) -> Result<RunId, Exit> {
+    id.parse().map_err(exit::usage)
+}
+
+fn change_name(c: Change) -> &'static str {
+    match c {
+        Change::Added => "added",
+        Change::Modified => "modified",
+        Change::Deleted => "deleted",
+    }
+}
+
+fn review_name(r: Review) -> &'static str {
+    match r {
+        Review::Pending => "pending",
+        Review::Kept => "kept",
+        Review::Reverted => "reverted",
+    }
+}
+
+fn disk_name(d: DiskState) -> &'static str {
+    match d {
+        DiskState::RunVersion => "run version",
+        DiskState::BeforeVersion => "before version",
+        DiskState::ChangedSince => "changed since",
+    }
+}
+
+fn artifact_json(a: &ArtifactView) -> serde_json::Value {
+    json!({
+        "path": a.record.path,
+        "change": change_name(a.record.change()),
+        "review": review_name(a.record.review),
+        "disk": disk_name(a.disk),
+        "before_hash": a.record.before,
+        "after_hash": a.record.after,
+        "lines_added": a.lines.map(|l| l.0),
+        "lines_removed": a.lines.map(|l| l.1),
+    })
+}
+
+pub fn changes(app: &Application, q: ChangesArgs) -> Exit {
+    let run = match parse_run(&q.run_id) {
+        Ok(r) => r,
+        Err(e) => return e,
+    };
+    let list = match app.artifacts(run) {
+        Ok(l) => l,
+        Err(e) => return exit::report(&e),
+    };
+    if q.json {
+        let all: Vec<_> = list.iter().map(artifact_json).collect();
+        println!("{}", json!({ "run_id": run, "artifacts": all }));
+        return Exit::Succeeded;
+    }
+    if list.is_empty() {
+        println!("the run changed no files");
+    }
+    for a in &list {
+        let lines = a.lines.map_or_else(
+            || "binary".to_owned(),
+            |(add, del)| format!("+{add} -{del}"),
+        );
+        println!(
+            "{:<9} {:<12} {:<9} {}{}",
+            change_name(a.record.change()),
+            lines,
+            review_name(a.record.review),
+            a.record.path,
+            if a.disk == DiskState::ChangedSince {
+                "  (changed since the run)"
+            } else {
+                ""
+            }
+        );
+    }
+    Exit::Succeeded
+}
+
+/// Reverts the named files (or all not yet reverted). Every file is tried;
+/// the exit code is the first failure's, after all were attempted.
+pub fn revert(app: &Application, q: RevertArgs) -> Exit {
+    let run = match parse_run(&q.run_id) {
+        Ok(r) => r,
+        Err(e) => return e,
+    };
+    let paths: Vec<String> = if q.paths.is_empty() {
+        match app.artifacts(run) {
+            Ok(list) => list
+                .into_iter()
+                .filter(|a| a.record.review != Review::Reverted)
+                .map(|a| a.record.path)
+                .collect(),
+            Err(e) => return exit::report(&e),
+        }
+    } else {
+        q.paths
+    };
+    let mut outcome = Exit::Succeeded;
+    for path in &paths {
+        match app.revert_artifact(run, path, q.force) {
+            Ok(()) => println!("reverted {path}"),
+            Err(e) => {
+                let code = exit::report(&e);
+                if outcome == Exit::Succeeded {
+                    outcome = code;
+                }
+            }
+        }
+    }
+    outcome
+}

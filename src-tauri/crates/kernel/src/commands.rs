@@ -1,0 +1,82 @@
+//! How a run may run commands: the sandbox, the network, the toolchain
+//! folders it may read, and the user's command rules. Recorded in
+//! `RunCreated`, so every approval and replay knows what was in force.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What a command rule decides. Ordered by strictness: when several simple
+/// commands of one command line match, the strictest decision wins.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleDecision {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl fmt::Display for RuleDecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RuleDecision::Allow => "allow",
+            RuleDecision::Ask => "ask",
+            RuleDecision::Deny => "deny",
+        })
+    }
+}
+
+/// `{ prefix = "cargo test", decision = "allow" }`: a simple command whose
+/// words start with the prefix's words gets the decision.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandRule {
+    pub prefix: String,
+    pub decision: RuleDecision,
+}
+
+/// The command settings of a run.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandSettings {
+    /// False only when the profile says `sandbox = "off"`: then every
+    /// command asks, and the run and each approval say so.
+    pub sandbox: bool,
+    /// Network access inside the sandbox (off by default).
+    pub network: bool,
+    /// The longest any one command may run, in seconds.
+    pub max_timeout_secs: u32,
+    /// Folders under the home folder a command may read (toolchains).
+    pub toolchain_dirs: Vec<String>,
+    /// Names of environment variables passed into commands (values are
+    /// read when the command starts, never recorded).
+    pub env: Vec<String>,
+    pub rules: Vec<CommandRule>,
+}
+
+/// Toolchain folders readable by default: Rust, Node and Python caches.
+pub const DEFAULT_TOOLCHAIN_DIRS: [&str; 6] = [
+    ".cargo",
+    ".rustup",
+    ".npm",
+    ".cache/pip",
+    ".local/lib",
+    ".local/bin",
+];
+
+impl Default for CommandSettings {
+    fn default() -> Self {
+        Self {
+            sandbox: true,
+            network: false,
+            max_timeout_secs: 600,
+            toolchain_dirs: DEFAULT_TOOLCHAIN_DIRS
+                .iter()
+                .map(|d| (*d).to_owned())
+                .collect(),
+            env: Vec::new(),
+            rules: Vec::new(),
+        }
+    }
+}
