@@ -3,7 +3,9 @@
 
 use crate::authorization::{ApprovalRequest, AuthorizedCall};
 use crate::spec::{Effect, PreparedCall, ToolSpec};
+use crate::command::rules::{evaluate, RuleVerdict, VerdictBasis};
 use crate::workspace::has_git_component;
+use bearagent_kernel::{CommandSettings, RuleDecision};
 use std::path::{Component, Path};
 
 pub use bearagent_kernel::{ApprovalMode, ParseApprovalModeError};
@@ -18,14 +20,24 @@ pub enum PolicyDecision {
     Deny { reason: String },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     pub mode: ApprovalMode,
+    /// The sandbox switch and the command rules (from the trusted profile).
+    pub commands: CommandSettings,
 }
 
 impl Policy {
     pub fn new(mode: ApprovalMode) -> Self {
-        Self { mode }
+        Self {
+            mode,
+            commands: CommandSettings::default(),
+        }
+    }
+
+    pub fn with_commands(mut self, commands: CommandSettings) -> Self {
+        self.commands = commands;
+        self
     }
 
     pub fn decide(&self, spec: &ToolSpec, call: PreparedCall) -> PolicyDecision {
@@ -35,6 +47,12 @@ impl Policy {
                 call.tool(),
                 spec.name
             ));
+        }
+        let runs_command = spec.effect == Effect::RunsCommand
+            || call.effect() == Effect::RunsCommand
+            || call.command_plan().is_some();
+        if runs_command {
+            return self.decide_command(spec, call);
         }
         // The stronger of the two declarations wins; the spec is trusted.
         let writes = spec.effect == Effect::Writes
@@ -55,6 +73,52 @@ impl Policy {
             (ApprovalMode::AskAll, _) | (ApprovalMode::AskWrites, true) => {
                 PolicyDecision::Ask(ApprovalRequest::new(call))
             }
+        }
+    }
+}
+
+impl Policy {
+    /// What the command rules say about a command call (None for any other
+    /// call). Pure: the runtime shows the same verdict the policy used.
+    pub fn command_verdict(&self, call: &PreparedCall) -> Option<RuleVerdict> {
+        let plan = call.command_plan()?;
+        Some(evaluate(&plan.command, &self.commands.rules))
+    }
+
+    /// A command: a deny rule refuses it in every mode; without the sandbox
+    /// every command asks; an allow rule runs it without asking; a command
+    /// no rule covers asks, unless the mode allows everything; one the
+    /// parser cannot prove harmless always asks.
+    fn decide_command(&self, spec: &ToolSpec, call: PreparedCall) -> PolicyDecision {
+        if spec.effect != Effect::RunsCommand {
+            return deny(format!("{} does not run commands", spec.name));
+        }
+        let Some(verdict) = self.command_verdict(&call) else {
+            return deny("a command call must carry its command".into());
+        };
+        let why = describe_verdict(&verdict);
+        match verdict.decision {
+            RuleDecision::Deny => deny(why),
+            _ if !self.commands.sandbox => PolicyDecision::Ask(ApprovalRequest::new(call)),
+            RuleDecision::Allow => PolicyDecision::Allow(AuthorizedCall::by_policy(call)),
+            RuleDecision::Ask => match (&verdict.basis, self.mode) {
+                (VerdictBasis::NoRule { .. }, ApprovalMode::AllowAll) => {
+                    PolicyDecision::Allow(AuthorizedCall::by_policy(call))
+                }
+                _ => PolicyDecision::Ask(ApprovalRequest::new(call)),
+            },
+        }
+    }
+}
+
+/// One line naming the rule that decided, or why the command is asked
+/// about: recorded on the command and shown in its approval.
+pub fn describe_verdict(v: &RuleVerdict) -> String {
+    match &v.basis {
+        VerdictBasis::Rule { prefix, decision } => format!("rule `{prefix}` → {decision}"),
+        VerdictBasis::NoRule { command } => format!("no rule matches `{command}` → ask"),
+        VerdictBasis::Unprovable { reason } => {
+            format!("cannot be checked against the rules ({reason}) → ask")
         }
     }
 }

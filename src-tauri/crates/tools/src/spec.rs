@@ -17,6 +17,23 @@ use tokio_util::sync::CancellationToken;
 pub enum Effect {
     ReadOnly,
     Writes,
+    /// Runs a command (in the sandbox): it may change any workspace file,
+    /// so the command rules and the approval mode decide.
+    RunsCommand,
+}
+
+/// What a `run_command` call will run, as prepared (and approved).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandPlan {
+    /// Run by `sh -c`.
+    pub command: String,
+    /// Workspace-relative working directory ("." for the root).
+    pub cwd_rel: String,
+    /// Absolute, inside the (canonical) workspace root.
+    pub cwd_abs: PathBuf,
+    /// What the model asked for (None: the profile's longest), capped by
+    /// the profile when it runs.
+    pub timeout_secs: Option<u32>,
 }
 
 /// The trusted description of a tool: what the model is shown and what the
@@ -51,6 +68,8 @@ pub struct PreparedCall {
     summary: String,
     /// `Some` for every writing call.
     write_target: Option<WriteTarget>,
+    /// `Some` for every command.
+    command: Option<CommandPlan>,
     /// The normalised arguments: defaults filled in, paths workspace-relative.
     args: Value,
 }
@@ -63,6 +82,7 @@ impl PreparedCall {
             effect: Effect::ReadOnly,
             summary,
             write_target: None,
+            command: None,
             args,
         }
     }
@@ -74,8 +94,25 @@ impl PreparedCall {
             effect: Effect::Writes,
             summary,
             write_target: Some(target),
+            command: None,
             args,
         }
+    }
+
+    /// A call that runs `plan`.
+    pub fn command(tool: ToolName, summary: String, plan: CommandPlan, args: Value) -> Self {
+        Self {
+            tool,
+            effect: Effect::RunsCommand,
+            summary,
+            write_target: None,
+            command: Some(plan),
+            args,
+        }
+    }
+
+    pub fn command_plan(&self) -> Option<&CommandPlan> {
+        self.command.as_ref()
     }
 
     pub fn tool(&self) -> &ToolName {

@@ -3,6 +3,7 @@
 pub mod edit_file;
 pub mod list_dir;
 pub mod read_file;
+pub mod run_command;
 pub mod search_text;
 mod walk;
 pub mod write_file;
@@ -15,7 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The five workspace tools.
+/// The five workspace tools and `run_command`.
 pub(crate) fn workspace_tools() -> Vec<Arc<dyn Tool>> {
     vec![
         Arc::new(list_dir::ListDir::new()),
@@ -23,6 +24,7 @@ pub(crate) fn workspace_tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(search_text::SearchText::new()),
         Arc::new(write_file::WriteFile::new()),
         Arc::new(edit_file::EditFile::new()),
+        Arc::new(run_command::RunCommand::new()),
     ]
 }
 

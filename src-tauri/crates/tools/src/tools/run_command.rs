@@ -1,0 +1,350 @@
+//! `run_command`: one shell command line (`sh -c`) in the workspace, in the
+//! bubblewrap sandbox unless the profile turned it off. Output streams live
+//! and comes back to the model as head and tail with the exit code.
+
+use super::{make_spec, own_args};
+use crate::args::Args;
+use crate::authorization::AuthorizedCall;
+use crate::error::{ArgumentError, ToolError};
+use crate::sandbox::{self, CommandOutcome, CommandSpec, SandboxMode, SandboxPolicy};
+use crate::spec::{CommandPlan, Effect, PreparedCall, Tool, ToolOutput, ToolSpec};
+use crate::workspace::WorkspaceRoot;
+use bearagent_kernel::CommandSettings;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+pub const NAME: &str = "run_command";
+/// Longest command line accepted.
+const MAX_COMMAND_BYTES: usize = 16 * 1024;
+/// Output kept with the command (head + tail): what the timeline can show.
+pub const STORED_OUTPUT_CAP: usize = 1024 * 1024;
+/// Output the model gets back: the head (often the command's own summary)
+/// and a longer tail (where errors and test results end up).
+const MODEL_HEAD_BYTES: usize = 4 * 1024;
+const MODEL_TAIL_BYTES: usize = 12 * 1024;
+
+/// The machine facts a command's sandbox is built from (not from the
+/// model, not from the run): the real home folder and BearAgent's own
+/// folders, which commands must never see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostEnvironment {
+    pub home: PathBuf,
+    pub hidden: Vec<PathBuf>,
+}
+
+impl HostEnvironment {
+    /// This user's home folder (`$HOME`), and `hidden` folders.
+    pub fn current(hidden: Vec<PathBuf>) -> Self {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/nonexistent"));
+        Self { home, hidden }
+    }
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct CommandArgs {
+    command: String,
+    cwd: String,
+    timeout_secs: Option<u32>,
+}
+
+pub struct RunCommand {
+    spec: ToolSpec,
+}
+
+impl Default for RunCommand {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl RunCommand {
+    pub fn new() -> Self {
+        let parameters = json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "One command line, run by `sh -c` (pipes, && and redirections work), e.g. \"cargo test 2>&1 | tail -40\"."},
+                "cwd": {"type": "string", "description": "Working directory, relative to the workspace root. Default \".\"."},
+                "timeout_secs": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Stop the command after this many seconds (capped by the user's profile). Default: the profile's limit."}
+            },
+            "required": ["command"],
+            "additionalProperties": false
+        });
+        Self {
+            spec: make_spec(
+                NAME,
+                "Run a shell command in the workspace, e.g. to build or run tests. It runs in a sandbox: only the \
+                 workspace is writable, the home folder is hidden, .git is read-only and the network is off unless \
+                 the user allowed it. Returns the exit code and the output (merged stdout and stderr; long output \
+                 keeps its beginning and end). Commands may need the user's approval.",
+                parameters,
+                Effect::RunsCommand,
+            ),
+        }
+    }
+}
+
+impl Tool for RunCommand {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(
+        &self,
+        args: &Map<String, Value>,
+        ws: &WorkspaceRoot,
+    ) -> Result<PreparedCall, ArgumentError> {
+        let a = Args::new(args, &["command", "cwd", "timeout_secs"])?;
+        let command = a.required_str("command")?;
+        if command.trim().is_empty() {
+            return Err(ArgumentError::invalid("command", "must not be empty"));
+        }
+        if command.len() > MAX_COMMAND_BYTES {
+            return Err(ArgumentError::invalid(
+                "command",
+                format!("is longer than {MAX_COMMAND_BYTES} bytes; write a script file and run that"),
+            ));
+        }
+        if command.contains('\0') {
+            return Err(ArgumentError::invalid("command", "must not contain NUL"));
+        }
+        let (cwd_abs, cwd_rel) = a.existing_path("cwd", Some("."), ws)?;
+        if !cwd_abs.is_dir() {
+            return Err(ArgumentError::invalid("cwd", format!("{cwd_rel} is not a directory")));
+        }
+        let cwd_rel = if cwd_rel.is_empty() { ".".to_owned() } else { cwd_rel };
+        let timeout_secs = a
+            .optional_uint("timeout_secs", 1, 86_400)?
+            .map(|t| u32::try_from(t).unwrap_or(u32::MAX));
+        let normalised = CommandArgs {
+            command: command.to_owned(),
+            cwd: cwd_rel.clone(),
+            timeout_secs,
+        };
+        let summary = format!("run `{}` in {cwd_rel}", one_line(command, 200));
+        let args = serde_json::to_value(&normalised)
+            .map_err(|e| ArgumentError::invalid("command", e.to_string()))?;
+        Ok(PreparedCall::command(
+            self.spec.name.clone(),
+            summary,
+            CommandPlan {
+                command: command.to_owned(),
+                cwd_rel,
+                cwd_abs,
+                timeout_secs,
+            },
+            args,
+        ))
+    }
+
+    /// Runs with the default command settings (sandboxed, no network) and
+    /// no live output: the runtime uses [`run_authorized`] with the run's
+    /// settings instead.
+    fn execute(
+        &self,
+        call: &AuthorizedCall,
+        ws: &WorkspaceRoot,
+        cancel: &CancellationToken,
+    ) -> Result<ToolOutput, ToolError> {
+        let _: CommandArgs = own_args(&self.spec, call)?;
+        let plan = call
+            .command_plan()
+            .ok_or_else(|| ToolError::bad_call("a command call without its command"))?
+            .clone();
+        let host = HostEnvironment::current(Vec::new());
+        let settings = CommandSettings::default();
+        let handle = tokio::runtime::Handle::try_current()
+            .map_err(|_| ToolError::bad_call("run_command needs the async runtime"))?;
+        let run = handle.block_on(run_plan(&plan, ws, &settings, &host, cancel.clone(), |_| {}));
+        Ok(ToolOutput::new(run.for_model))
+    }
+}
+
+/// How one command went: the outcome (or why it could not start) and the
+/// text the model gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandRun {
+    pub outcome: Result<CommandOutcome, sandbox::SandboxError>,
+    pub for_model: String,
+}
+
+impl CommandRun {
+    /// Failed to start, timed out, was cancelled or exited non-zero.
+    pub fn is_error(&self) -> bool {
+        match &self.outcome {
+            Ok(o) => o.timed_out || o.cancelled || o.exit_code != Some(0),
+            Err(_) => true,
+        }
+    }
+}
+
+/// Runs an authorised command with the run's settings, streaming its
+/// output to `on_output`. The authorisation is spent here.
+pub async fn run_authorized(
+    call: AuthorizedCall,
+    ws: &WorkspaceRoot,
+    settings: &CommandSettings,
+    host: &HostEnvironment,
+    cancel: CancellationToken,
+    on_output: impl FnMut(&[u8]) + Send,
+) -> CommandRun {
+    let Some(plan) = call.command_plan().cloned() else {
+        return CommandRun {
+            outcome: Err(sandbox::SandboxError::InvalidPolicy(
+                "a command call without its command".into(),
+            )),
+            for_model: "internal error: a command call without its command".into(),
+        };
+    };
+    run_plan(&plan, ws, settings, host, cancel, on_output).await
+}
+
+async fn run_plan(
+    plan: &CommandPlan,
+    ws: &WorkspaceRoot,
+    settings: &CommandSettings,
+    host: &HostEnvironment,
+    cancel: CancellationToken,
+    on_output: impl FnMut(&[u8]) + Send,
+) -> CommandRun {
+    let max = settings.max_timeout_secs.max(1);
+    let secs = plan.timeout_secs.unwrap_or(max).clamp(1, max);
+    let policy = SandboxPolicy {
+        workspace: ws.path().to_path_buf(),
+        home: host.home.clone(),
+        network: settings.network,
+        readable_home_dirs: settings
+            .toolchain_dirs
+            .iter()
+            .map(|d| host.home.join(d))
+            .collect(),
+        hidden: host.hidden.clone(),
+        env: settings
+            .env
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
+            .collect(),
+    };
+    let spec = CommandSpec {
+        command: plan.command.clone(),
+        cwd: plan.cwd_abs.clone(),
+        timeout: Duration::from_secs(u64::from(secs)),
+        output_cap: STORED_OUTPUT_CAP,
+    };
+    let mode = if settings.sandbox {
+        SandboxMode::On
+    } else {
+        SandboxMode::Off
+    };
+    let outcome = sandbox::run(mode, &policy, &spec, cancel, on_output).await;
+    let for_model = match &outcome {
+        Ok(o) => model_text(o, secs),
+        Err(e) => format!("the command did not run: {e}"),
+    };
+    CommandRun { outcome, for_model }
+}
+
+/// Exit status, duration and output as the model reads it: ANSI colour
+/// codes removed, long output cut to head and tail with a note.
+fn model_text(o: &CommandOutcome, timeout_secs: u32) -> String {
+    let status = if o.timed_out {
+        format!("timed out after {timeout_secs} s (everything it started was stopped)")
+    } else if o.cancelled {
+        "cancelled by the user".to_owned()
+    } else {
+        match (o.exit_code, o.signal) {
+            (Some(code), _) => format!("exit code {code}"),
+            (None, Some(sig)) => format!("killed by signal {sig}"),
+            (None, None) => "ended without an exit code".to_owned(),
+        }
+    };
+    let text = strip_ansi(&String::from_utf8_lossy(&o.output));
+    let mut out = format!("{status}, after {:.1} s\n", o.duration.as_secs_f64());
+    let cut = text.len() > MODEL_HEAD_BYTES + MODEL_TAIL_BYTES;
+    if o.total_bytes == 0 {
+        out.push_str("(no output)\n");
+    } else if cut || o.truncated {
+        let head_end = floor_boundary(&text, MODEL_HEAD_BYTES.min(text.len()));
+        let tail_start = ceil_boundary(&text, text.len().saturating_sub(MODEL_TAIL_BYTES));
+        let tail_start = tail_start.max(head_end);
+        out.push_str(&format!(
+            "output: {} bytes, showing the first {} and the last {}:\n",
+            o.total_bytes,
+            head_end,
+            text.len() - tail_start
+        ));
+        out.push_str(&text[..head_end]);
+        out.push_str("\n[… output cut …]\n");
+        out.push_str(&text[tail_start..]);
+    } else {
+        out.push_str(&text);
+    }
+    out
+}
+
+fn floor_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn ceil_boundary(s: &str, mut i: usize) -> usize {
+    while i < s.len() && !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
+/// Removes ANSI escape sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL`
+/// and two-byte escapes); the model needs the text, not the colours.
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\u{1b}' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('[') => {
+                for c in chars.by_ref() {
+                    if ('@'..='~').contains(&c) {
+                        break;
+                    }
+                }
+            }
+            Some(']') => {
+                while let Some(c) = chars.next() {
+                    if c == '\u{7}' {
+                        break;
+                    }
+                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                        chars.next();
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn one_line(s: &str, max: usize) -> String {
+    let line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() > max {
+        let cut: String = line.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        line
+    }
+}
+
+#[cfg(test)]
+#[path = "run_command_tests.rs"]
+mod tests;
