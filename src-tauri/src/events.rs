@@ -37,6 +37,16 @@ pub struct ModelTextDiscarded {
     pub model_call: u64,
 }
 
+/// Output of a running command as it arrives (raw, with ANSI colours; not
+/// an event: `command_finished` carries the stored output).
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandOutputPushed {
+    pub run_id: String,
+    pub call_id: String,
+    pub text: String,
+}
+
 /// A run's loop in this process stopped because its events could not be
 /// stored (the store failed or refused an append); `message` says why.
 #[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]

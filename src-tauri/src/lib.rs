@@ -52,6 +52,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             events::RunEventPushed,
             events::ModelTextPushed,
             events::ModelTextDiscarded,
+            events::CommandOutputPushed,
             events::RunAborted,
             events::QuitRequested
         ])

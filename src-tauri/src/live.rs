@@ -1,6 +1,8 @@
 //! Forwards the application's live bus to the window as typed events.
 
-use crate::events::{ModelTextDiscarded, ModelTextPushed, RunAborted, RunEventPushed};
+use crate::events::{
+    CommandOutputPushed, ModelTextDiscarded, ModelTextPushed, RunAborted, RunEventPushed,
+};
 use bearagent_runtime::{Application, LiveEvent};
 use std::sync::Arc;
 use tauri::AppHandle;
@@ -35,6 +37,16 @@ pub fn forward(app: Arc<Application>, handle: AppHandle) {
                 Ok(LiveEvent::RunAborted { run_id, message }) => RunAborted {
                     run_id: run_id.to_string(),
                     message,
+                }
+                .emit(&handle),
+                Ok(LiveEvent::CommandOutput {
+                    run_id,
+                    call_id,
+                    text,
+                }) => CommandOutputPushed {
+                    run_id: run_id.to_string(),
+                    call_id: call_id.to_string(),
+                    text,
                 }
                 .emit(&handle),
                 // The window notices the gap in seqs and pages the store.

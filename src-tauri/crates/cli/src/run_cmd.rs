@@ -170,6 +170,20 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
                 *in_text = false;
             }
         }
+        LiveEvent::CommandOutput { text, call_id, .. } if json => {
+            println!(
+                "{}",
+                serde_json::json!({"kind": "command_output", "call_id": call_id, "text": text})
+            );
+        }
+        LiveEvent::CommandOutput { text, .. } => {
+            if !*in_text {
+                print!("      │ ");
+                *in_text = true;
+            }
+            print!("{}", text.replace('\n', "\n      │ "));
+            let _ = std::io::stdout().flush();
+        }
         LiveEvent::RunAborted { message, .. } => {
             if json {
                 println!(
@@ -259,7 +273,9 @@ async fn follow(
                 print_live(&event, json, &mut in_text);
                 return;
             }
-            LiveEvent::TextDelta { .. } | LiveEvent::TextDiscarded { .. } => {
+            LiveEvent::TextDelta { .. }
+            | LiveEvent::TextDiscarded { .. }
+            | LiveEvent::CommandOutput { .. } => {
                 print_live(&event, json, &mut in_text);
                 continue;
             }

@@ -95,6 +95,18 @@ impl Application {
         })
     }
 
+    /// What command sandboxes hide: BearAgent's data folder (database, logs,
+    /// blobs) and the folder of its config file.
+    pub(crate) fn command_host(&self) -> bearagent_tools::tools::run_command::HostEnvironment {
+        let mut hidden = vec![self.home.clone()];
+        if let Some(dir) = self.config_path.parent() {
+            if !dir.as_os_str().is_empty() && dir != self.home {
+                hidden.push(dir.to_path_buf());
+            }
+        }
+        bearagent_tools::tools::run_command::HostEnvironment::current(hidden)
+    }
+
     /// Publishes, on the live bus, the events other BearAgent processes
     /// commit to this data folder, so their runs show live here (the
     /// desktop app calls this; a CLI run has no use for it). Idempotent.

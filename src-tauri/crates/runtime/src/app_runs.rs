@@ -106,6 +106,7 @@ impl Application {
             workspace,
             profile,
             cancel: cancel.clone(),
+            host: self.command_host(),
         };
         let span = tracing::info_span!("run", %run_id);
         let store = rec.store().clone();

@@ -24,6 +24,13 @@ pub enum LiveEvent {
     /// store failed or refused an append). The run may still show as live
     /// in the store; this process no longer executes it.
     RunAborted { run_id: RunId, message: String },
+    /// Output of a running command, as it arrives (raw, with colour
+    /// codes). Transient: the stored output is on `CommandFinished`.
+    CommandOutput {
+        run_id: RunId,
+        call_id: bearagent_kernel::CallId,
+        text: String,
+    },
 }
 
 impl LiveEvent {
@@ -32,7 +39,8 @@ impl LiveEvent {
             LiveEvent::Committed(e) => e.run_id,
             LiveEvent::TextDelta { run_id, .. }
             | LiveEvent::TextDiscarded { run_id, .. }
-            | LiveEvent::RunAborted { run_id, .. } => *run_id,
+            | LiveEvent::RunAborted { run_id, .. }
+            | LiveEvent::CommandOutput { run_id, .. } => *run_id,
         }
     }
 }

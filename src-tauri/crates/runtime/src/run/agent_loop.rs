@@ -26,14 +26,14 @@ pub struct LoopDeps {
     pub workspace: WorkspaceRoot,
     pub profile: RunProfile,
     pub cancel: CancellationToken,
+    /// The home folder and BearAgent's own folders, for command sandboxes.
+    pub host: bearagent_tools::tools::run_command::HostEnvironment,
 }
 
 impl LoopDeps {
     /// The policy comes from the trusted profile, never from the model.
     pub fn policy(&self) -> Policy {
-        Policy {
-            mode: self.profile.approval_mode,
-        }
+        Policy::new(self.profile.approval_mode).with_commands(self.profile.commands.clone())
     }
 }
 
@@ -49,6 +49,9 @@ pub(super) struct RunGrants {
     /// The user's answer for the rest of the current model turn: approved
     /// or not, and the seq of that decision. Cleared at each new turn.
     pub rest_of_turn: Option<(bool, EventSeq)>,
+    /// What the workspace's files were at the last command (taken out
+    /// while a snapshot runs).
+    pub snapshots: Option<super::snapshot::SnapshotCache>,
 }
 
 enum Step {

@@ -3,6 +3,7 @@
 
 pub mod agent_loop;
 pub mod approvals;
+mod command_step;
 pub mod context;
 pub(crate) mod loops;
 pub mod reconcile;

@@ -161,6 +161,10 @@ async fn execute_allowed(
     authorized: AuthorizedCall,
     cause: EventSeq,
 ) -> Result<ToolStepEnd, AppError> {
+    if authorized.command_plan().is_some() {
+        return super::command_step::execute_command(rec, deps, grants, call_id, authorized, cause)
+            .await;
+    }
     // The authorisation is spent by the one execution; keep a view.
     let prepared = authorized.prepared().clone();
     if let Some(target) = prepared.write_target() {

@@ -1,0 +1,225 @@
+//! A `run_command` call after policy and approval: snapshot the workspace,
+//! record the start (with the rule that decided), run it in the sandbox
+//! with live output, record how it ended and every file it changed as an
+//! artifact (pre-images kept, so Changes can revert them).
+
+use super::agent_loop::{LoopDeps, RunGrants};
+use super::recorder::Recorder;
+use super::snapshot::{self, FileChange, Snapshot};
+use super::tool_step::{fail, ToolStepEnd};
+use crate::live::LiveEvent;
+use crate::AppError;
+use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolResult};
+use bearagent_store::hash_bytes;
+use bearagent_tools::sandbox;
+use bearagent_tools::tools::run_command::{run_authorized, CommandRun};
+use bearagent_tools::{describe_verdict, AuthorizedCall};
+use std::path::PathBuf;
+
+/// Live output shown per command before the rest waits for the stored
+/// head and tail (a flood must not swamp the UI).
+const LIVE_OUTPUT_CAP: usize = 1024 * 1024;
+
+pub(super) async fn execute_command(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    grants: &mut RunGrants,
+    call_id: CallId,
+    authorized: AuthorizedCall,
+    cause: EventSeq,
+) -> Result<ToolStepEnd, AppError> {
+    let Some(plan) = authorized.command_plan().cloned() else {
+        return fail(rec, cause, &call_id, "a command call without its command".into());
+    };
+    let settings = deps.profile.commands.clone();
+    let policy = deps.policy();
+    let rule = policy
+        .command_verdict(&authorized)
+        .map(|v| describe_verdict(&v))
+        .unwrap_or_default();
+    let signature = super::loops::signature(&authorized);
+    if settings.sandbox {
+        // No bubblewrap, no user namespaces: refuse, naming the fix.
+        if let Err(e) = sandbox::probe() {
+            return fail(rec, cause, &call_id, format!("the command did not run: {e}"));
+        }
+    }
+    let started = rec.record(
+        Some(cause),
+        EventPayload::ToolCallStarted {
+            call_id: call_id.clone(),
+        },
+    )?;
+    let before = match take_snapshot(rec, deps, grants).await? {
+        Ok(s) => s,
+        Err(why) => {
+            return fail(
+                rec,
+                started,
+                &call_id,
+                format!("the command did not run: the workspace could not be snapshotted ({why})"),
+            )
+        }
+    };
+    let command_started = rec.record(
+        Some(started),
+        EventPayload::CommandStarted {
+            call_id: call_id.clone(),
+            command: plan.command.clone(),
+            cwd: plan.cwd_rel.clone(),
+            sandboxed: settings.sandbox,
+            network: settings.network,
+            rule,
+        },
+    )?;
+    let live = rec.live().clone();
+    let run_id = rec.run_id();
+    let live_call = call_id.clone();
+    let mut shown = 0usize;
+    let run = run_authorized(
+        authorized,
+        &deps.workspace,
+        &settings,
+        &deps.host,
+        deps.cancel.child_token(),
+        move |chunk| {
+            if shown >= LIVE_OUTPUT_CAP {
+                return;
+            }
+            shown += chunk.len();
+            live.publish(LiveEvent::CommandOutput {
+                run_id,
+                call_id: live_call.clone(),
+                text: String::from_utf8_lossy(chunk).into_owned(),
+            });
+        },
+    )
+    .await;
+    // A file unreadable after the command: its changes cannot be proven,
+    // so none are recorded and the model is told.
+    let (changes, unreadable) = match take_snapshot(rec, deps, grants).await? {
+        Ok(after) => (snapshot::changes(&before, &after), None),
+        Err(why) => (Vec::new(), Some(why)),
+    };
+    let finished = record_finished(rec, command_started, &call_id, &run, &changes)?;
+    grants
+        .loops
+        .executed(signature, hash_bytes(run.for_model.as_bytes()));
+    let mut content = run.for_model.clone();
+    if let Some(why) = unreadable {
+        content.push_str(&format!(
+            "\nnote: the files it changed could not be listed ({why})"
+        ));
+    }
+    let result = ToolResult {
+        call_id: call_id.clone(),
+        content,
+        is_error: run.is_error(),
+    };
+    let done = if result.is_error {
+        rec.record(Some(finished), EventPayload::ToolCallFailed { result })?
+    } else {
+        let original_bytes = result.content.len() as u64;
+        rec.record(
+            Some(finished),
+            EventPayload::ToolCallCompleted {
+                result,
+                receipt: None,
+                truncated: false,
+                original_bytes,
+            },
+        )?
+    };
+    for change in changes.into_iter().filter(|c| !c.unrevertable) {
+        rec.record(
+            Some(done),
+            EventPayload::ArtifactRecorded {
+                call_id: call_id.clone(),
+                path: change.path,
+                before_hash: change.before,
+                after_hash: change.after,
+            },
+        )?;
+    }
+    if matches!(&run.outcome, Ok(o) if o.cancelled) {
+        rec.record(
+            rec.last_seq(),
+            EventPayload::RunCancelled {
+                reason: Some("cancelled by the user".into()),
+            },
+        )?;
+        return Ok(ToolStepEnd::RunEnded);
+    }
+    Ok(ToolStepEnd::Continue)
+}
+
+fn record_finished(
+    rec: &mut Recorder,
+    cause: EventSeq,
+    call_id: &CallId,
+    run: &CommandRun,
+    changes: &[FileChange],
+) -> Result<EventSeq, AppError> {
+    let unrevertable = changes.iter().filter(|c| c.unrevertable).count();
+    let payload = match &run.outcome {
+        Ok(o) => EventPayload::CommandFinished {
+            call_id: call_id.clone(),
+            exit_code: o.exit_code,
+            signal: o.signal,
+            duration_ms: u64::try_from(o.duration.as_millis()).unwrap_or(u64::MAX),
+            output: Some(rec.store().put_blob(&o.output, rec.clock().now())?),
+            output_bytes: o.total_bytes,
+            output_truncated: o.truncated,
+            timed_out: o.timed_out,
+            cancelled: o.cancelled,
+            changed_files: count(changes.len() - unrevertable),
+            unrevertable_files: count(unrevertable),
+        },
+        // It never started: the reason is the output.
+        Err(e) => EventPayload::CommandFinished {
+            call_id: call_id.clone(),
+            exit_code: None,
+            signal: None,
+            duration_ms: 0,
+            output: Some(rec.store().put_blob(e.to_string().as_bytes(), rec.clock().now())?),
+            output_bytes: 0,
+            output_truncated: false,
+            timed_out: false,
+            cancelled: false,
+            changed_files: count(changes.len() - unrevertable),
+            unrevertable_files: count(unrevertable),
+        },
+    };
+    rec.record(Some(cause), payload)
+}
+
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// Snapshots the workspace on a blocking thread (it reads files), with the
+/// run's cache so unchanged files are not read again.
+/// The outer error is the store failing (the run stops); the inner one a
+/// file that could not be read (the command is refused, the run goes on).
+async fn take_snapshot(
+    rec: &Recorder,
+    deps: &LoopDeps,
+    grants: &mut RunGrants,
+) -> Result<Result<Snapshot, String>, AppError> {
+    let mut cache = grants.snapshots.take().unwrap_or_default();
+    let store = rec.store().clone();
+    let now = rec.clock().now();
+    let root: PathBuf = deps.workspace.path().to_path_buf();
+    let (cache, taken) = tokio::task::spawn_blocking(move || {
+        let taken = snapshot::take(&root, &mut cache, &store, now);
+        (cache, taken)
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("workspace snapshot task failed: {e}")))?;
+    grants.snapshots = Some(cache);
+    match taken {
+        Ok(s) => Ok(Ok(s)),
+        Err(snapshot::SnapshotError::Store(e)) => Err(e.into()),
+        Err(e @ snapshot::SnapshotError::Io { .. }) => Ok(Err(e.to_string())),
+    }
+}
