@@ -114,7 +114,7 @@ test("profiles: budgets must be positive whole numbers; saved profiles fill a ne
     recent: ["/home/dev/projects/bear-demo"],
     current: "/home/dev/projects/bear-demo",
     settings: {
-      providers: [{ name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, keyPresent: true, toolMode: "native" }],
+      providers: [{ name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, keyPresent: true, toolMode: "native", price: null }],
     },
   };
   const { page, problems, close } = await ui.openApp(seed, { hash: "#/settings" });
@@ -138,19 +138,24 @@ test("profiles: budgets must be positive whole numbers; saved profiles fill a ne
     await form.getByLabel("Model calls").fill("20");
     await form.getByLabel("Time (min)").fill("10");
     await form.getByLabel("Context size (bytes)").fill("200000");
+    await form.getByLabel("Max cost (USD)").fill("0");
+    await byId(page, "save-profile").click();
+    assert.match(await fieldError(page, "profile-budget-maxCostUsd").innerText(), /more than \$0/);
+    await form.getByLabel("Max cost (USD)").fill("$2.50");
     await byId(page, "save-profile").click();
     const card = page.locator('[data-testid="profile-item"][data-name="careful"]');
     await card.waitFor();
     assert.match(await card.innerText(), /openai · Ask for everything/);
-    assert.match(await card.innerText(), /20 model \/ 100 tool calls/);
+    assert.match(await card.innerText(), /20 model \/ 100 tool calls.*max \$2\.50/);
     const saved = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "save_profile").at(-1).args.profile);
-    assert.deepEqual(saved.budgets, { max_model_calls: 20, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 600_000 });
+    assert.deepEqual(saved.budgets, { max_model_calls: 20, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 600_000, max_cost_micro_usd: 2_500_000 });
 
     // The new-run form offers the profile and takes its settings.
     await byId(page, "nav-home").click();
     await page.getByLabel("Profile").selectOption("careful");
     assert.equal(await byId(page, "run-approval").inputValue(), "ask_all");
     assert.equal(await page.locator("#run-budget-modelCalls").inputValue(), "20");
+    assert.equal(await page.locator("#run-budget-maxCostUsd").inputValue(), "2.5");
     // A bad budget in the run form is reported inline too.
     await byId(page, "run-goal").fill("Tidy the docs");
     await page.locator("summary").filter({ hasText: "Budgets" }).click();

@@ -100,4 +100,8 @@ export const OPENAI = {
   keySource: { kind: "keychain" },
   keyPresent: true,
   toolMode: "native",
+  price: null,
 };
+
+/** The same provider with gpt-4.1's list price (USD per million tokens). */
+export const OPENAI_PRICED = { ...OPENAI, price: { inputPerMtok: 2, outputPerMtok: 8, cachedInputPerMtok: 0.5 } };

@@ -147,7 +147,8 @@ const seededRuns = {
     "/home/dev/projects/bear-demo": [
       run("r-3", "awaitingApproval", "Compare the architecture notes in docs and write the conclusion to outputs/report.md", "2025-03-14T10:05:00Z", 18_420, 2_310),
       run("r-2", "running", "Add a CHANGELOG entry for the 0.2 release", "2025-03-14T09:58:00Z", 6_102, 412),
-      run("r-1", "succeeded", "Summarise open TODOs across src/ into TODO.md", "2025-03-13T16:20:00Z", 1_240_560, 9_870),
+      // A priced run: the list shows its cost; the others have none (unknown, shown as "—").
+      { ...run("r-1", "succeeded", "Summarise open TODOs across src/ into TODO.md", "2025-03-13T16:20:00Z", 1_240_560, 9_870), costMicroUsd: 2_560_080 },
       run("r-0", "failed", "Fix the flaky integration test in tests/sync.rs", "2025-03-12T11:02:00Z", 45_000, 3_200, "provider error: 503 overloaded"),
     ],
   },
@@ -168,7 +169,8 @@ test("runs of the current workspace are listed (light and dark)", async () => {
       const rows = byId(page, "run-row");
       assert.equal(await rows.count(), 4);
       assert.match(await rows.first().innerText(), /Awaiting approval/);
-      assert.match(await rows.nth(2).innerText(), /Succeeded[\s\S]*1\.2M \/ 9,870/);
+      assert.match(await rows.nth(2).innerText(), /Succeeded[\s\S]*1\.2M \/ 9,870[\s\S]*\$2\.56/);
+      assert.equal(await rows.nth(3).getByTestId("run-cost").innerText(), "—");
       assert.equal(await byId(page, "runs-empty").count(), 0);
       assert.equal(await byId(page, "recent-item").count(), 2);
       await page.screenshot({ path: `${screenshotDir}workspace-runs-${colorScheme}.png` });

@@ -11,6 +11,7 @@ import { MockArtifacts } from "./artifacts";
 import { MockRunEngine } from "./runEngine";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
 import { DEMO_SCRIPT, providerScript } from "./scripts";
+import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
 
@@ -78,9 +79,10 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
 
   function startRun(request: StartRunRequest) {
     const known = request.provider === "demo" || settings.hasProvider(request.provider);
-    const workspace = checkStart(request, workspaceById(request.workspaceId), known);
-    open(workspace.path);
     const provider = settings.view().providers.find((p) => p.name === request.provider);
+    const price = priceFromView(provider?.price);
+    const workspace = checkStart(request, workspaceById(request.workspaceId), known, price !== null);
+    open(workspace.path);
     const run = engine.create({
       workspace,
       goal: request.goal.trim(),
@@ -89,6 +91,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       profile: "default",
       approvalMode: request.approvalMode,
       budgets: request.budgets,
+      price,
     });
     engine.start(run, request.provider === "demo" ? DEMO_SCRIPT : providerScript(request.goal));
     return { runId: run.id };
@@ -107,7 +110,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       model: "demo-script",
       profile: "demo",
       approvalMode: "ask_writes",
-      budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000 },
+      budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
     });
     engine.start(run, DEMO_SCRIPT);
     return [workspace, { runId: run.id }];
@@ -225,7 +228,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
         model: "gpt-4.1",
         profile: "default",
         approvalMode: "ask_writes",
-        budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000 },
+        budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
       });
       for (const payload of payloads) engine.commit(run, payload, run.events.length, { silent: true });
       return run.id;

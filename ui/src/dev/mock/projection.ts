@@ -1,6 +1,36 @@
 // Development-only: a small reducer giving the mock backend the same
 // RunProjection the Rust store derives from events.
-import type { EventEnvelope, RunProjection, RunSummaryView, RunStatusKind } from "../../bindings";
+import type { EventEnvelope, Price, PriceView, RunProjection, RunSummaryView, RunStatusKind, TokenUsage } from "../../bindings";
+
+/** A configured price (USD per MTok) as the kernel holds it (micro-USD per MTok). */
+export function priceFromView(view: PriceView | null | undefined): Price | null {
+  if (!view || view.inputPerMtok === null || view.outputPerMtok === null) return null;
+  const micro = (usd: number) => Math.round(usd * 1_000_000);
+  return {
+    input_micro_usd_per_mtok: micro(view.inputPerMtok),
+    output_micro_usd_per_mtok: micro(view.outputPerMtok),
+    cached_input_micro_usd_per_mtok: view.cachedInputPerMtok === null ? null : micro(view.cachedInputPerMtok),
+  };
+}
+
+/** Like the kernel's `Price::cost_micro_usd`: cached input at its own rate, rounded up. */
+export function costOf(price: Price, usage: TokenUsage): number {
+  const cached = Math.min(usage.cached_input ?? 0, usage.input);
+  const cachedRate = price.cached_input_micro_usd_per_mtok ?? price.input_micro_usd_per_mtok;
+  const pico = (usage.input - cached) * price.input_micro_usd_per_mtok + cached * cachedRate + usage.output * price.output_micro_usd_per_mtok;
+  return Math.ceil(pico / 1_000_000);
+}
+
+/** Tokens and, when the price is known, cost, as the kernel's reducer adds them. */
+function spend(run: RunProjection, usage: TokenUsage, cost: number | null | undefined): void {
+  run.usage = {
+    input: run.usage.input + usage.input,
+    output: run.usage.output + usage.output,
+    cached_input: (run.usage.cached_input ?? 0) + (usage.cached_input ?? 0),
+  };
+  if (run.cost_micro_usd == null) return;
+  run.cost_micro_usd += cost ?? (run.price ? costOf(run.price, usage) : 0);
+}
 
 export function emptyProjection(first: EventEnvelope): RunProjection {
   const p = first.payload;
@@ -21,7 +51,9 @@ export function emptyProjection(first: EventEnvelope): RunProjection {
     last_seq: first.seq,
     model_calls: 0,
     tool_calls: 0,
-    usage: { input: 0, output: 0 },
+    usage: { input: 0, output: 0, cached_input: 0 },
+    price: p.price ?? null,
+    cost_micro_usd: p.price ? 0 : null,
     pending_approval: null,
     last_error: null,
     final_answer: null,
@@ -57,7 +89,7 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "model_call_completed":
     case "model_call_failed":
       run.model_call = null;
-      run.usage = { input: run.usage.input + p.usage.input, output: run.usage.output + p.usage.output };
+      spend(run, p.usage, p.cost_micro_usd);
       if (p.type === "model_call_failed") run.last_error = p.message;
       break;
     case "tool_call_requested":
@@ -93,7 +125,7 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
       run.loops_detected = (run.loops_detected ?? 0) + 1;
       break;
     case "model_call_retry_scheduled":
-      if (p.usage) run.usage = { input: run.usage.input + p.usage.input, output: run.usage.output + p.usage.output };
+      if (p.usage) spend(run, p.usage, p.cost_micro_usd);
       break;
     case "run_succeeded":
       run.status = { kind: "succeeded" };
@@ -129,9 +161,15 @@ const SUMMARY_STATUS: Record<RunProjection["status"]["kind"], RunStatusKind> = {
   interrupted: "interrupted",
 };
 
-export function summary(run: RunProjection): RunSummaryView {
+/**
+ * A run list row. `costMicroUsd` is what the list shows as cost; the
+ * desktop RunSummaryView does not carry it yet (a backend DTO change), so
+ * the mock adds it beside the generated fields.
+ */
+export function summary(run: RunProjection): RunSummaryView & { costMicroUsd: number | null } {
   const status = run.status;
   return {
+    costMicroUsd: run.cost_micro_usd ?? null,
     runId: run.run_id,
     workspaceId: run.workspace_id,
     goal: run.goal,

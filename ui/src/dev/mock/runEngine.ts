@@ -8,12 +8,14 @@ import type {
   EventEnvelope,
   EventPayload,
   ModelTextPushed,
+  Price,
   RunEventPushed,
   RunOwnerView,
   RunProjection,
+  TokenUsage,
   WorkspaceView,
 } from "../../bindings";
-import { apply, emptyProjection } from "./projection";
+import { apply, costOf, emptyProjection } from "./projection";
 import type { MockStep } from "./scripts";
 
 export interface EngineOptions {
@@ -47,7 +49,14 @@ export interface NewRun {
   profile: string;
   approvalMode: ApprovalMode;
   budgets: Budgets;
+  /** The provider's price (none for the demo, like the Rust demo). */
+  price?: Price | null;
 }
+
+/** Like the runtime: an HTTP provider's output cap per call; the demo has none. */
+const MAX_OUTPUT_TOKENS_PER_CALL = 8_192;
+/** Like the runtime's worst-case estimate of a prompt: 3 bytes per token. */
+const BYTES_PER_TOKEN_ESTIMATE = 3;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -78,6 +87,7 @@ export class MockRunEngine {
         max_invalid_outputs: 2,
         provider: spec.provider,
         model: spec.model,
+        price: spec.price ?? null,
         config_versions: { config: "1", prompt: "p1", context: "c1" },
       },
     };
@@ -157,6 +167,22 @@ export class MockRunEngine {
     return new Promise((resolve) => this.#gates.push(resolve));
   }
 
+  /** What `usage` cost under the run's price (null: unknown), as the runtime records it on the event. */
+  #cost(run: MockRun, usage: TokenUsage): number | null {
+    return run.projection.price ? costOf(run.projection.price, usage) : null;
+  }
+
+  /** Like the runtime: a cost limit stops the run before a call whose worst case could pass it. */
+  #costBlocks(run: MockRun, contextBytes: number): boolean {
+    const p = run.projection;
+    const limit = p.budgets.max_cost_micro_usd;
+    if (limit == null) return false;
+    if (!p.price) return true;
+    const outputLeft = Math.max(0, p.budgets.max_output_tokens - p.usage.output);
+    const worst = costOf(p.price, { input: Math.ceil(contextBytes / BYTES_PER_TOKEN_ESTIMATE), output: Math.min(MAX_OUTPUT_TOKENS_PER_CALL, outputLeft) });
+    return (p.cost_micro_usd ?? 0) + worst > limit;
+  }
+
   #needsApproval(run: MockRun, writes: boolean): boolean {
     const mode = run.projection.approval_mode;
     return mode === "ask_all" || (mode === "ask_writes" && writes);
@@ -173,7 +199,9 @@ export class MockRunEngine {
       if (run.projection.model_calls >= run.projection.budgets.max_model_calls) {
         return void this.commit(run, { type: "budget_exhausted", which: "model_calls" });
       }
-      const requested = this.commit(run, { type: "model_call_requested", context_version: "c1", context_bytes: 2_048 + run.events.length * 310 });
+      const contextBytes = 2_048 + run.events.length * 310;
+      if (this.#costBlocks(run, contextBytes)) return void this.commit(run, { type: "budget_exhausted", which: "cost" });
+      const requested = this.commit(run, { type: "model_call_requested", context_version: "c1", context_bytes: contextBytes });
       const started = this.commit(run, { type: "model_call_started", provider: run.projection.provider, model: run.projection.model }, requested.seq);
       for (const chunk of step.text.match(/\S+\s*/g) ?? []) {
         await sleep(streamMs);
@@ -181,19 +209,19 @@ export class MockRunEngine {
       }
       await this.#gate();
       if (run.cancelled) {
-        this.commit(run, { type: "model_call_failed", class: { provider: { retryable: false } }, message: "cancelled by the user during the model call", usage: { input: 0, output: 0 } }, started.seq);
+        this.commit(run, { type: "model_call_failed", class: { provider: { retryable: false } }, message: "cancelled by the user during the model call", usage: { input: 0, output: 0 }, cost_micro_usd: this.#cost(run, { input: 0, output: 0 }) }, started.seq);
         return void this.commit(run, { type: "run_cancelled", reason: "cancelled by the user" });
       }
       if (step.answer !== undefined) {
         const content = denied && step.answerIfDenied ? step.answerIfDenied : step.answer;
-        const done = this.commit(run, { type: "model_call_completed", action: { type: "final_answer", content }, usage: step.usage, stop_reason: "end_turn" }, started.seq);
+        const done = this.commit(run, { type: "model_call_completed", action: { type: "final_answer", content }, usage: step.usage, stop_reason: "end_turn", cost_micro_usd: this.#cost(run, step.usage) }, started.seq);
         await sleep(stepMs);
         return void this.commit(run, { type: "run_succeeded", answer: content }, done.seq);
       }
       if (!step.call) continue;
       callNo += 1;
       const call = { call_id: `call_${callNo}`, tool_name: step.call.tool, arguments: step.call.args };
-      const done = this.commit(run, { type: "model_call_completed", action: { type: "tool_calls", calls: [call] }, usage: step.usage, stop_reason: "tool_use" }, started.seq);
+      const done = this.commit(run, { type: "model_call_completed", action: { type: "tool_calls", calls: [call] }, usage: step.usage, stop_reason: "tool_use", cost_micro_usd: this.#cost(run, step.usage) }, started.seq);
       await sleep(stepMs);
       const asked = this.commit(run, { type: "tool_call_requested", call }, done.seq);
       let cause = asked.seq;

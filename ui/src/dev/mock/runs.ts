@@ -1,5 +1,6 @@
 // Development-only: run commands of the mock backend on top of the engine.
 import type {
+  BudgetKind,
   EventPage,
   ModelContextView,
   RunDetailView,
@@ -64,12 +65,20 @@ export function search(engine: MockRunEngine, filter: RunFilterInput): RunSummar
     .map(summary);
 }
 
-export function checkStart(request: StartRunRequest, workspace: WorkspaceView | undefined, providerKnown: boolean): WorkspaceView {
+export function checkStart(request: StartRunRequest, workspace: WorkspaceView | undefined, providerKnown: boolean, priced: boolean): WorkspaceView {
   if (!workspace) throw new MockError({ code: "not_found", message: `workspace not found: ${request.workspaceId}` });
   if (!request.goal.trim()) throw new MockError({ code: "invalid_input", message: "goal: must not be empty" });
   if (!providerKnown) throw new MockError({ code: "not_found", message: `provider not found: ${request.provider}` });
   for (const [key, value] of Object.entries(request.budgets)) {
-    if (!Number.isInteger(value) || value <= 0) throw new MockError({ code: "invalid_input", message: `budgets.${key}: must be a positive integer` });
+    // The cost limit is optional (null: none).
+    if (key === "max_cost_micro_usd" && value == null) continue;
+    if (!Number.isInteger(value) || (value ?? 0) <= 0) throw new MockError({ code: "invalid_input", message: `budgets.${key}: must be a positive integer` });
+  }
+  if (request.budgets.max_cost_micro_usd != null && !priced) {
+    throw new MockError({
+      code: "invalid_input",
+      message: `a cost limit needs a price for provider ${request.provider}: add price = { input_per_mtok = …, output_per_mtok = … } to its config, or run without a cost limit`,
+    });
   }
   return workspace;
 }
@@ -99,8 +108,23 @@ export function modelContext(engine: MockRunEngine, runId: string, requestedSeq:
   return { system, history, tools: MOCK_TOOLS, version: "c1", bytes: requested.payload.context_bytes };
 }
 
+const BUDGET_KINDS: BudgetKind[] = ["model_calls", "tool_calls", "input_tokens", "output_tokens", "wall_time", "cost"];
+
+/** The list's status detail ("wall time", like the backend's Display, or "wall_time") back to its kind. */
+function budgetKindOf(detail: string | null): BudgetKind {
+  const kind = detail?.replace(/ /g, "_");
+  return BUDGET_KINDS.find((k) => k === kind) ?? "model_calls";
+}
+
+/** A seeded run list row; a `costMicroUsd` makes it a priced run with that total. */
+export type SeededRun = Omit<RunSummaryView, "workspaceId"> & { costMicroUsd?: number | null };
+
+/** gpt-4.1's list price, for seeded runs that have a cost. */
+const SEED_PRICE = { input_micro_usd_per_mtok: 2_000_000, output_micro_usd_per_mtok: 8_000_000, cached_input_micro_usd_per_mtok: 500_000 };
+
 /** A stored run behind a seeded summary, so the list and the run view agree. */
-export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView, s: Omit<RunSummaryView, "workspaceId">): void {
+export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView, s: SeededRun): void {
+  const priced = typeof s.costMicroUsd === "number";
   const run = engine.create(
     {
       workspace,
@@ -109,7 +133,8 @@ export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView,
       model: "gpt-4.1",
       profile: "default",
       approvalMode: "ask_writes",
-      budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000 },
+      budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
+      price: priced ? SEED_PRICE : null,
     },
     s.createdAt,
     s.runId,
@@ -141,7 +166,7 @@ export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView,
       engine.commit(run, { type: "run_cancelled", reason: "cancelled by the user" }, null, quiet);
       break;
     case "budgetExhausted":
-      engine.commit(run, { type: "budget_exhausted", which: (s.statusDetail as "model_calls") ?? "model_calls" }, null, quiet);
+      engine.commit(run, { type: "budget_exhausted", which: budgetKindOf(s.statusDetail) }, null, quiet);
       break;
     case "interrupted":
       engine.commit(run, { type: "run_interrupted", reason: "the app stopped" }, null, quiet);
@@ -153,7 +178,8 @@ export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView,
   Object.assign(run.projection, {
     model_calls: s.modelCalls,
     tool_calls: s.toolCalls,
-    usage: { input: s.inputTokens, output: s.outputTokens },
+    usage: { input: s.inputTokens, output: s.outputTokens, cached_input: 0 },
+    cost_micro_usd: priced ? s.costMicroUsd : null,
     updated_at: s.updatedAt,
   });
 }

@@ -1,9 +1,10 @@
 // Development-only: the fixture a test can set with `page.addInitScript`
 // (`window.__BEARAGENT_MOCK_SEED__`) and the hooks it can call
 // (`window.__bearagentMock`).
-import type { EventPayload, RunSummaryView, WorkspaceView } from "../../bindings";
+import type { EventPayload, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
 import type { MockArtifactSeed } from "./artifacts";
+import type { SeededRun } from "./runs";
 
 export interface MockSeed {
   /** Absolute paths that exist and are folders. */
@@ -17,7 +18,7 @@ export interface MockSeed {
   /** What the folder dialog "picks"; `null` = the user cancels. */
   choose?: string | null;
   /** Finished (or stuck) runs by workspace path, as the run list shows them. */
-  runs?: Record<string, Omit<RunSummaryView, "workspaceId">[]>;
+  runs?: Record<string, SeededRun[]>;
   /** Providers and profiles; none by default (first launch). */
   settings?: Partial<SettingsView>;
   /** Milliseconds between a fake run's events. */

@@ -38,6 +38,14 @@ export class MockSettings {
     if (!input?.name?.trim()) fail("invalid_input", "name: must not be empty");
     if (!/^https?:\/\//.test(input.baseUrl)) fail("invalid_input", "base_url: must be an http(s) URL");
     if (/\s/.test(input.model)) fail("invalid_input", `model: "${input.model}" must not contain spaces`);
+    // Like the config's price check: USD per MTok, finite, 0 to 1,000,000.
+    const price = input.price;
+    const fields = price ? ([["input_per_mtok", price.inputPerMtok], ["output_per_mtok", price.outputPerMtok], ["cached_input_per_mtok", price.cachedInputPerMtok ?? 0]] as const) : [];
+    for (const [field, usd] of fields) {
+      if (usd === null || !Number.isFinite(usd) || usd < 0 || usd > 1_000_000) {
+        fail("invalid_input", `price: ${field} must be a number of USD per million tokens, 0 or more (got ${usd})`);
+      }
+    }
     const next: ProviderSettings = { ...input, keyPresent: false };
     const at = this.#providers.findIndex((p) => p.name === input.name);
     if (at >= 0) this.#providers[at] = next;
@@ -73,6 +81,8 @@ export class MockSettings {
 
   saveProfile(profile: ProfileSettings): null {
     if (!profile?.name?.trim()) fail("invalid_input", "name: must not be empty");
+    const maxCost = profile.budgets.max_cost_micro_usd;
+    if (maxCost != null && (!Number.isInteger(maxCost) || maxCost <= 0)) fail("invalid_input", "max_cost: must be more than 0 USD; leave it out for no cost limit");
     if (profile.provider !== null && profile.provider !== "demo" && !this.hasProvider(profile.provider)) {
       fail("invalid_input", `provider: no provider named "${profile.provider}"`);
     }

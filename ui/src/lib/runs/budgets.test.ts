@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_BUDGETS, budgetMeters, budgetsToForm, parseBudgets, parsePositiveInteger } from "./budgets";
+import { DEFAULT_BUDGETS, budgetMeters, budgetsToForm, parseBudgets, parseMaxCost, parsePositiveInteger, parseUsd } from "./budgets";
 import { buildStartRequest, defaultNewRunForm, providerLabel } from "./newRun";
 import { projection } from "./testSupport";
 
@@ -7,8 +7,10 @@ describe("budgets", () => {
   it("has the documented defaults", () => {
     expect(DEFAULT_BUDGETS).toEqual({
       max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000,
+      max_cost_micro_usd: null,
     });
     expect(budgetsToForm(DEFAULT_BUDGETS).wallTimeMinutes).toBe("30");
+    expect(budgetsToForm(DEFAULT_BUDGETS).maxCostUsd).toBe("");
   });
 
   it("accepts positive whole numbers only", () => {
@@ -24,6 +26,46 @@ describe("budgets", () => {
     expect(result.budgets).toBeNull();
     expect(Object.keys(result.errors ?? {})).toEqual(["modelCalls", "wallTimeMinutes"]);
     expect(result.errors?.modelCalls).toMatch(/whole number greater than 0/);
+  });
+
+  it("reads USD amounts as people type them, refusing ambiguous commas", () => {
+    expect(parseUsd("0.50")).toBe(0.5);
+    expect(parseUsd(" $2 ")).toBe(2);
+    expect(parseUsd("2.5")).toBe(2.5);
+    expect(parseUsd(".5")).toBe(0.5);
+    expect(parseUsd("3 USD")).toBe(3);
+    expect(parseUsd("0")).toBe(0);
+    for (const bad of ["", "-1", "2,5", "1e3", "ten", "$", "Infinity", "1.2.3"]) expect(parseUsd(bad)).toBeNull();
+  });
+
+  it("takes an optional max cost: empty is no limit, else a positive amount in micro-USD", () => {
+    expect(parseMaxCost("")).toEqual({ micro: null, error: null });
+    expect(parseMaxCost("   ")).toEqual({ micro: null, error: null });
+    expect(parseMaxCost("0.50")).toEqual({ micro: 500_000, error: null });
+    expect(parseMaxCost("$2")).toEqual({ micro: 2_000_000, error: null });
+    expect(parseMaxCost("2.5")).toEqual({ micro: 2_500_000, error: null });
+    expect(parseMaxCost("0.1234567").micro).toBe(123_457);
+    for (const zeroOrLess of ["0", "0.00", "-1", "$-2", "0.0000001"]) expect(parseMaxCost(zeroOrLess).error).toMatch(/more than \$0/);
+    for (const junk of ["cheap", "1,5", "NaN", "1e3"]) expect(parseMaxCost(junk).error).toMatch(/Enter an amount in USD/);
+    expect(parseMaxCost("2000000").error).toMatch(/at most/);
+  });
+
+  it("round-trips a cost limit and blocks a bad one", () => {
+    const capped = { ...DEFAULT_BUDGETS, max_cost_micro_usd: 1_234_567 };
+    expect(budgetsToForm(capped).maxCostUsd).toBe("1.234567");
+    expect(parseBudgets(budgetsToForm(capped))).toEqual({ budgets: capped, errors: null });
+    const result = parseBudgets({ ...budgetsToForm(DEFAULT_BUDGETS), maxCostUsd: "0" });
+    expect(result.budgets).toBeNull();
+    expect(Object.keys(result.errors ?? {})).toEqual(["maxCostUsd"]);
+  });
+
+  it("meters cost only when the run has a cost limit, and never shows an unknown spend as $0", () => {
+    expect(budgetMeters(projection({ cost_micro_usd: 12_300 }), 0).map((m) => m.key)).not.toContain("cost");
+    const capped = projection({ budgets: { ...DEFAULT_BUDGETS, max_cost_micro_usd: 500_000 }, cost_micro_usd: 412_300 });
+    const cost = budgetMeters(capped, 0).find((m) => m.key === "cost");
+    expect(cost).toMatchObject({ label: "Cost", used: 412_300, limit: 500_000, text: "$0.4123 / $0.5000", level: "high" });
+    const unknown = budgetMeters({ ...capped, cost_micro_usd: null }, 0).find((m) => m.key === "cost");
+    expect(unknown).toMatchObject({ text: "unknown / $0.5000", fraction: 0 });
   });
 
   it("meters usage against each budget", () => {
@@ -53,6 +95,19 @@ describe("new run form", () => {
     expect(result.request).toBeNull();
     expect(result.errors?.goal).toMatch(/Describe/);
     expect(result.errors?.budgets?.outputTokens).toBeDefined();
+  });
+
+  it("carries the cost limit, and refuses one the provider cannot price", () => {
+    const form = { ...defaultNewRunForm("openai"), goal: "write docs" };
+    form.budgets.maxCostUsd = "0.50";
+    expect(buildStartRequest("ws-1", form).request?.budgets.max_cost_micro_usd).toBe(500_000);
+    const unpriced = buildStartRequest("ws-1", form, false);
+    expect(unpriced.request).toBeNull();
+    expect(unpriced.errors?.budgets?.maxCostUsd).toMatch(/openai has no price/);
+    expect(buildStartRequest("ws-1", { ...form, provider: "demo" }, false).errors?.budgets?.maxCostUsd).toMatch(/demo model has no price/);
+    // Without a limit the price does not matter.
+    form.budgets.maxCostUsd = "";
+    expect(buildStartRequest("ws-1", form, false).request?.budgets.max_cost_micro_usd).toBeNull();
   });
 
   it("always calls out the demo model", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatDuration, formatTimestamp, formatTokens, millisBetween, statusInfo } from "./format";
+import { formatBytes, formatDuration, formatTimestamp, formatTokens, formatUsd, formatUsdPerMtok, millisBetween, statusInfo } from "./format";
 
 describe("statusInfo", () => {
   it("labels every status and never shows a non-terminal one as success", () => {
@@ -48,5 +48,29 @@ describe("formatDuration, formatBytes, millisBetween", () => {
     expect(millisBetween("2025-03-14T09:30:00Z", "2025-03-14T09:31:30Z")).toBe(90_000);
     expect(millisBetween("2025-03-14T09:30:00Z", Date.parse("2025-03-14T09:30:05Z"))).toBe(5_000);
     expect(millisBetween("nope", "2025-03-14T09:30:00Z")).toBeNull();
+  });
+});
+
+describe("formatUsd", () => {
+  it("prints micro-USD like the CLI and never shows an unknown cost as $0", () => {
+    expect(formatUsd(null)).toBe("unknown");
+    expect(formatUsd(undefined)).toBe("unknown");
+    expect(formatUsd(0)).toBe("$0.00");
+    expect(formatUsd(1)).toBe("<$0.0001");
+    expect(formatUsd(99)).toBe("<$0.0001");
+    expect(formatUsd(100)).toBe("$0.0001");
+    expect(formatUsd(12_300)).toBe("$0.0123");
+    expect(formatUsd(48_236)).toBe("$0.0482");
+    expect(formatUsd(1_000_000)).toBe("$1.00");
+    expect(formatUsd(1_500_000)).toBe("$1.50");
+    expect(formatUsd(1_234_567_890)).toBe("$1234.57");
+    expect(formatUsd(-5)).toBe("unknown");
+    expect(formatUsd(Number.NaN)).toBe("unknown");
+  });
+
+  it("prints prices per million tokens as configured", () => {
+    expect(formatUsdPerMtok(3)).toBe("$3.00");
+    expect(formatUsdPerMtok(0.075)).toBe("$0.075");
+    expect(formatUsdPerMtok(15)).toBe("$15.00");
   });
 });

@@ -28,6 +28,24 @@ export function formatTokens(count: number, locale?: string): string {
   return `${new Intl.NumberFormat(locale, { maximumFractionDigits: 1 }).format(value)}${unit}`;
 }
 
+/**
+ * A micro-USD amount for people, as the CLI prints it: "$0.00", "<$0.0001",
+ * "$0.0123" below a dollar, "$1.50" from there. `null` (no price) is
+ * "unknown", never "$0.00".
+ */
+export function formatUsd(microUsd: number | null | undefined): string {
+  if (microUsd === null || microUsd === undefined || !Number.isFinite(microUsd) || microUsd < 0) return "unknown";
+  if (microUsd === 0) return "$0.00";
+  if (microUsd < 100) return "<$0.0001";
+  const usd = microUsd / 1_000_000;
+  return usd < 1 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** A price per million tokens as typed in the config, e.g. "$3" or "$0.075". */
+export function formatUsdPerMtok(usd: number): string {
+  return `$${new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 6 }).format(usd)}`;
+}
+
 /** A readable local date and time for an RFC 3339 timestamp; the raw text if it does not parse. */
 export function formatTimestamp(rfc3339: string, locale?: string, timeZone?: string): string {
   const date = new Date(rfc3339);

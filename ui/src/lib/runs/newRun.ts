@@ -27,10 +27,28 @@ export function defaultNewRunForm(provider: string): NewRunForm {
   return { goal: "", provider, approvalMode: "ask_writes", budgets: budgetsToForm(DEFAULT_BUDGETS) };
 }
 
-/** Checks the form and builds the request, or says what is wrong with which field. */
+/** The cost field's hint when the chosen provider has no price. */
+export function unpricedCostHint(provider: string): string {
+  const who = provider === DEMO_PROVIDER ? "The demo model" : provider;
+  return `${who} has no price: cost shows as unknown and no limit can be set.`;
+}
+
+/** Why a cost limit cannot be used with this provider (the backend refuses the run too). */
+export function unpricedCostLimitError(provider: string): string {
+  return provider === DEMO_PROVIDER
+    ? "The offline demo model has no price, so a cost limit cannot be checked. Leave this empty."
+    : `${provider} has no price, so a cost limit cannot be checked. Add its price in Settings, or leave this empty.`;
+}
+
+/**
+ * Checks the form and builds the request, or says what is wrong with which
+ * field. `priced`: whether the chosen provider has a price (a cost limit
+ * needs one).
+ */
 export function buildStartRequest(
   workspaceId: string,
   form: NewRunForm,
+  priced = true,
 ): { request: StartRunRequest; errors: null } | { request: null; errors: NewRunErrors } {
   const errors: NewRunErrors = {};
   const goal = form.goal.trim();
@@ -38,6 +56,9 @@ export function buildStartRequest(
   if (form.provider.trim() === "") errors.provider = "Choose a provider.";
   const budgets = parseBudgets(form.budgets);
   if (budgets.errors) errors.budgets = budgets.errors;
+  else if (budgets.budgets.max_cost_micro_usd != null && !priced) {
+    errors.budgets = { maxCostUsd: unpricedCostLimitError(form.provider) };
+  }
   if (Object.keys(errors).length > 0 || budgets.budgets === null) return { request: null, errors };
   return {
     errors: null,

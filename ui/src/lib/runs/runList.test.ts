@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunSummaryView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
-import { RunListStore } from "./runList.svelte";
+import { RunListStore, listedCost } from "./runList.svelte";
 import { fakeRunsApi, ok, settle } from "./testSupport";
 
 function summary(runId: string, workspaceId = "ws-1"): RunSummaryView {
@@ -77,5 +77,13 @@ describe("RunListStore", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(api.search).toHaveBeenCalledOnce();
     list.stop();
+  });
+});
+
+describe("listedCost", () => {
+  it("is unknown until the row carries a cost, and never $0 for a null one", () => {
+    expect(listedCost(summary("r1"))).toBeNull();
+    expect(listedCost({ ...summary("r1"), ...{ costMicroUsd: null } })).toBeNull();
+    expect(listedCost({ ...summary("r1"), ...{ costMicroUsd: 48_236 } })).toBe(48_236);
   });
 });

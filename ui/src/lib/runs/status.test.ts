@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunStatus } from "../../bindings";
-import { isLive, isTerminal, statusFilterValue, statusKind, verdict } from "./status";
+import { budgetName, isLive, isTerminal, statusFilterValue, statusKind, verdict } from "./status";
 import { projection } from "./testSupport";
 
 const ALL: RunStatus[] = [
@@ -34,9 +34,19 @@ describe("run status", () => {
   it("explains failures, budgets and interruptions in words", () => {
     expect(verdict(projection({ status: { kind: "failed", reason: "provider error: 503" } }))).toMatchObject({ tone: "danger", detail: "provider error: 503" });
     expect(verdict(projection({ status: { kind: "budget_exhausted", which: "input_tokens" } })).detail).toMatch(/input tokens budget/);
+    // The cost limit stops a run before a call that could pass it, so it says so (and names the limit).
+    const capped = projection({ status: { kind: "budget_exhausted", which: "cost" }, budgets: { ...projection().budgets, max_cost_micro_usd: 500_000 } });
+    expect(verdict(capped)).toMatchObject({ label: "Cost limit reached", tone: "attention" });
+    expect(verdict(capped).detail).toBe("Stopped before the next model call: it could have taken the cost past the limit ($0.5000).");
     const waiting = verdict(projection({ status: { kind: "interrupted" }, pending_approval: { call_id: "c", tool_name: "write_file", summary: "s", requested_seq: 9 } }));
     expect(waiting).toMatchObject({ label: "Interrupted", tone: "danger" });
     expect(waiting.detail).toMatch(/Answer the request below to resume/);
     expect(verdict(projection({ status: { kind: "interrupted" } })).detail).toMatch(/did not finish/);
+  });
+
+  it("names every budget in words", () => {
+    expect(budgetName("wall_time")).toBe("wall time");
+    expect(budgetName("cost")).toBe("cost");
+    expect(budgetName("some_new_kind")).toBe("some new kind");
   });
 });

@@ -1,5 +1,5 @@
-import type { RunProjection, RunStatus, RunStatusKind } from "../../bindings";
-import { statusInfo, type StatusTone } from "./format";
+import type { BudgetKind, RunProjection, RunStatus, RunStatusKind } from "../../bindings";
+import { formatUsd, statusInfo, type StatusTone } from "./format";
 
 const KIND: Record<RunStatus["kind"], RunStatusKind> = {
   created: "created",
@@ -46,20 +46,39 @@ export interface RunVerdict {
   detail: string | null;
 }
 
-const BUDGET_NAMES: Record<string, string> = {
+const BUDGET_NAMES: Record<BudgetKind, string> = {
   model_calls: "model calls",
   tool_calls: "tool calls",
   input_tokens: "input tokens",
   output_tokens: "output tokens",
   wall_time: "wall time",
+  cost: "cost",
 };
+
+/** A budget's name for people ("wall time"); unknown kinds as they come. */
+export function budgetName(which: string): string {
+  return Object.hasOwn(BUDGET_NAMES, which) ? BUDGET_NAMES[which as BudgetKind] : which.replace(/_/g, " ");
+}
+
+/**
+ * Why a run stopped on a budget. The cost limit is checked before each
+ * call against what it could cost at most, so it stops a run below the
+ * limit: say so, or "ran out" reads as a bug.
+ */
+function budgetStopText(which: string, maxCostMicroUsd: number | null | undefined): string {
+  if (which === "cost") {
+    const limit = maxCostMicroUsd == null ? "" : ` (${formatUsd(maxCostMicroUsd)})`;
+    return `Stopped before the next model call: it could have taken the cost past the limit${limit}.`;
+  }
+  return `Stopped: the ${budgetName(which)} budget ran out.`;
+}
 
 /**
  * How a run's outcome is shown. A success with side effects of unknown
  * outcome is downgraded to "attention", and interruptions and failures are
  * "danger": only a clean success is ever green.
  */
-export function verdict(p: Pick<RunProjection, "status" | "unknown_effects" | "pending_approval" | "last_error">): RunVerdict {
+export function verdict(p: Pick<RunProjection, "status" | "unknown_effects" | "pending_approval" | "last_error" | "budgets">): RunVerdict {
   const kind = statusKind(p.status);
   const base = statusInfo(kind);
   const unknown =
@@ -76,9 +95,9 @@ export function verdict(p: Pick<RunProjection, "status" | "unknown_effects" | "p
     case "budget_exhausted":
       return {
         kind,
-        label: base.label,
+        label: p.status.which === "cost" ? "Cost limit reached" : base.label,
         tone: "attention",
-        detail: `Stopped: the ${BUDGET_NAMES[p.status.which] ?? p.status.which} budget ran out.`,
+        detail: budgetStopText(p.status.which, p.budgets.max_cost_micro_usd),
       };
     case "cancelled":
       return { kind, label: base.label, tone: "neutral", detail: unknown };

@@ -17,7 +17,7 @@ export function projection(overrides: Partial<RunProjection> = {}): RunProjectio
     workspace_path: "/work/demo",
     goal: "write the plan",
     profile: "default",
-    budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000 },
+    budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
     approval_mode: "ask_writes",
     provider: "openai",
     model: "gpt-4.1",

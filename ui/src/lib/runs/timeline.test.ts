@@ -53,11 +53,14 @@ describe("row presentation", () => {
       { type: "model_call_failed", class: "invalid_output", message: "m", usage: { input: 0, output: 0 } },
       { type: "tool_call_failed", result: { call_id: "c", content: "no", is_error: true } },
       { type: "budget_exhausted", which: "wall_time" },
+      { type: "budget_exhausted", which: "cost" },
       { type: "run_cancelled", reason: null },
       { type: "loop_detected", call_id: "c", tool_name: "read_file", repeats: 3 },
     ];
     for (const p of bad) expect(rowInfo(p).tone).not.toBe("success");
     expect(rowInfo({ type: "run_succeeded", answer: "a" }).tone).toBe("success");
+    expect(rowInfo({ type: "budget_exhausted", which: "cost" }).title).toBe("Cost limit reached");
+    expect(rowInfo({ type: "budget_exhausted", which: "wall_time" }).title).toBe("Budget exhausted");
     expect(rowInfo({ type: "loop_detected", call_id: "c", tool_name: "read_file", repeats: 3 }).title).toMatch(/read_file repeated 3× .* not run/);
     expect(rowInfo({ type: "tool_call_completed", result: { call_id: "c", content: "e", is_error: true }, receipt: null, truncated: false, original_bytes: 1 }).tone).toBe("danger");
   });

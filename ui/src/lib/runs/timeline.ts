@@ -136,7 +136,7 @@ export function rowInfo(p: EventPayload): RowInfo {
     case "run_cancelled":
       return { title: "Run cancelled", tone: "attention", compact: false };
     case "budget_exhausted":
-      return { title: "Budget exhausted", tone: "attention", compact: false };
+      return { title: p.which === "cost" ? "Cost limit reached" : "Budget exhausted", tone: "attention", compact: false };
     case "run_interrupted":
       return { title: "Run interrupted", tone: "danger", compact: false };
     case "run_resumed":

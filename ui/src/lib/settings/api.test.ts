@@ -25,7 +25,7 @@ describe("tauriSettingsApi", () => {
     expect(mocks.commands.setProviderKey).toHaveBeenCalledWith("openai", "sk");
 
     mocks.commands.saveProvider.mockResolvedValue({ status: "error", error: { code: "invalid_input", message: "protocol: unknown" } });
-    const input = { name: "x", protocol: "nope", baseUrl: "http://h", model: "m", keySource: { kind: "none" as const }, toolMode: "native" as const };
+    const input = { name: "x", protocol: "nope", baseUrl: "http://h", model: "m", keySource: { kind: "none" as const }, toolMode: "native" as const, price: null };
     await expect(tauriSettingsApi.saveProvider(input)).resolves.toEqual({ ok: false, error: { code: "invalid_input", message: "protocol: unknown" } });
     expect(mocks.commands.saveProvider).toHaveBeenCalledWith(input);
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyProfileForm, emptyProviderForm, profileToForm, providerToForm, urlError, validateProfile, validateProvider } from "./validation";
+import { emptyProfileForm, emptyProviderForm, parsePrice, profileToForm, providerToForm, urlError, validateProfile, validateProvider } from "./validation";
 
 describe("provider validation", () => {
   const valid = { ...emptyProviderForm(), name: " openai ", model: " gpt-4.1 " };
@@ -7,7 +7,7 @@ describe("provider validation", () => {
   it("accepts a complete provider and trims it", () => {
     expect(validateProvider(valid)).toEqual({
       errors: null,
-      input: { name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, toolMode: "native" },
+      input: { name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, toolMode: "native", price: null },
     });
   });
 
@@ -41,10 +41,45 @@ describe("provider validation", () => {
   });
 
   it("round-trips a stored provider into the form", () => {
-    const stored = { name: "local", protocol: "openai-chat", baseUrl: "http://localhost:8080/v1", model: "qwen", keySource: { kind: "env" as const, variable: "LOCAL_KEY" }, keyPresent: true, toolMode: "native" as const };
-    expect(providerToForm(stored)).toMatchObject({ name: "local", keyKind: "env", keyVariable: "LOCAL_KEY", toolMode: "native" });
+    const stored = { name: "local", protocol: "openai-chat", baseUrl: "http://localhost:8080/v1", model: "qwen", keySource: { kind: "env" as const, variable: "LOCAL_KEY" }, keyPresent: true, toolMode: "native" as const, price: null };
+    expect(providerToForm(stored)).toMatchObject({ name: "local", keyKind: "env", keyVariable: "LOCAL_KEY", toolMode: "native", priceInput: "", priceOutput: "" });
     expect(providerToForm({ ...stored, toolMode: "json-text" }).toolMode).toBe("json-text");
     expect(providerToForm({ ...stored, protocol: "mystery" }).protocol).toBe("openai-chat");
+  });
+
+  it("has no price when all price fields are empty: cost unknown", () => {
+    expect(parsePrice({ priceInput: "", priceOutput: " ", priceCachedInput: "" })).toEqual({ price: null, errors: null });
+  });
+
+  it("takes a price in USD per million tokens, cached input optional", () => {
+    expect(validateProvider({ ...valid, priceInput: "2", priceOutput: "$8.00", priceCachedInput: "0.5" }).input?.price).toEqual({
+      inputPerMtok: 2,
+      outputPerMtok: 8,
+      cachedInputPerMtok: 0.5,
+    });
+    expect(parsePrice({ priceInput: "0", priceOutput: "0", priceCachedInput: "" }).price).toEqual({ inputPerMtok: 0, outputPerMtok: 0, cachedInputPerMtok: null });
+  });
+
+  it("needs both input and output once any price is given, each a number of USD ≥ 0", () => {
+    expect(parsePrice({ priceInput: "", priceOutput: "", priceCachedInput: "0.3" }).errors).toEqual({
+      priceInput: expect.stringMatching(/needed too/),
+      priceOutput: expect.stringMatching(/needed too/),
+    });
+    const bad = validateProvider({ ...valid, priceInput: "-1", priceOutput: "cheap", priceCachedInput: "1,5" });
+    expect(bad.input).toBeNull();
+    expect(Object.keys(bad.errors ?? {}).sort()).toEqual(["priceCachedInput", "priceInput", "priceOutput"]);
+    expect(bad.errors?.priceInput).toMatch(/0 or more/);
+    expect(parsePrice({ priceInput: "2000000", priceOutput: "1", priceCachedInput: "" }).errors?.priceInput).toMatch(/at most/);
+  });
+
+  it("round-trips a stored price through the form", () => {
+    const stored = {
+      name: "anthropic", protocol: "anthropic", baseUrl: "https://api.anthropic.com", model: "claude-sonnet-4", keySource: { kind: "keychain" as const },
+      keyPresent: true, toolMode: "native" as const, price: { inputPerMtok: 3, outputPerMtok: 15, cachedInputPerMtok: 0.3 },
+    };
+    const form = providerToForm(stored);
+    expect(form).toMatchObject({ priceInput: "3", priceOutput: "15", priceCachedInput: "0.3" });
+    expect(validateProvider(form).input?.price).toEqual(stored.price);
   });
 });
 
@@ -66,6 +101,18 @@ describe("profile validation", () => {
 
   it("round-trips a stored profile", () => {
     const stored = validateProfile({ ...emptyProfileForm("openai"), name: "fast" }).profile!;
+    expect(stored.budgets.max_cost_micro_usd).toBeNull();
     expect(validateProfile(profileToForm(stored)).profile).toEqual(stored);
+  });
+
+  it("takes an optional max cost in USD and round-trips it", () => {
+    const form = { ...emptyProfileForm("openai"), name: "capped" };
+    form.budgets.maxCostUsd = "2.5";
+    const stored = validateProfile(form).profile!;
+    expect(stored.budgets.max_cost_micro_usd).toBe(2_500_000);
+    expect(profileToForm(stored).budgets.maxCostUsd).toBe("2.5");
+    expect(validateProfile(profileToForm(stored)).profile).toEqual(stored);
+    form.budgets.maxCostUsd = "0";
+    expect(validateProfile(form).errors?.budgets?.maxCostUsd).toMatch(/more than \$0/);
   });
 });

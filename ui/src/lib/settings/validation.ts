@@ -1,5 +1,5 @@
-import type { ApprovalMode, ToolModeView } from "../../bindings";
-import { DEFAULT_BUDGETS, budgetsToForm, parseBudgets, parsePositiveInteger, type BudgetErrors, type BudgetForm } from "../runs/budgets";
+import type { ApprovalMode, PriceView, ToolModeView } from "../../bindings";
+import { DEFAULT_BUDGETS, MAX_USD, budgetsToForm, parseBudgets, parsePositiveInteger, parseUsd, type BudgetErrors, type BudgetForm } from "../runs/budgets";
 import { PROTOCOLS, isProtocol, type KeySource, type ProfileSettings, type ProviderInput, type ProviderProtocol, type ProviderSettings } from "./types";
 
 /** Reserved: the offline demo model. */
@@ -14,13 +14,33 @@ export interface ProviderForm {
   keyVariable: string;
   /** "json-text" for models without native tool calling. */
   toolMode: ToolModeView;
+  /** USD per million tokens; all three empty = no price (cost unknown). */
+  priceInput: string;
+  priceOutput: string;
+  /** Optional: cached input costs as much as other input without it. */
+  priceCachedInput: string;
 }
 
-export type ProviderErrors = Partial<Record<"name" | "baseUrl" | "model" | "keyVariable", string>>;
+export type PriceField = "priceInput" | "priceOutput" | "priceCachedInput";
+
+export type ProviderErrors = Partial<Record<"name" | "baseUrl" | "model" | "keyVariable" | PriceField, string>>;
 
 export function emptyProviderForm(): ProviderForm {
-  return { name: "", protocol: "openai-chat", baseUrl: PROTOCOLS[0].baseUrl, model: "", keyKind: "keychain", keyVariable: "", toolMode: "native" };
+  return {
+    name: "",
+    protocol: "openai-chat",
+    baseUrl: PROTOCOLS[0].baseUrl,
+    model: "",
+    keyKind: "keychain",
+    keyVariable: "",
+    toolMode: "native",
+    priceInput: "",
+    priceOutput: "",
+    priceCachedInput: "",
+  };
 }
+
+const priceText = (usd: number | null | undefined) => (usd == null ? "" : String(usd));
 
 export function providerToForm(p: ProviderSettings): ProviderForm {
   return {
@@ -31,6 +51,42 @@ export function providerToForm(p: ProviderSettings): ProviderForm {
     keyKind: p.keySource.kind,
     keyVariable: p.keySource.kind === "env" ? p.keySource.variable : "",
     toolMode: p.toolMode,
+    priceInput: priceText(p.price?.inputPerMtok),
+    priceOutput: priceText(p.price?.outputPerMtok),
+    priceCachedInput: priceText(p.price?.cachedInputPerMtok),
+  };
+}
+
+const PRICE_LABELS: Record<PriceField, string> = {
+  priceInput: "Input price",
+  priceOutput: "Output price",
+  priceCachedInput: "Cached input price",
+};
+
+/**
+ * The provider's price from the form: `null` when all three fields are
+ * empty (cost unknown); input and output are both needed once any is given.
+ */
+export function parsePrice(form: Pick<ProviderForm, PriceField>): { price: PriceView | null; errors: null } | { price: null; errors: ProviderErrors } {
+  const errors: ProviderErrors = {};
+  const fields: PriceField[] = ["priceInput", "priceOutput", "priceCachedInput"];
+  if (fields.every((f) => form[f].trim() === "")) return { price: null, errors: null };
+  const values: Partial<Record<PriceField, number>> = {};
+  for (const field of fields) {
+    const text = form[field].trim();
+    if (text === "") {
+      if (field !== "priceCachedInput") errors[field] = `${PRICE_LABELS[field]} is needed too, or clear all prices.`;
+      continue;
+    }
+    const usd = parseUsd(text);
+    if (usd === null) errors[field] = `${PRICE_LABELS[field]} must be a number of USD, 0 or more, e.g. 2.50.`;
+    else if (usd > MAX_USD) errors[field] = `${PRICE_LABELS[field]} must be at most $1,000,000 per million tokens.`;
+    else values[field] = usd;
+  }
+  if (Object.keys(errors).length > 0 || values.priceInput === undefined || values.priceOutput === undefined) return { price: null, errors };
+  return {
+    errors: null,
+    price: { inputPerMtok: values.priceInput, outputPerMtok: values.priceOutput, cachedInputPerMtok: values.priceCachedInput ?? null },
   };
 }
 
@@ -70,11 +126,21 @@ export function validateProvider(form: ProviderForm): { input: ProviderInput; er
   if (form.keyKind === "env" && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) {
     errors.keyVariable = "Enter an environment variable name, e.g. OPENAI_API_KEY.";
   }
+  const price = parsePrice(form);
+  if (price.errors) Object.assign(errors, price.errors);
   if (Object.keys(errors).length > 0) return { input: null, errors };
   const keySource: KeySource = form.keyKind === "env" ? { kind: "env", variable } : { kind: form.keyKind };
   return {
     errors: null,
-    input: { name, protocol: form.protocol, baseUrl: form.baseUrl.trim(), model: form.model.trim(), keySource, toolMode: form.toolMode },
+    input: {
+      name,
+      protocol: form.protocol,
+      baseUrl: form.baseUrl.trim(),
+      model: form.model.trim(),
+      keySource,
+      toolMode: form.toolMode,
+      price: price.price,
+    },
   };
 }
 
