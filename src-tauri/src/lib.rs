@@ -26,6 +26,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::runs::start_run,
             commands::runs::start_demo_run,
             commands::runs::cancel_run,
+            commands::runs::command_output,
             commands::runs::decide_approval,
             commands::runs::search_runs,
             commands::runs::get_run,

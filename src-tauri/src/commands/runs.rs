@@ -145,3 +145,17 @@ pub async fn quit_app(app: AppHandle) -> Result<(), ApiError> {
     app.exit(0);
     Ok(())
 }
+
+/// A finished command's stored output (head and tail up to 1 MiB), as text
+/// with its ANSI colour codes.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn command_output(
+    state: State<'_, AppState>,
+    run_id: String,
+    call_id: String,
+) -> Result<String, ApiError> {
+    let bytes = state.app()?.command_output(parse_run_id(&run_id)?, &call_id)?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -106,6 +106,8 @@ pub struct RunSummaryView {
     pub tool_calls: u32,
     pub input_tokens: u64,
     pub output_tokens: u64,
+    /// Micro-USD; None when the provider has no price (unknown, not 0).
+    pub cost_micro_usd: Option<u64>,
 }
 
 impl From<RunSummary> for RunSummaryView {
@@ -136,6 +138,7 @@ impl From<RunSummary> for RunSummaryView {
             tool_calls: r.tool_calls,
             input_tokens: r.input_tokens,
             output_tokens: r.output_tokens,
+            cost_micro_usd: r.cost_micro_usd,
         }
     }
 }

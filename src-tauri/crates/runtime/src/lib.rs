@@ -4,6 +4,7 @@
 
 mod app;
 mod app_resume;
+mod app_commands;
 mod app_runs;
 mod app_settings;
 pub mod artifacts;
