@@ -24,7 +24,12 @@ fn results(r: &support::RunResult) -> Vec<String> {
                 Some("tool_call_completed" | "tool_call_failed")
             )
         })
-        .map(|e| e["payload"]["result"]["content"].as_str().unwrap().to_owned())
+        .map(|e| {
+            e["payload"]["result"]["content"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
         .collect()
 }
 
@@ -36,7 +41,12 @@ fn write_config(env: &support::Env, profile: &str) {
     .unwrap();
 }
 
-fn bearagent_with_home(env: &support::Env, home: &Path, steps: Value, approve: &str) -> support::RunResult {
+fn bearagent_with_home(
+    env: &support::Env,
+    home: &Path,
+    steps: Value,
+    approve: &str,
+) -> support::RunResult {
     let script = env.script(steps);
     let out = env
         .command()
@@ -112,12 +122,25 @@ fn escapes_from_the_sandbox_fail_and_the_run_goes_on() {
         assert!(!all.contains(secret), "{secret} leaked:\n{all}");
     }
     assert!(!outside.exists(), "wrote outside the workspace");
-    assert!(!env.ws().join(".git/hooks/pre-commit").exists(), "planted a hook");
-    assert_eq!(std::fs::read_to_string(env.ws().join(".git/config")).unwrap(), "[core]\n");
+    assert!(
+        !env.ws().join(".git/hooks/pre-commit").exists(),
+        "planted a hook"
+    );
+    assert_eq!(
+        std::fs::read_to_string(env.ws().join(".git/config")).unwrap(),
+        "[core]\n"
+    );
     assert!(!data.exists(), "wrote into the data folder");
     assert!(!Path::new("/usr/pwned").exists());
-    assert!(out[11].contains("still-here") || out[11].contains("exit code"), "{}", out[11]);
-    assert!(no_process_matches(&marker), "a background process outlived its command");
+    assert!(
+        out[11].contains("still-here") || out[11].contains("exit code"),
+        "{}",
+        out[11]
+    );
+    assert!(
+        no_process_matches(&marker),
+        "a background process outlived its command"
+    );
     // The flood: all 60 MB were counted, at most the stored cap kept.
     let finished: Vec<&Value> = r
         .events
@@ -127,7 +150,11 @@ fn escapes_from_the_sandbox_fail_and_the_run_goes_on() {
     assert_eq!(finished.len(), 15);
     assert_eq!(finished[13]["payload"]["output_bytes"], 60_000_000);
     assert_eq!(finished[13]["payload"]["output_truncated"], true);
-    assert!(out[13].len() < 64 * 1024, "the model got {} bytes", out[13].len());
+    assert!(
+        out[13].len() < 64 * 1024,
+        "the model got {} bytes",
+        out[13].len()
+    );
     // The command's own write is an artifact of the run.
     assert_eq!(env.read("made-by-command.txt").unwrap(), "inside\n");
     let artifacts: Vec<&str> = r
@@ -204,13 +231,23 @@ fn command_rules_cannot_be_dodged_and_decide_without_asking() {
     assert_eq!(env.read("victim.txt").unwrap(), "keep me");
     let n = disguises.len();
     assert!(out[n].contains("allowed-without-asking"), "{}", out[n]);
-    assert!(out[n + 1].contains("denied"), "ls should have asked: {}", out[n + 1]);
+    assert!(
+        out[n + 1].contains("denied"),
+        "ls should have asked: {}",
+        out[n + 1]
+    );
     let asked = r.of_type("approval_requested");
     assert_eq!(asked.len(), 1, "only `ls` asks");
-    assert!(asked[0]["payload"]["summary"].as_str().unwrap().contains("ls"));
+    assert!(asked[0]["payload"]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("ls"));
     let started = r.of_type("command_started");
     assert_eq!(started.len(), 1);
-    assert!(started[0]["payload"]["rule"].as_str().unwrap().contains("rule `echo`"));
+    assert!(started[0]["payload"]["rule"]
+        .as_str()
+        .unwrap()
+        .contains("rule `echo`"));
 }
 
 /// A command's writes, edits and deletions are artifacts: `changes` lists
@@ -253,7 +290,11 @@ fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
         ]
     );
     let reverted = env.bearagent(&["revert", &run_id]);
-    assert!(reverted.status.success(), "{}", String::from_utf8_lossy(&reverted.stderr));
+    assert!(
+        reverted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&reverted.stderr)
+    );
     assert_eq!(env.read("edit.txt").unwrap(), "before\n");
     assert_eq!(env.read("gone.txt").unwrap(), "still needed\n");
     assert!(env.read("src/new.txt").is_none());

@@ -156,6 +156,8 @@ pub async fn command_output(
     run_id: String,
     call_id: String,
 ) -> Result<String, ApiError> {
-    let bytes = state.app()?.command_output(parse_run_id(&run_id)?, &call_id)?;
+    let bytes = state
+        .app()?
+        .command_output(parse_run_id(&run_id)?, &call_id)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -32,8 +32,8 @@ impl Application {
                 id: format!("{run_id}/{call_id}"),
             });
         };
-        self.store
-            .get_blob(&hash)?
-            .ok_or_else(|| AppError::Corrupt(format!("the output blob {hash} of {call_id} is missing")))
+        self.store.get_blob(&hash)?.ok_or_else(|| {
+            AppError::Corrupt(format!("the output blob {hash} of {call_id} is missing"))
+        })
     }
 }

@@ -3,8 +3,8 @@
 //! they hold no state of their own.
 
 mod app;
-mod app_resume;
 mod app_commands;
+mod app_resume;
 mod app_runs;
 mod app_settings;
 pub mod artifacts;

@@ -2,8 +2,8 @@
 //! the prepared call only — never from anything the model wrote.
 
 use crate::authorization::{ApprovalRequest, AuthorizedCall};
-use crate::spec::{Effect, PreparedCall, ToolSpec};
 use crate::command::rules::{evaluate, RuleVerdict, VerdictBasis};
+use crate::spec::{Effect, PreparedCall, ToolSpec};
 use crate::workspace::has_git_component;
 use bearagent_kernel::{CommandSettings, RuleDecision};
 use std::path::{Component, Path};

@@ -20,6 +20,28 @@ use std::path::PathBuf;
 /// head and tail (a flood must not swamp the UI).
 const LIVE_OUTPUT_CAP: usize = 1024 * 1024;
 
+/// What an approval shows: the call's summary and, for a command, where
+/// it runs and the rule (or missing rule) that made it ask.
+pub(super) fn approval_summary(deps: &LoopDeps, call: &bearagent_tools::PreparedCall) -> String {
+    let policy = deps.policy();
+    match policy.command_verdict(call) {
+        None => call.summary().to_owned(),
+        Some(verdict) => {
+            let c = &deps.profile.commands;
+            let sandbox = match (c.sandbox, c.network) {
+                (false, _) => "NOT sandboxed (the sandbox is off in this profile)",
+                (true, true) => "sandboxed, network on",
+                (true, false) => "sandboxed, no network",
+            };
+            format!(
+                "{} · {sandbox} · {}",
+                call.summary(),
+                describe_verdict(&verdict)
+            )
+        }
+    }
+}
+
 pub(super) async fn execute_command(
     rec: &mut Recorder,
     deps: &LoopDeps,
@@ -29,7 +51,12 @@ pub(super) async fn execute_command(
     cause: EventSeq,
 ) -> Result<ToolStepEnd, AppError> {
     let Some(plan) = authorized.command_plan().cloned() else {
-        return fail(rec, cause, &call_id, "a command call without its command".into());
+        return fail(
+            rec,
+            cause,
+            &call_id,
+            "a command call without its command".into(),
+        );
     };
     let settings = deps.profile.commands.clone();
     let policy = deps.policy();
@@ -41,7 +68,12 @@ pub(super) async fn execute_command(
     if settings.sandbox {
         // No bubblewrap, no user namespaces: refuse, naming the fix.
         if let Err(e) = sandbox::probe() {
-            return fail(rec, cause, &call_id, format!("the command did not run: {e}"));
+            return fail(
+                rec,
+                cause,
+                &call_id,
+                format!("the command did not run: {e}"),
+            );
         }
     }
     let started = rec.record(
@@ -181,7 +213,10 @@ fn record_finished(
             exit_code: None,
             signal: None,
             duration_ms: 0,
-            output: Some(rec.store().put_blob(e.to_string().as_bytes(), rec.clock().now())?),
+            output: Some(
+                rec.store()
+                    .put_blob(e.to_string().as_bytes(), rec.clock().now())?,
+            ),
             output_bytes: 0,
             output_truncated: false,
             timed_out: false,

@@ -129,7 +129,15 @@ pub(super) async fn run_tool_call(
                 .or(user_approval)
             {
                 Some(approved_at) => request.approve(approved_at),
-                None => match ask(rec, deps, requested, &call, request.call().summary()).await? {
+                None => match ask(
+                    rec,
+                    deps,
+                    requested,
+                    &call,
+                    &super::command_step::approval_summary(deps, request.call()),
+                )
+                .await?
+                {
                     Asked::Granted { seq, scope } => {
                         remember_scope(grants, &call, scope, true, seq);
                         request.approve(seq)

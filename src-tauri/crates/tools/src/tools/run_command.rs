@@ -106,7 +106,9 @@ impl Tool for RunCommand {
         if command.len() > MAX_COMMAND_BYTES {
             return Err(ArgumentError::invalid(
                 "command",
-                format!("is longer than {MAX_COMMAND_BYTES} bytes; write a script file and run that"),
+                format!(
+                    "is longer than {MAX_COMMAND_BYTES} bytes; write a script file and run that"
+                ),
             ));
         }
         if command.contains('\0') {
@@ -114,9 +116,16 @@ impl Tool for RunCommand {
         }
         let (cwd_abs, cwd_rel) = a.existing_path("cwd", Some("."), ws)?;
         if !cwd_abs.is_dir() {
-            return Err(ArgumentError::invalid("cwd", format!("{cwd_rel} is not a directory")));
+            return Err(ArgumentError::invalid(
+                "cwd",
+                format!("{cwd_rel} is not a directory"),
+            ));
         }
-        let cwd_rel = if cwd_rel.is_empty() { ".".to_owned() } else { cwd_rel };
+        let cwd_rel = if cwd_rel.is_empty() {
+            ".".to_owned()
+        } else {
+            cwd_rel
+        };
         let timeout_secs = a
             .optional_uint("timeout_secs", 1, 86_400)?
             .map(|t| u32::try_from(t).unwrap_or(u32::MAX));
@@ -159,7 +168,14 @@ impl Tool for RunCommand {
         let settings = CommandSettings::default();
         let handle = tokio::runtime::Handle::try_current()
             .map_err(|_| ToolError::bad_call("run_command needs the async runtime"))?;
-        let run = handle.block_on(run_plan(&plan, ws, &settings, &host, cancel.clone(), |_| {}));
+        let run = handle.block_on(run_plan(
+            &plan,
+            ws,
+            &settings,
+            &host,
+            cancel.clone(),
+            |_| {},
+        ));
         Ok(ToolOutput::new(run.for_model))
     }
 }

@@ -15,7 +15,10 @@ fn a_command_is_prepared_with_its_cwd_and_timeout() {
     let (_d, ws) = ws();
     let tool = RunCommand::new();
     let call = tool
-        .prepare(&args(json!({"command": "cargo test", "cwd": "sub", "timeout_secs": 30})), &ws)
+        .prepare(
+            &args(json!({"command": "cargo test", "cwd": "sub", "timeout_secs": 30})),
+            &ws,
+        )
         .unwrap();
     assert_eq!(call.effect(), Effect::RunsCommand);
     let plan = call.command_plan().unwrap();
