@@ -10,6 +10,9 @@ APT_PACKAGES=(
   libssl-dev libxdo-dev pkg-config build-essential file curl
   xvfb xauth dbus dbus-x11 webkit2gtk-driver chromium
   gnome-keyring libsecret-tools at-spi2-core imagemagick fonts-dejavu-core
+  bubblewrap
+  # the command-sandbox tests run these inside the sandbox
+  python3 procps util-linux
 )
 TAURI_DRIVER_VERSION=2.1.0
 

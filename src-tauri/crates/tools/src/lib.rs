@@ -23,6 +23,7 @@ mod error;
 mod executor;
 mod policy;
 mod registry;
+pub mod sandbox;
 mod spec;
 mod text;
 pub mod tools;

@@ -1,0 +1,317 @@
+//! Spawning, streaming, killing and capturing one command.
+//!
+//! The command's stdout and stderr are two descriptors of one pipe (merged in
+//! write order). bwrap — or `sh` with the sandbox off — leads its own process
+//! group, which a timeout or cancel kills.
+//!
+//! Under bwrap the command runs in a PID namespace whose init is a child of
+//! bwrap (in its own session, so not in our group). When the init dies the
+//! kernel kills everything in the namespace, and the init turns zombie only
+//! once all of it is gone. bwrap returns as soon as the command exits; its
+//! `--die-with-parent` then kills the init (which would otherwise wait for
+//! background jobs). So we learn the init's pid while bwrap runs (polling
+//! bwrap's child list for the first few milliseconds), kill it directly on
+//! timeout or cancel, and before returning wait until it is a zombie: then no
+//! process the command started is left.
+
+use super::capture::Capture;
+use super::{bwrap, env, CommandOutcome, CommandSpec, SandboxError, SandboxMode, SandboxPolicy};
+use rustix::process::{kill_process, kill_process_group, Pid, Signal};
+use std::os::fd::OwnedFd;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+use tokio::time::sleep_until;
+use tokio_util::sync::CancellationToken;
+
+/// Bytes per read, and so the largest chunk `on_chunk` sees.
+pub(super) const CHUNK: usize = 8 * 1024;
+/// How long to keep reading after the command exited, for writers that
+/// escaped the kill (only possible with the sandbox off).
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+/// How long to wait for a sandbox's PID namespace (or, with the sandbox off,
+/// the process group) to empty.
+const TEARDOWN_WAIT: Duration = Duration::from_secs(2);
+/// How often to look for the namespace init until it is found.
+const INIT_POLL: Duration = Duration::from_millis(1);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    Timeout,
+    Cancel,
+}
+
+pub(super) async fn run(
+    mode: SandboxMode,
+    policy: &SandboxPolicy,
+    spec: &CommandSpec,
+    cancel: CancellationToken,
+    mut on_chunk: impl FnMut(&[u8]) + Send,
+) -> Result<CommandOutcome, SandboxError> {
+    let started = Instant::now();
+    let mut command = match mode {
+        SandboxMode::On => sandboxed(policy, spec)?,
+        SandboxMode::Off => unsandboxed(policy, spec)?,
+    };
+    let io = |what: &str, error: std::io::Error| SandboxError::Io(format!("{what}: {error}"));
+    let (reader, writer) = std::io::pipe().map_err(|e| io("output pipe", e))?;
+    let writer_too = writer.try_clone().map_err(|e| io("output pipe", e))?;
+    command
+        .stdout(writer)
+        .stderr(writer_too)
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = command
+        .spawn()
+        .map_err(|error| SandboxError::Spawn(error.to_string()))?;
+    // The command keeps our copies of the write end; drop them so EOF means
+    // every writer in the sandbox is gone.
+    drop(command);
+    let pid = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .and_then(Pid::from_raw)
+        .ok_or_else(|| SandboxError::Spawn("the command exited before it got a pid".into()))?;
+    let mut group = GroupGuard(Some(pid));
+    let mut reader = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))
+        .map_err(|e| io("output pipe", e))?;
+
+    let now = tokio::time::Instant::now();
+    let far = Duration::from_secs(10 * 365 * 24 * 3600);
+    let deadline = now.checked_add(spec.timeout).unwrap_or(now + far);
+    let mut drain_until = now + far;
+    let mut capture = Capture::new(spec.output_cap);
+    let mut buf = vec![0u8; CHUNK];
+    let mut status: Option<ExitStatus> = None;
+    let mut stopped: Option<Stop> = None;
+    let mut namespace_init: Option<ProcRef> = None;
+    let mut find_init = tokio::time::interval(INIT_POLL);
+    find_init.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut eof = false;
+    while !(eof && status.is_some()) {
+        let running = status.is_none() && stopped.is_none();
+        let looking = mode == SandboxMode::On && namespace_init.is_none() && running;
+        tokio::select! {
+            biased;
+            _ = cancel.cancelled(), if running => {
+                stopped = Some(Stop::Cancel);
+                kill_all(mode, pid, &mut namespace_init);
+            }
+            _ = sleep_until(deadline), if running => {
+                stopped = Some(Stop::Timeout);
+                kill_all(mode, pid, &mut namespace_init);
+            }
+            _ = find_init.tick(), if looking => {
+                namespace_init = ProcRef::first_child(pid.as_raw_pid(), false);
+            }
+            exit = child.wait(), if status.is_none() => {
+                status = Some(exit.map_err(|e| io("waiting for the command", e))?);
+                group.0 = None; // reaped: the pid may be reused from now on
+                if mode == SandboxMode::Off {
+                    // Background jobs still in the group; the pgid stays
+                    // reserved while any member lives.
+                    let _ = kill_process_group(pid, Signal::KILL);
+                }
+                drain_until = tokio::time::Instant::now() + DRAIN_GRACE;
+            }
+            read = reader.read(&mut buf), if !eof => match read {
+                Ok(0) => eof = true,
+                Ok(n) => {
+                    capture.push(&buf[..n]);
+                    on_chunk(&buf[..n]);
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(io("reading output", error)),
+            },
+            _ = sleep_until(drain_until), if status.is_some() && !eof => break,
+        }
+    }
+    match (mode, namespace_init) {
+        (SandboxMode::On, Some(init)) => init.wait_gone(TEARDOWN_WAIT).await,
+        (SandboxMode::Off, _) => wait_group_gone(pid.as_raw_pid(), TEARDOWN_WAIT).await,
+        // Not found: bwrap failed before it made one (or was faster than
+        // the first polls; then --die-with-parent still ends it, unawaited).
+        (SandboxMode::On, None) => {}
+    }
+
+    // The loop ends only once the exit status is in.
+    let status = status.ok_or_else(|| SandboxError::Io("the exit status was lost".into()))?;
+    let captured = capture.finish();
+    Ok(CommandOutcome {
+        exit_code: status.code(),
+        signal: status.signal(),
+        duration: started.elapsed(),
+        output: captured.output,
+        total_bytes: captured.total,
+        truncated: captured.truncated,
+        timed_out: stopped == Some(Stop::Timeout),
+        cancelled: stopped == Some(Stop::Cancel),
+    })
+}
+
+/// `bwrap … -- /bin/sh -c COMMAND`; bwrap itself gets an empty environment
+/// (its init's environment is readable inside the sandbox).
+fn sandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, SandboxError> {
+    let bwrap = bwrap::bwrap_path()?;
+    let layout = bwrap::resolve(policy)?;
+    let cwd = confined_cwd(&spec.cwd, &layout.workspace)?;
+    let bin_dirs: Vec<PathBuf> = layout
+        .readable
+        .iter()
+        .filter(|(source, _)| source.join("bin").is_dir())
+        .map(|(_, target)| target.join("bin"))
+        .collect();
+    let env = env::command_env(policy, &bin_dirs)?;
+    let mut command = Command::new(bwrap);
+    command
+        .args(bwrap::args(&layout, &cwd, &env, &spec.command))
+        .env_clear()
+        .current_dir("/")
+        .stdin(bwrap::filter_stdin(policy.network)?);
+    Ok(command)
+}
+
+/// Plain `/bin/sh -c COMMAND` with the scrubbed environment.
+fn unsandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, SandboxError> {
+    let workspace = std::fs::canonicalize(&policy.workspace).map_err(|error| {
+        SandboxError::InvalidPolicy(format!("workspace {}: {error}", policy.workspace.display()))
+    })?;
+    let cwd = confined_cwd(&spec.cwd, &workspace)?;
+    let bin_dirs: Vec<PathBuf> = policy
+        .readable_home_dirs
+        .iter()
+        .map(|dir| dir.join("bin"))
+        .filter(|dir| dir.is_dir())
+        .collect();
+    let env = env::command_env(policy, &bin_dirs)?;
+    let mut command = Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(&spec.command)
+        .env_clear()
+        .envs(env)
+        .current_dir(cwd)
+        .stdin(Stdio::null());
+    Ok(command)
+}
+
+fn confined_cwd(cwd: &Path, workspace: &Path) -> Result<PathBuf, SandboxError> {
+    std::fs::canonicalize(cwd)
+        .ok()
+        .filter(|cwd| cwd.starts_with(workspace) && cwd.is_dir())
+        .ok_or_else(|| {
+            SandboxError::InvalidPolicy(format!(
+                "working directory {} is not a folder inside the workspace {}",
+                cwd.display(),
+                workspace.display()
+            ))
+        })
+}
+
+/// SIGKILL to the spawned process's group and, under bwrap, to the namespace
+/// init (looked up now if the polling has not found it yet).
+fn kill_all(mode: SandboxMode, pid: Pid, namespace_init: &mut Option<ProcRef>) {
+    if mode == SandboxMode::On && namespace_init.is_none() {
+        *namespace_init = ProcRef::first_child(pid.as_raw_pid(), true);
+    }
+    let _ = kill_process_group(pid, Signal::KILL);
+    if let Some(init_pid) = namespace_init
+        .as_ref()
+        .and_then(|init| Pid::from_raw(init.pid))
+    {
+        let _ = kill_process(init_pid, Signal::KILL);
+    }
+}
+
+/// Sandbox off: waits until no live process is left in the group (zombies
+/// do not count: some container inits never reap them).
+async fn wait_group_gone(pgid: i32, limit: Duration) {
+    let until = Instant::now() + limit;
+    while Instant::now() < until && group_has_live_member(pgid) {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+fn group_has_live_member(pgid: i32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(stat)
+        .any(|stat| stat.pgrp == pgid && !matches!(stat.state, 'Z' | 'X'))
+}
+
+/// Kills the group if the call is abandoned before the child was reaped
+/// (the future dropped, an error returned).
+struct GroupGuard(Option<Pid>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+    }
+}
+
+/// A process identified by pid and start time, so a reused pid is not
+/// mistaken for it.
+struct ProcRef {
+    pid: i32,
+    start: u64,
+}
+
+impl ProcRef {
+    /// `scan`: on kernels without CONFIG_PROC_CHILDREN, scan all of /proc
+    /// (too slow for the polling; done only when killing).
+    fn first_child(parent: i32, scan: bool) -> Option<ProcRef> {
+        let listed = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"));
+        let pid = match listed {
+            Ok(text) => text.split_whitespace().next()?.parse().ok()?,
+            Err(_) if !scan => return None,
+            Err(_) => std::fs::read_dir("/proc")
+                .ok()?
+                .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+                .find(|&pid| stat(pid).is_some_and(|stat| stat.ppid == parent))?,
+        };
+        Some(ProcRef {
+            pid,
+            start: stat(pid)?.start,
+        })
+    }
+
+    async fn wait_gone(&self, limit: Duration) {
+        let until = Instant::now() + limit;
+        while Instant::now() < until {
+            match stat(self.pid) {
+                Some(now) if now.start == self.start && !matches!(now.state, 'Z' | 'X') => {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                _ => return,
+            }
+        }
+    }
+}
+
+struct Stat {
+    state: char,
+    ppid: i32,
+    pgrp: i32,
+    start: u64,
+}
+
+/// Fields of `/proc/PID/stat` after the `(comm)`, which may hold spaces.
+fn stat(pid: i32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(Stat {
+        state: fields.first()?.chars().next()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        pgrp: fields.get(2)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?, // field 22: starttime
+    })
+}
