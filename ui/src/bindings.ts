@@ -16,6 +16,11 @@ export const commands = {
 	/**  Creates a sample workspace in a temp folder and starts the offline demo. */
 	startDemoRun: () => typedError<[WorkspaceView, StartedRun], ApiError>(__TAURI_INVOKE("start_demo_run")),
 	cancelRun: (runId: string) => typedError<null, ApiError>(__TAURI_INVOKE("cancel_run", { runId })),
+	/**
+	 *  A finished command's stored output (head and tail up to 1 MiB), as text
+	 *  with its ANSI colour codes.
+	 */
+	commandOutput: (runId: string, callId: string) => typedError<string, ApiError>(__TAURI_INVOKE("command_output", { runId, callId })),
 	decideApproval: (runId: string, callId: string, decision: DecisionInput) => typedError<null, ApiError>(__TAURI_INVOKE("decide_approval", { runId, callId, decision })),
 	searchRuns: (filter: RunFilterInput) => typedError<RunSummaryView[], ApiError>(__TAURI_INVOKE("search_runs", { filter })),
 	getRun: (runId: string) => typedError<RunDetailView, ApiError>(__TAURI_INVOKE("get_run", { runId })),
@@ -54,6 +59,7 @@ export const commands = {
 
 /** Events */
 export const events = {
+	commandOutputPushed: makeEvent<CommandOutputPushed, CommandOutputPushed>("command-output-pushed"),
 	modelTextDiscarded: makeEvent<ModelTextDiscarded, ModelTextDiscarded>("model-text-discarded"),
 	modelTextPushed: makeEvent<ModelTextPushed, ModelTextPushed>("model-text-pushed"),
 	quitRequested: makeEvent<QuitRequested, QuitRequested>("quit-requested"),
@@ -141,6 +147,46 @@ export type CallId = string;
 
 export type ChangeKind = "added" | "modified" | "deleted";
 
+/**
+ *  Output of a running command as it arrives (raw, with ANSI colours; not
+ *  an event: `command_finished` carries the stored output).
+ */
+export type CommandOutputPushed = {
+	runId: string,
+	callId: string,
+	text: string,
+};
+
+/**
+ *  `{ prefix = "cargo test", decision = "allow" }`: a simple command whose
+ *  words start with the prefix's words gets the decision.
+ */
+export type CommandRule = {
+	prefix: string,
+	decision: RuleDecision,
+};
+
+/**  The command settings of a run. */
+export type CommandSettings = {
+	/**
+	 *  False only when the profile says `sandbox = "off"`: then every
+	 *  command asks, and the run and each approval say so.
+	 */
+	sandbox: boolean,
+	/**  Network access inside the sandbox (off by default). */
+	network: boolean,
+	/**  The longest any one command may run, in seconds. */
+	max_timeout_secs: number,
+	/**  Folders under the home folder a command may read (toolchains). */
+	toolchain_dirs: string[],
+	/**
+	 *  Names of environment variables passed into commands (values are
+	 *  read when the command starts, never recorded).
+	 */
+	env: string[],
+	rules: CommandRule[],
+};
+
 /**  SHA-256 of some content, lowercase hex. Names blobs and file versions. */
 export type ContentHash = string;
 
@@ -210,6 +256,8 @@ max_repeated_calls?: number;
 provider: string; model: string; 
 /**  The provider's price when the run started (None: cost unknown). */
 price?: Price | null; 
+/**  Sandbox, network and command rules in force for commands. */
+commands?: CommandSettings; 
 /**  Versions of config, prompt and context format in force. */
 config_versions: { [key in string]: string } } | { type: "run_started" } | { type: "model_call_requested"; context_version: string; context_bytes: number } | { type: "model_call_started"; provider: string; model: string } | { type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string; 
 /**
@@ -240,6 +288,32 @@ cost_micro_usd?: number | null } | { type: "tool_call_requested"; call: ToolCall
  *  was not executed, and the model is told why.
  */
 { type: "loop_detected"; call_id: CallId; tool_name: ToolName; repeats: number } | 
+/**
+ *  A command is about to run. `rule` says which command rule allowed
+ *  it, or why it was asked about.
+ */
+{ type: "command_started"; call_id: CallId; command: string; 
+/**  Workspace-relative working directory ("." for the root). */
+cwd: string; 
+/**  False only when the profile turned the sandbox off. */
+sandboxed: boolean; network: boolean; rule: string } | 
+/**
+ *  The command ended. Its output (merged stdout/stderr, head and tail
+ *  kept up to the stored cap) is the blob `output`; every file it
+ *  created, changed or deleted follows as an `ArtifactRecorded`.
+ */
+{ type: "command_finished"; call_id: CallId; exit_code: number | null; 
+/**  The signal that ended it, if one did. */
+signal: number | null; duration_ms: number; output: ContentHash | null; 
+/**  Every byte it wrote, including any cut from the stored output. */
+output_bytes: number; output_truncated: boolean; timed_out: boolean; cancelled: boolean; 
+/**  Files in the workspace it changed (each an artifact). */
+changed_files: number; 
+/**
+ *  Changed files whose earlier version was too large to keep, so
+ *  they cannot be reverted.
+ */
+unrevertable_files?: number } | 
 /**  The user put a file back to how it was before the run. */
 { type: "artifact_reverted"; path: string; 
 /**
@@ -370,6 +444,8 @@ export type ProfileView = {
 	approvalMode: ApprovalMode,
 	budgets: Budgets,
 	contextCaps: ContextCaps,
+	/**  Sandbox, network, toolchain folders and command rules. */
+	commands: CommandSettings,
 };
 
 export type ProviderInput = {
@@ -416,6 +492,12 @@ export type Receipt = {
 };
 
 export type Role = "system" | "user" | "assistant";
+
+/**
+ *  What a command rule decides. Ordered by strictness: when several simple
+ *  commands of one command line match, the strictest decision wins.
+ */
+export type RuleDecision = "allow" | "ask" | "deny";
 
 /**
  *  A run's loop in this process stopped because its events could not be
@@ -523,6 +605,8 @@ export type RunSummaryView = {
 	toolCalls: number,
 	inputTokens: number,
 	outputTokens: number,
+	/**  Micro-USD; None when the provider has no price (unknown, not 0). */
+	costMicroUsd: number | null,
 };
 
 export type SettingsView = {

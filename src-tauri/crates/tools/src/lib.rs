@@ -19,6 +19,7 @@
 mod args;
 mod atomic;
 mod authorization;
+pub mod command;
 mod error;
 mod executor;
 mod policy;
