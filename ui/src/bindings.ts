@@ -203,6 +203,11 @@ export type DecisionInput = {
 	scope: ApprovalScope,
 	/**  Given to the model with a denial. */
 	reason: string | null,
+	/**
+	 *  With an approval of a command: also allow, for the rest of the run,
+	 *  commands starting with these words.
+	 */
+	allowPrefix?: string | null,
 };
 
 export type DiffHunkView = {
@@ -279,7 +284,12 @@ cost_micro_usd?: number | null } | { type: "model_call_failed"; class: ModelErro
 /**  Tokens spent on the failed call (e.g. invalid output still costs). */
 usage: TokenUsage; 
 /**  What `usage` cost, micro-USD (None: the price is unknown). */
-cost_micro_usd?: number | null } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
+cost_micro_usd?: number | null } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope; 
+/**
+ *  Commands starting with these words are allowed for the rest of
+ *  the run (the user's "always allow commands starting with …").
+ */
+allowed_prefix?: string | null } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
 /**  An interrupted run continues from its committed events. */
 { type: "run_resumed" } | 
 /**

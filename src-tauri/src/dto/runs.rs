@@ -64,6 +64,10 @@ pub struct DecisionInput {
     pub scope: ApprovalScope,
     /// Given to the model with a denial.
     pub reason: Option<String>,
+    /// With an approval of a command: also allow, for the rest of the run,
+    /// commands starting with these words.
+    #[serde(default)]
+    pub allow_prefix: Option<String>,
 }
 
 impl DecisionInput {
@@ -74,6 +78,7 @@ impl DecisionInput {
             scope: self.scope,
             reason,
             by: "user".into(),
+            allow_prefix: self.allow_prefix.filter(|p| !p.trim().is_empty()),
         }
     }
 }

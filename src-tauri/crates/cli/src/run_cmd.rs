@@ -93,30 +93,35 @@ async fn ask_on_terminal(summary: String) -> Decision {
             scope: ApprovalScope::Once,
             reason: None,
             by: "cli:user".into(),
+            allow_prefix: None,
         },
         Ok(Ok(a)) if a == "a" || a == "always" => Decision {
             approve: true,
             scope: ApprovalScope::ToolForRun,
             reason: None,
             by: "cli:user".into(),
+            allow_prefix: None,
         },
         Ok(Ok(a)) if a == "r" || a == "rest" => Decision {
             approve: false,
             scope: ApprovalScope::RestOfTurn,
             reason: None,
             by: "cli:user".into(),
+            allow_prefix: None,
         },
         Ok(Ok(a)) => Decision {
             approve: false,
             scope: ApprovalScope::Once,
             reason: (!a.is_empty() && a != "n" && a != "no").then_some(a),
             by: "cli:user".into(),
+            allow_prefix: None,
         },
         _ => Decision {
             approve: false,
             scope: ApprovalScope::Once,
             reason: Some("the terminal closed".into()),
             by: "cli:user".into(),
+            allow_prefix: None,
         },
     }
 }
@@ -129,6 +134,7 @@ fn no_terminal_denial() -> Decision {
             "no terminal to ask for approval; rerun with --approve reads or --approve all".into(),
         ),
         by: "cli:no-terminal".into(),
+        allow_prefix: None,
     }
 }
 

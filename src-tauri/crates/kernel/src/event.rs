@@ -197,6 +197,10 @@ pub enum EventPayload {
         call_id: CallId,
         by: String,
         scope: ApprovalScope,
+        /// Commands starting with these words are allowed for the rest of
+        /// the run (the user's "always allow commands starting with …").
+        #[serde(default)]
+        allowed_prefix: Option<String>,
     },
     ApprovalDenied {
         call_id: CallId,

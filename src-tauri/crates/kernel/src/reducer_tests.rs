@@ -143,7 +143,8 @@ fn given_an_approval_request_then_pending_until_granted() {
         .then_applying(EventPayload::ApprovalGranted {
             call_id: call_id(2),
             by: "user".into(),
-            scope: ApprovalScope::Once
+            scope: ApprovalScope::Once,
+            allowed_prefix: None,
         })
         .is_err());
     let granted = g
@@ -151,6 +152,7 @@ fn given_an_approval_request_then_pending_until_granted() {
             call_id: call_id(1),
             by: "user".into(),
             scope: ApprovalScope::Once,
+            allowed_prefix: None,
         })
         .unwrap();
     assert_eq!(granted.status, RunStatus::Running);

@@ -126,6 +126,7 @@ pub fn valid_run_from_choices(
                         call_id: id.clone(),
                         by: "user".into(),
                         scope: ApprovalScope::Once,
+                        allowed_prefix: None,
                     });
                     payloads.push(EventPayload::ToolCallStarted {
                         call_id: id.clone(),

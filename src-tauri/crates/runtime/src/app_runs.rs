@@ -195,6 +195,19 @@ impl Application {
         decision: Decision,
     ) -> Result<(), AppError> {
         let call_id = CallId::new(call_id).map_err(|e| AppError::InvalidInput(e.to_string()))?;
+        if let Some(prefix) = &decision.allow_prefix {
+            if !decision.approve {
+                return Err(AppError::InvalidInput(
+                    "\"always allow commands starting with …\" goes with an approval".into(),
+                ));
+            }
+            let rule = bearagent_kernel::CommandRule {
+                prefix: prefix.clone(),
+                decision: bearagent_kernel::RuleDecision::Allow,
+            };
+            bearagent_tools::command::rules::validate_rule(&rule)
+                .map_err(|e| AppError::InvalidInput(format!("command prefix: {e}")))?;
+        }
         if self.approvals.decide(run_id, &call_id, decision.clone()) {
             return Ok(());
         }

@@ -105,6 +105,7 @@ async fn always_for_this_run_approves_later_calls_of_the_same_tool() {
         scope: ApprovalScope::ToolForRun,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     f.app.decide_approval(run, &call, decision).unwrap();
     let p = tokio::time::timeout(Duration::from_secs(10), f.app.wait_run(run))
@@ -136,6 +137,7 @@ async fn a_denial_with_a_reason_reaches_the_model_as_an_error_result() {
         scope: ApprovalScope::Once,
         reason: Some("use notes/ instead".into()),
         by: "user".into(),
+        allow_prefix: None,
     };
     f.app.decide_approval(run, &call, decision).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -153,6 +155,7 @@ async fn a_denial_with_a_reason_reaches_the_model_as_an_error_result() {
         scope: ApprovalScope::Once,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     assert!(f.app.decide_approval(run, &call, again).is_err());
 }
@@ -222,6 +225,7 @@ async fn the_demo_reads_asks_before_writing_and_answers() {
         scope: ApprovalScope::Once,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     f.app.decide_approval(run, &call, approve).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -268,6 +272,7 @@ async fn a_run_interrupted_at_an_approval_resumes_when_it_is_answered() {
         scope: ApprovalScope::Once,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     second.decide_approval(run, &call, approve).unwrap();
     let p = second.wait_run(run).await.unwrap();
@@ -448,6 +453,7 @@ async fn a_file_that_appears_while_the_user_decides_is_not_overwritten_by_the_ap
         scope: ApprovalScope::Once,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     f.app.decide_approval(run, &call, approve).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -559,6 +565,7 @@ async fn a_second_process_leaves_a_live_run_alone_and_cannot_steer_it() {
         scope: ApprovalScope::Once,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     let err = other
         .decide_approval(run, &call, approve.clone())

@@ -45,6 +45,7 @@ async fn a_model_repeating_the_same_call_is_stopped_after_three_and_then_the_use
         scope: ApprovalScope::Once,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     f.app.decide_approval(run, &call, go_on).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -80,6 +81,7 @@ async fn denying_a_repeating_agent_ends_the_run_failed() {
         scope: ApprovalScope::Once,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     f.app.decide_approval(run, &call, stop).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -123,6 +125,7 @@ async fn a_turn_of_several_calls_runs_each_in_order_and_the_model_sees_every_res
         scope: ApprovalScope::Once,
         reason: Some("not now".into()),
         by: "user".into(),
+        allow_prefix: None,
     };
     f.app.decide_approval(run, &call, deny).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -188,6 +191,7 @@ async fn denying_the_rest_of_a_turn_answers_its_remaining_calls_without_asking()
         scope: ApprovalScope::RestOfTurn,
         reason: None,
         by: "user".into(),
+        allow_prefix: None,
     };
     f.app.decide_approval(run, &call, deny_rest).unwrap();
     let p = f.app.wait_run(run).await.unwrap();

@@ -80,6 +80,7 @@ mod tests {
                 "edit_file",
                 "list_dir",
                 "read_file",
+                "run_command",
                 "search_text",
                 "write_file"
             ]

@@ -31,9 +31,13 @@ pub struct LoopDeps {
 }
 
 impl LoopDeps {
-    /// The policy comes from the trusted profile, never from the model.
-    pub fn policy(&self) -> Policy {
-        Policy::new(self.profile.approval_mode).with_commands(self.profile.commands.clone())
+    /// The policy comes from the trusted profile, never from the model,
+    /// plus the command rules the user added during the run (after the
+    /// profile's, so a profile deny still wins).
+    pub(super) fn policy_with(&self, run_rules: &[bearagent_kernel::CommandRule]) -> Policy {
+        let mut commands = self.profile.commands.clone();
+        commands.rules.extend(run_rules.iter().cloned());
+        Policy::new(self.profile.approval_mode).with_commands(commands)
     }
 }
 
@@ -52,6 +56,8 @@ pub(super) struct RunGrants {
     /// What the workspace's files were at the last command (taken out
     /// while a snapshot runs).
     pub snapshots: Option<super::snapshot::SnapshotCache>,
+    /// "Always allow commands starting with …" rules the user added.
+    pub command_rules: Vec<bearagent_kernel::CommandRule>,
 }
 
 enum Step {

@@ -14,6 +14,9 @@ pub struct Decision {
     pub reason: Option<String>,
     /// Who decided, e.g. "user" or "cli:no-terminal".
     pub by: String,
+    /// With an approval of a command: commands starting with these words
+    /// are allowed for the rest of the run ("always allow `cargo test`").
+    pub allow_prefix: Option<String>,
 }
 
 #[derive(Default)]

@@ -22,8 +22,12 @@ const LIVE_OUTPUT_CAP: usize = 1024 * 1024;
 
 /// What an approval shows: the call's summary and, for a command, where
 /// it runs and the rule (or missing rule) that made it ask.
-pub(super) fn approval_summary(deps: &LoopDeps, call: &bearagent_tools::PreparedCall) -> String {
-    let policy = deps.policy();
+pub(super) fn approval_summary(
+    deps: &LoopDeps,
+    grants: &RunGrants,
+    call: &bearagent_tools::PreparedCall,
+) -> String {
+    let policy = deps.policy_with(&grants.command_rules);
     match policy.command_verdict(call) {
         None => call.summary().to_owned(),
         Some(verdict) => {
@@ -59,7 +63,7 @@ pub(super) async fn execute_command(
         );
     };
     let settings = deps.profile.commands.clone();
-    let policy = deps.policy();
+    let policy = deps.policy_with(&grants.command_rules);
     let rule = policy
         .command_verdict(&authorized)
         .map(|v| describe_verdict(&v))

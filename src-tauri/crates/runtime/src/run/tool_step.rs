@@ -95,7 +95,10 @@ pub(super) async fn run_tool_call(
             super::loops::Guarded::Proceed { user_approval } => user_approval,
             super::loops::Guarded::Ended(end) => return Ok(end),
         };
-    let authorized = match deps.policy().decide(tool.spec(), prepared) {
+    let authorized = match deps
+        .policy_with(&grants.command_rules)
+        .decide(tool.spec(), prepared)
+    {
         PolicyDecision::Allow(authorized) => authorized,
         PolicyDecision::Deny { reason } => {
             return fail(
@@ -134,12 +137,17 @@ pub(super) async fn run_tool_call(
                     deps,
                     requested,
                     &call,
-                    &super::command_step::approval_summary(deps, request.call()),
+                    &super::command_step::approval_summary(deps, grants, request.call()),
                 )
                 .await?
                 {
-                    Asked::Granted { seq, scope } => {
+                    Asked::Granted {
+                        seq,
+                        scope,
+                        allow_prefix,
+                    } => {
                         remember_scope(grants, &call, scope, true, seq);
+                        remember_prefix(grants, allow_prefix);
                         request.approve(seq)
                     }
                     Asked::Denied { seq, reason, scope } => {
@@ -286,7 +294,14 @@ pub(super) async fn resume_decided(
         remember_prepared(grants, p);
     }
     let (seq, scope) = match record_decision(rec, asked, &call, decision)? {
-        Asked::Granted { seq, scope } => (seq, scope),
+        Asked::Granted {
+            seq,
+            scope,
+            allow_prefix,
+        } => {
+            remember_prefix(grants, allow_prefix);
+            (seq, scope)
+        }
         Asked::Denied { seq, reason, scope } => {
             remember_scope(grants, &call, scope, false, seq);
             return denied(rec, seq, &call_id, reason);
@@ -300,7 +315,10 @@ pub(super) async fn resume_decided(
     };
     // The same path as before the restart: the policy decides again, and
     // the recorded approval answers its "ask".
-    let authorized = match deps.policy().decide(tool.spec(), prepared) {
+    let authorized = match deps
+        .policy_with(&grants.command_rules)
+        .decide(tool.spec(), prepared)
+    {
         PolicyDecision::Allow(authorized) => authorized,
         PolicyDecision::Ask(request) => request.approve(seq),
         PolicyDecision::Deny { reason } => {
@@ -314,6 +332,7 @@ pub(super) enum Asked {
     Granted {
         seq: EventSeq,
         scope: ApprovalScope,
+        allow_prefix: Option<String>,
     },
     Denied {
         seq: EventSeq,
@@ -321,6 +340,17 @@ pub(super) enum Asked {
         scope: ApprovalScope,
     },
     Cancelled,
+}
+
+/// "Always allow commands starting with …": an allow rule for the rest of
+/// the run. The profile's rules still apply, and a deny among them wins.
+fn remember_prefix(grants: &mut RunGrants, prefix: Option<String>) {
+    if let Some(prefix) = prefix {
+        grants.command_rules.push(bearagent_kernel::CommandRule {
+            prefix,
+            decision: bearagent_kernel::RuleDecision::Allow,
+        });
+    }
 }
 
 /// A decision that reaches beyond this call: the tool for the rest of the
@@ -388,11 +418,13 @@ fn record_decision(
                 call_id: call.call_id.clone(),
                 by: decision.by,
                 scope: decision.scope,
+                allowed_prefix: decision.allow_prefix.clone(),
             },
         )?;
         Ok(Asked::Granted {
             seq,
             scope: decision.scope,
+            allow_prefix: decision.allow_prefix,
         })
     } else {
         let seq = rec.record(

@@ -58,10 +58,10 @@ pub(crate) fn split_prefix(prefix: &str) -> Result<Vec<String>, String> {
     let not_plain = |why: &str| format!("the rule prefix `{prefix}` is not a plain command: {why}");
     let program = parse(prefix).map_err(|e| not_plain(&e))?;
     let [list] = program.complete_commands.as_slice() else {
-        return Err(not_plain("it holds more than one command"));
+        return Err(not_plain("it is not exactly one command"));
     };
     let [ast::CompoundListItem(and_or, _)] = list.0.as_slice() else {
-        return Err(not_plain("it holds more than one command"));
+        return Err(not_plain("it is not exactly one command"));
     };
     let [ast::Command::Simple(simple)] = and_or.first.seq.as_slice() else {
         return Err(not_plain("it is not a single simple command"));

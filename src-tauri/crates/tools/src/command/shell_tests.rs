@@ -1,6 +1,30 @@
 use super::guards::{heredocs_are_plain, nesting, MAX_NESTING};
 use super::words::decode_ansi_c;
 use super::*;
+use crate::command::rules::{evaluate, CommandRule, RuleDecision, RuleVerdict, VerdictBasis};
+use RuleDecision::{Allow, Ask, Deny};
+
+/// The rules of `rules_tests.rs`, for the robustness tests here.
+fn decide(command: &str) -> RuleVerdict {
+    let rule = |prefix: &str, decision| CommandRule {
+        prefix: prefix.into(),
+        decision,
+    };
+    let rules = [
+        rule("rm", Deny),
+        rule("cargo test", Allow),
+        rule("git push", Deny),
+        rule("ls", Allow),
+    ];
+    evaluate(command, &rules)
+}
+
+fn unprovable_reason(verdict: &RuleVerdict) -> &str {
+    match &verdict.basis {
+        VerdictBasis::Unprovable { reason } => reason,
+        other => panic!("expected an unprovable basis, got {other:?} for {verdict:?}"),
+    }
+}
 
 fn words(command: &str) -> Vec<(String, bool)> {
     // The command under test is `echo …`; substitutions add their own.
@@ -167,5 +191,107 @@ fn only_plain_closed_here_documents_reach_the_parser() {
         "eval ) = \n \" * $( <<   } ",
     ] {
         assert!(!heredocs_are_plain(odd), "{odd:?}");
+    }
+}
+
+#[test]
+fn garbage_input_never_panics_and_never_allows_unruled_commands() {
+    // More rounds or another seed from the environment, for longer runs.
+    let env = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u64>().ok());
+    let mut seed: u64 = env("COMMAND_RULES_FUZZ_SEED").unwrap_or(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    // Even rounds: raw bytes. Odd rounds: shell tokens glued at random, so
+    // real commands, quotes and operators meet in odd combinations.
+    const TOKENS: &[&str] = &[
+        "rm", "ls", "sh", "-c", "'", "\"", "`", "$(", ")", "(", "{", "}", ";", "&&", "||", "|",
+        "<<", "EOF", "\n", "<<EOF", "<<'EOF'", "\nEOF\n", "\nEOF'", " ", " ", " ", "x", "cargo",
+        "test", "$X", "\\", "*", "=", "#", "sudo", "env", "xargs", "find", "-exec", "if", "then",
+        "fi", "$'", "<(", "eval",
+    ];
+    for round in 0..env("COMMAND_RULES_FUZZ_ROUNDS").unwrap_or(400) {
+        let len = (next() % 40) as usize;
+        let bytes: Vec<u8> = if round % 2 == 0 {
+            (0..len * 3).map(|_| next() as u8).collect()
+        } else {
+            (0..len % 12)
+                .flat_map(|_| {
+                    let glue = if next() % 4 == 0 { "" } else { " " };
+                    let token = TOKENS[(next() as usize) % TOKENS.len()];
+                    token.bytes().chain(glue.bytes())
+                })
+                .collect()
+        };
+        let command = String::from_utf8_lossy(&bytes);
+        let v = decide(&command);
+        match v.decision {
+            Allow => {
+                let allowed = |argv: &Vec<String>| {
+                    argv.first().is_some_and(|n| n == "ls")
+                        || argv.starts_with(&["cargo".to_string(), "test".to_string()])
+                };
+                assert!(v.commands.iter().all(allowed), "{command:?} → {v:?}");
+                assert!(!v.commands.is_empty(), "{command:?} → {v:?}");
+            }
+            Deny => assert!(matches!(v.basis, VerdictBasis::Rule { decision: Deny, .. })),
+            Ask => assert!(!matches!(
+                v.basis,
+                VerdictBasis::Rule {
+                    decision: Allow | Deny,
+                    ..
+                }
+            )),
+        }
+        if let VerdictBasis::Unprovable { reason } = &v.basis {
+            assert!(
+                !reason.contains("took too long"),
+                "parser hung on {command:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn oversized_or_deeply_nested_input_asks_without_crashing() {
+    let deep = format!("{}rm x{}", "(".repeat(5000), ")".repeat(5000));
+    assert_eq!(decide(&deep).decision, Ask);
+    let deep_if = format!(
+        "{}ls;{}",
+        "if true; then ".repeat(3000),
+        " fi;".repeat(3000)
+    );
+    assert_eq!(decide(&deep_if).decision, Ask);
+    let fake_closers = "{ echo } ".repeat(3000) + "ls";
+    decide(&fake_closers);
+    let long = format!("ls {}", "a".repeat(100_000));
+    assert!(unprovable_reason(&decide(&long)).contains("longer than"));
+    let nested = format!("echo {}rm x{}", "$(".repeat(20), ")".repeat(20));
+    assert!(unprovable_reason(&decide(&nested)).contains("nested too deeply"));
+}
+
+#[test]
+fn a_panic_while_checking_is_caught() {
+    let caught = guarded(|| -> u8 { panic!("parser bug") });
+    assert!(caught.is_err());
+}
+
+#[test]
+fn input_that_once_hung_the_parser_is_answered() {
+    for command in [
+        "$(a <<  ",
+        "$(   if* -exec << (  ",
+        "${a << (x ",
+        "$(a << (  ",
+        "<< $( && eval <(if \\ if \\\n",
+        "rm $( env && | <<   # ) cargo ",
+        "eval ) = \n \" * $( <<   } ",
+        "EOF EOF$( -exec<<   env eval ",
+        "findls $( $(\n <<  EOF ",
+    ] {
+        assert_eq!(decide(command).decision, Ask, "{command:?}");
     }
 }
