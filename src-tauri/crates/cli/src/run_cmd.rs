@@ -78,15 +78,30 @@ fn choose(app: &Application, args: &RunArgs) -> Result<(RunProfile, Arc<dyn Mode
 async fn ask_on_terminal(summary: String) -> Decision {
     let answer = tokio::task::spawn_blocking(move || {
         eprint!(
-            "\n  approve {summary}? [y]es / [n]o / [a]lways for this run / deny the [r]est of this turn: "
+            "\n  approve {summary}? [y]es / [n]o / [a]lways for this run / deny the [r]est of this turn \
+             / p WORDS: yes, and allow commands starting with WORDS for this run: "
         );
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         std::io::stdin()
             .read_line(&mut line)
-            .map(|_| line.trim().to_lowercase())
+            .map(|_| line.trim().to_owned())
     })
     .await;
+    let prefix = match &answer {
+        Ok(Ok(a)) => a.strip_prefix("p ").map(|p| p.trim().to_owned()),
+        _ => None,
+    };
+    if let Some(prefix) = prefix.filter(|p| !p.is_empty()) {
+        return Decision {
+            approve: true,
+            scope: ApprovalScope::Once,
+            reason: None,
+            by: "cli:user".into(),
+            allow_prefix: Some(prefix),
+        };
+    }
+    let answer = answer.map(|r| r.map(|a| a.to_lowercase()));
     match answer {
         Ok(Ok(a)) if a == "y" || a == "yes" => Decision {
             approve: true,

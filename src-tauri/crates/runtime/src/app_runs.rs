@@ -353,3 +353,7 @@ mod tests;
 #[cfg(test)]
 #[path = "app_turns_tests.rs"]
 mod turns_tests;
+
+#[cfg(test)]
+#[path = "app_commands_tests.rs"]
+mod commands_tests;
