@@ -84,7 +84,9 @@ fn escapes_from_the_sandbox_fail_and_the_run_goes_on() {
     let port = listener.local_addr().unwrap().port();
     let outside = env.scratch.path().join("outside.txt");
     let data = env.home.path().join("planted.txt");
-    let marker = format!("bearagent-orphan-{}", std::process::id());
+    // A sleep of a length no other process uses: its command line is the
+    // marker (dash has no `exec -a`).
+    let marker = format!("sleep {}", 3_000_000 + std::process::id());
     write_config(&env, "network = false");
     let steps = json!([
         cmd(&format!("echo pwned > {}", outside.display())),
@@ -101,7 +103,7 @@ fn escapes_from_the_sandbox_fail_and_the_run_goes_on() {
         cmd(&format!("bash -c 'echo hi > /dev/tcp/127.0.0.1/{port} && echo CONNECTED'")),
         cmd("mount -o remount,rw /; mount -t tmpfs none /mnt; touch /usr/pwned"),
         cmd("kill -9 $PPID; echo still-here"),
-        cmd(&format!("(exec -a {marker} sleep 300) & echo started")),
+        cmd(&format!("({marker}) & echo started")),
         cmd("head -c 60000000 /dev/zero | tr '\\0' a"),
         cmd("echo inside > made-by-command.txt"),
         {"final_answer": "done"}
@@ -303,4 +305,58 @@ fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
     // A second revert of the same files is refused (already reverted).
     let again = env.bearagent(&["revert", &run_id, "edit.txt"]);
     assert!(!again.status.success());
+}
+
+/// BearAgent killed while a command runs: nothing the command started
+/// survives (the sandbox dies with its parent), and the next start marks
+/// the run interrupted with the command's effect unknown.
+#[test]
+fn a_killed_bearagent_takes_its_running_command_along_and_the_effect_is_unknown() {
+    let env = support::env();
+    let marker = format!("sleep {}", 4_000_000 + std::process::id());
+    let script = env.script(json!([
+        cmd(&format!("{marker} & echo started > started.txt; wait")),
+        {"final_answer": "never"}
+    ]));
+    let mut child = env
+        .command()
+        .args(["run", "--json", "--approve", "all", "--script"])
+        .arg(&script)
+        .arg("--workspace")
+        .arg(env.ws())
+        .arg("run a long command")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while env.read("started.txt").is_none() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        !no_process_matches(&marker),
+        "the command should be running"
+    );
+    child.kill().unwrap(); // SIGKILL: no cleanup code runs
+    child.wait().unwrap();
+    let gone = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !no_process_matches(&marker) && std::time::Instant::now() < gone {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        no_process_matches(&marker),
+        "the command outlived BearAgent"
+    );
+    let runs = env.runs();
+    assert_eq!(runs[0]["status"]["kind"], "interrupted", "{}", runs[0]);
+    let events = env.events_of(runs[0]["run_id"].as_str().unwrap());
+    let unknown: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["payload"]["type"] == "effect_unknown")
+        .collect();
+    assert_eq!(unknown.len(), 1, "{events:#?}");
+    assert!(unknown[0]["payload"]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("was running when BearAgent stopped"));
 }

@@ -1,8 +1,8 @@
 //! Commands through the application API. Given a scripted model that runs
 //! commands, when the user decides, then these events and files.
 
-use super::*;
 use super::tests::{fixture, next_approval, types, Fixture};
+use super::*;
 use crate::{Decision, RunProfile, StartRun};
 use bearagent_kernel::{
     ApprovalMode, ApprovalScope, CommandRule, EventPayload, EventSeq, RuleDecision, RunStatus,
@@ -77,7 +77,10 @@ async fn always_allowing_a_prefix_lets_later_commands_run_unasked_but_never_past
     let t = types(&f.app, run);
     assert_eq!(t.iter().filter(|t| **t == "approval_requested").count(), 1);
     assert_eq!(t.iter().filter(|t| **t == "command_started").count(), 2);
-    assert_eq!(std::fs::read_to_string(f.ws.path().join("victim.txt")).unwrap(), "keep");
+    assert_eq!(
+        std::fs::read_to_string(f.ws.path().join("victim.txt")).unwrap(),
+        "keep"
+    );
     let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
     let granted = events.iter().find_map(|e| {
         if let EventPayload::ApprovalGranted { allowed_prefix, .. } = &e.payload {

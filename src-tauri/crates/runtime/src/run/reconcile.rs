@@ -91,6 +91,23 @@ fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<Co
     open
 }
 
+/// Commands started and never finished: call id → command line.
+fn open_commands(events: &[EventEnvelope]) -> BTreeMap<CallId, String> {
+    let mut open = BTreeMap::new();
+    for event in events {
+        if let EventPayload::CommandStarted {
+            call_id, command, ..
+        } = &event.payload
+        {
+            open.insert(call_id.clone(), command.clone());
+        }
+        if let EventPayload::CommandFinished { call_id, .. } = &event.payload {
+            open.remove(call_id);
+        }
+    }
+    open
+}
+
 /// Takes over and interrupts every unfinished run whose owner is gone.
 /// Returns the ids of the runs touched.
 pub fn reconcile_unfinished(
@@ -147,6 +164,20 @@ pub fn reconcile_unfinished(
                 },
             };
             rec.record(Some(interrupted), payload)?;
+        }
+        // A command cut off by the stop: what it changed was never listed.
+        for (call_id, command) in open_commands(rec.events()) {
+            rec.record(
+                Some(interrupted),
+                EventPayload::EffectUnknown {
+                    call_id,
+                    path: ".".into(),
+                    detail: format!(
+                        "the command `{command}` was running when BearAgent stopped; \
+                         the files it changed were not recorded"
+                    ),
+                },
+            )?;
         }
         tracing::warn!(run = %run.run_id, "run interrupted by a previous stop");
         touched.push(run.run_id);
