@@ -632,6 +632,11 @@ export type StartRunRequest = {
 	provider: string,
 	approvalMode: ApprovalMode,
 	budgets: Budgets,
+	/**
+	 *  The profile whose other settings (command sandbox and rules, context
+	 *  caps, loop detection) the run takes; "default" when absent.
+	 */
+	profile?: string | null,
 };
 
 export type StartedRun = {

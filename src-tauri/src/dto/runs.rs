@@ -30,6 +30,10 @@ pub struct StartRunRequest {
     pub provider: String,
     pub approval_mode: ApprovalMode,
     pub budgets: Budgets,
+    /// The profile whose other settings (command sandbox and rules, context
+    /// caps, loop detection) the run takes; "default" when absent.
+    #[serde(default)]
+    pub profile: Option<String>,
 }
 
 impl StartRunRequest {
@@ -38,13 +42,15 @@ impl StartRunRequest {
             .workspace_by_id(parse_workspace_id(&self.workspace_id)?)?
             .path;
         let provider = app.provider_named(&self.provider)?;
+        let name = self.profile.as_deref().unwrap_or("default");
+        let (base, _, _) = app.profile_named(name)?;
         Ok(StartRun {
             workspace,
             goal: self.goal,
             profile: RunProfile {
                 approval_mode: self.approval_mode,
                 budgets: self.budgets,
-                ..RunProfile::default()
+                ..base
             },
             provider,
         })
