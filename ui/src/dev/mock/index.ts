@@ -10,7 +10,7 @@ import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts } from "./artifacts";
 import { MockRunEngine } from "./runEngine";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
-import { DEMO_SCRIPT, providerScript } from "./scripts";
+import { DEMO_SCRIPT, commandScript, providerScript } from "./scripts";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
@@ -35,9 +35,10 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     stepMs: config.stepMs,
     streamMs: config.streamMs,
     gateModelCalls: config.gateModelCalls,
-    onWrite: (workspacePath, relPath, content, runId) => {
+    gateCommands: config.gateCommands,
+    onWrite: (workspacePath, relPath, content, runId, before) => {
       const full = `${workspacePath}/${relPath}`;
-      artifacts.record(runId, relPath, contents.get(full) ?? null, content);
+      artifacts.record(runId, relPath, before ?? contents.get(full) ?? null, content);
       files.add(full);
       contents.set(full, content);
     },
@@ -93,7 +94,9 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       budgets: request.budgets,
       price,
     });
-    engine.start(run, request.provider === "demo" ? DEMO_SCRIPT : providerScript(request.goal));
+    // A goal about tests gets a run that uses run_command.
+    const script = request.provider === "demo" ? DEMO_SCRIPT : /\btests?\b/i.test(request.goal) ? commandScript() : providerScript(request.goal);
+    engine.start(run, script);
     return { runId: run.id };
   }
 
@@ -163,6 +166,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return listEvents(engine, String(input.runId), Number(input.afterSeq), Number(input.limit));
           case "model_context":
             return modelContext(engine, String(input.runId), Number(input.requestedSeq));
+          case "command_output": {
+            const output = runOf(engine, String(input.runId)).outputs.get(String(input.callId));
+            if (output === undefined) throw new MockError({ code: "not_found", message: `command output not found: ${String(input.runId)}/${String(input.callId)}` });
+            return output;
+          }
           case "list_artifacts":
             runOf(engine, String(input.runId));
             return artifacts.list(String(input.runId));
@@ -219,7 +227,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       return quitCalled;
     },
     releaseModelCall: () => engine.releaseModelCall(),
-    seedRun(workspacePath: string, goal: string, payloads: EventPayload[]) {
+    releaseCommand: () => engine.releaseCommand(),
+    seedRun(workspacePath: string, goal: string, payloads: EventPayload[], options = {}) {
       const workspace = workspaces.get(normalise(workspacePath)) ?? open(workspacePath);
       const run = engine.create({
         workspace,
@@ -229,8 +238,10 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
         profile: "default",
         approvalMode: "ask_writes",
         budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
+        commands: options.commands,
       });
       for (const payload of payloads) engine.commit(run, payload, run.events.length, { silent: true });
+      for (const [callId, output] of Object.entries(options.outputs ?? {})) run.outputs.set(callId, output);
       return run.id;
     },
     appendEvent(runId: string, payload: EventPayload, options: { silent?: boolean } = {}) {
@@ -243,6 +254,9 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     },
     emitModelText(runId: string, modelCall: number, text: string) {
       void emit("model-text-pushed", { runId, modelCall, text });
+    },
+    emitCommandOutput(runId: string, callId: string, text: string) {
+      void emit("command-output-pushed", { runId, callId, text });
     },
     eventCount: (runId: string) => runOf(engine, runId).events.length,
     interrupt: (runId: string) => engine.interrupt(runId),

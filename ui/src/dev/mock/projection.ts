@@ -96,16 +96,26 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
       run.open_tool_calls = { ...run.open_tool_calls, [p.call.call_id]: "requested" };
       break;
     case "approval_requested":
+      run.open_tool_calls = { ...run.open_tool_calls, [p.call_id]: "awaiting_approval" };
       run.pending_approval = { call_id: p.call_id, tool_name: p.tool_name, summary: p.summary, requested_seq: event.seq };
       run.status = { kind: "awaiting_approval" };
       break;
     case "approval_granted":
     case "approval_denied":
+      run.open_tool_calls = { ...run.open_tool_calls, [p.call_id]: p.type === "approval_granted" ? "approved" : "denied" };
       run.pending_approval = null;
       run.status = { kind: "running" };
       break;
     case "tool_call_started":
+      run.open_tool_calls = { ...run.open_tool_calls, [p.call_id]: "started" };
       run.tool_calls += 1;
+      break;
+    // Like the kernel: only a started call runs a command; the projection does not change.
+    case "command_started":
+    case "command_finished":
+      if (run.open_tool_calls[p.call_id] !== "started") {
+        throw new Error(`invalid event ${p.type} at seq ${event.seq}: tool call ${p.call_id} is ${run.open_tool_calls[p.call_id] ?? "not open"}`);
+      }
       break;
     case "tool_call_completed":
     case "tool_call_failed": {
@@ -161,12 +171,8 @@ const SUMMARY_STATUS: Record<RunProjection["status"]["kind"], RunStatusKind> = {
   interrupted: "interrupted",
 };
 
-/**
- * A run list row. `costMicroUsd` is what the list shows as cost; the
- * desktop RunSummaryView does not carry it yet (a backend DTO change), so
- * the mock adds it beside the generated fields.
- */
-export function summary(run: RunProjection): RunSummaryView & { costMicroUsd: number | null } {
+/** A run list row, with the run's cost (null: unknown, never 0). */
+export function summary(run: RunProjection): RunSummaryView {
   const status = run.status;
   return {
     costMicroUsd: run.cost_micro_usd ?? null,

@@ -4,6 +4,8 @@
 import type {
   ApprovalMode,
   Budgets,
+  CommandOutputPushed,
+  CommandSettings,
   DecisionInput,
   EventEnvelope,
   EventPayload,
@@ -15,19 +17,24 @@ import type {
   TokenUsage,
   WorkspaceView,
 } from "../../bindings";
+import { DEFAULT_COMMANDS, commandSummary, modelText, utf8Bytes, verdictFor, type MockCommand } from "./commands";
 import { apply, costOf, emptyProjection } from "./projection";
 import type { MockStep } from "./scripts";
 
 export interface EngineOptions {
   emit(event: "run-event-pushed", payload: RunEventPushed): void;
   emit(event: "model-text-pushed", payload: ModelTextPushed): void;
+  emit(event: "command-output-pushed", payload: CommandOutputPushed): void;
   /** Delay between committed events. */
   stepMs: number;
   /** Delay between streamed text chunks. */
   streamMs: number;
   /** When set, each model call waits for `releaseModelCall()` before completing. */
   gateModelCalls: boolean;
-  onWrite(workspacePath: string, relPath: string, content: string, runId: string): void;
+  /** When set, each command waits for `releaseCommand()` after its output, before it finishes. */
+  gateCommands: boolean;
+  /** `before`: what the file held, when the mock knows (else what it last wrote there). */
+  onWrite(workspacePath: string, relPath: string, content: string, runId: string, before?: string | null): void;
 }
 
 export interface MockRun {
@@ -39,6 +46,10 @@ export interface MockRun {
   owner: RunOwnerView;
   cancelled: boolean;
   waiting: ((decision: DecisionInput | "cancel") => void) | null;
+  /** "Always allow commands starting with …" granted in this run. */
+  allowPrefixes: string[];
+  /** Stored output of each finished command, by call id (what `command_output` serves). */
+  outputs: Map<string, string>;
 }
 
 export interface NewRun {
@@ -51,6 +62,8 @@ export interface NewRun {
   budgets: Budgets;
   /** The provider's price (none for the demo, like the Rust demo). */
   price?: Price | null;
+  /** Command settings (default: like a run started from the desktop, sandboxed, no rules). */
+  commands?: CommandSettings;
 }
 
 /** Like the runtime: an HTTP provider's output cap per call; the demo has none. */
@@ -65,6 +78,8 @@ export class MockRunEngine {
   #next = 1;
   #gates: (() => void)[] = [];
   #released = 0;
+  #commandGates: (() => void)[] = [];
+  #commandsReleased = 0;
 
   constructor(private readonly options: EngineOptions) {}
 
@@ -88,10 +103,11 @@ export class MockRunEngine {
         provider: spec.provider,
         model: spec.model,
         price: spec.price ?? null,
+        commands: structuredClone(spec.commands ?? DEFAULT_COMMANDS),
         config_versions: { config: "1", prompt: "p1", context: "c1" },
       },
     };
-    const run: MockRun = { id, events: [created], projection: emptyProjection(created), active: false, owner: { kind: "nobody" }, cancelled: false, waiting: null };
+    const run: MockRun = { id, events: [created], projection: emptyProjection(created), active: false, owner: { kind: "nobody" }, cancelled: false, waiting: null, allowPrefixes: [], outputs: new Map() };
     this.runs.set(id, run);
     return run;
   }
@@ -149,6 +165,8 @@ export class MockRunEngine {
     if (!run || !run.active || run.projection.status.kind === "interrupted") return false;
     run.cancelled = true;
     run.waiting?.("cancel");
+    // A command waiting for its end ends now (cancelled).
+    this.#commandGates.splice(0).forEach((release) => release());
     return true;
   }
 
@@ -156,6 +174,21 @@ export class MockRunEngine {
     const gate = this.#gates.shift();
     if (gate) gate();
     else this.#released += 1;
+  }
+
+  releaseCommand(): void {
+    const gate = this.#commandGates.shift();
+    if (gate) gate();
+    else this.#commandsReleased += 1;
+  }
+
+  #commandGate(): Promise<void> {
+    if (!this.options.gateCommands) return Promise.resolve();
+    if (this.#commandsReleased > 0) {
+      this.#commandsReleased -= 1;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#commandGates.push(resolve));
   }
 
   #gate(): Promise<void> {
@@ -225,8 +258,21 @@ export class MockRunEngine {
       await sleep(stepMs);
       const asked = this.commit(run, { type: "tool_call_requested", call }, done.seq);
       let cause = asked.seq;
-      if (this.#needsApproval(run, step.call.writes)) {
-        const summary = step.call.writes ? `write ${String(step.call.args.path)}` : `${step.call.tool} ${String(step.call.args.path ?? "")}`.trim();
+      const command = step.call.command ? { text: String(step.call.args.command), cwd: String(step.call.args.cwd ?? ".") } : null;
+      const settings = this.#commands(run);
+      const verdict = command ? verdictFor(command.text, settings, run.allowPrefixes) : null;
+      if (command && verdict?.decision === "deny") {
+        this.commit(run, { type: "tool_call_failed", result: { call_id: call.call_id, content: `refused: ${verdict.rule}`, is_error: true } }, asked.seq);
+        continue;
+      }
+      // Like the policy: without the sandbox every command asks; an allow rule runs it; no rule asks unless the run allows everything.
+      const asks = verdict
+        ? !settings.sandbox || (verdict.decision === "ask" && !(verdict.noRule && run.projection.approval_mode === "allow_all"))
+        : this.#needsApproval(run, step.call.writes);
+      if (asks) {
+        const summary = command && verdict
+          ? commandSummary(command.text, command.cwd, settings, verdict.rule)
+          : step.call.writes ? `write ${String(step.call.args.path)}` : `${step.call.tool} ${String(step.call.args.path ?? "")}`.trim();
         const approval = this.commit(run, { type: "approval_requested", call_id: call.call_id, tool_name: call.tool_name, summary }, asked.seq);
         const decision = await new Promise<DecisionInput | "cancel">((resolve) => (run.waiting = resolve));
         run.waiting = null;
@@ -240,14 +286,23 @@ export class MockRunEngine {
           this.commit(run, { type: "tool_call_failed", result: { call_id: call.call_id, content: `The user denied this call${why}`, is_error: true } }, no.seq);
           continue;
         }
-        cause = this.commit(run, { type: "approval_granted", call_id: call.call_id, by: "user", scope: decision.scope }, approval.seq).seq;
+        const prefix = decision.allowPrefix?.trim() || null;
+        if (prefix) run.allowPrefixes.push(prefix);
+        cause = this.commit(run, { type: "approval_granted", call_id: call.call_id, by: "user", scope: decision.scope, allowed_prefix: prefix }, approval.seq).seq;
       }
       await sleep(stepMs);
       const toolStarted = this.commit(run, { type: "tool_call_started", call_id: call.call_id }, cause);
+      if (command && verdict && step.call.command) {
+        // Like the runtime: the rule line is decided again at the start, after any prefix just allowed.
+        const rule = verdictFor(command.text, settings, run.allowPrefixes).rule;
+        const started = this.commit(run, { type: "command_started", call_id: call.call_id, command: command.text, cwd: command.cwd, sandboxed: settings.sandbox, network: settings.network, rule }, toolStarted.seq);
+        if (!(await this.#runCommand(run, call.call_id, step.call.command, started.seq))) return;
+        continue;
+      }
       if (step.call.writes) {
         const path = String(step.call.args.path);
         this.commit(run, { type: "effect_intended", call_id: call.call_id, path, before_hash: null }, toolStarted.seq);
-        this.options.onWrite(run.projection.workspace_path, path, String(step.call.args.content ?? ""), run.id);
+        this.options.onWrite(run.projection.workspace_path, path, String(step.call.args.content ?? ""), run.id, step.call.before);
       }
       await sleep(stepMs);
       const result = { call_id: call.call_id, content: step.call.result, is_error: false };
@@ -256,9 +311,67 @@ export class MockRunEngine {
         : null;
       const completed = this.commit(run, { type: "tool_call_completed", result, receipt, truncated: false, original_bytes: step.call.result.length }, toolStarted.seq);
       if (receipt) {
-        this.commit(run, { type: "artifact_recorded", call_id: call.call_id, path: receipt.path, before_hash: null, after_hash: receipt.after_hash }, completed.seq);
+        const before = step.call.before === undefined ? null : FAKE_BEFORE_HASH;
+        this.commit(run, { type: "artifact_recorded", call_id: call.call_id, path: receipt.path, before_hash: before, after_hash: receipt.after_hash }, completed.seq);
       }
     }
     this.commit(run, { type: "run_failed", reason: "script exhausted: the mock script ran out of steps" });
   }
+
+  #commands(run: MockRun): CommandSettings {
+    const created = run.events[0].payload;
+    return created.type === "run_created" && created.commands ? created.commands : DEFAULT_COMMANDS;
+  }
+
+  /**
+   * Streams the command's output live, records how it ended, what the model
+   * is told and each file it wrote, like the runtime's command step.
+   * False when the run was cancelled meanwhile (and has ended).
+   */
+  async #runCommand(run: MockRun, callId: string, command: MockCommand, startedSeq: number): Promise<boolean> {
+    for (const text of command.chunks) {
+      await sleep(this.options.streamMs);
+      this.options.emit("command-output-pushed", { runId: run.id, callId, text });
+    }
+    await this.#commandGate();
+    const output = command.chunks.join("");
+    run.outputs.set(callId, output);
+    const cancelled = run.cancelled;
+    const exitCode = cancelled ? null : command.exitCode;
+    const writes = cancelled ? [] : (command.writes ?? []);
+    const finished = this.commit(
+      run,
+      {
+        type: "command_finished",
+        call_id: callId,
+        exit_code: exitCode,
+        signal: cancelled ? 9 : null,
+        duration_ms: command.durationMs,
+        output: FAKE_OUTPUT_HASH,
+        output_bytes: utf8Bytes(output),
+        output_truncated: false,
+        timed_out: false,
+        cancelled,
+        changed_files: writes.length,
+        unrevertable_files: 0,
+      },
+      startedSeq,
+    );
+    const content = cancelled ? "cancelled by the user" : modelText(command.exitCode, command.durationMs, output);
+    const result = { call_id: callId, content, is_error: exitCode !== 0 };
+    const done = result.is_error
+      ? this.commit(run, { type: "tool_call_failed", result }, finished.seq)
+      : this.commit(run, { type: "tool_call_completed", result, receipt: null, truncated: false, original_bytes: utf8Bytes(content) }, finished.seq);
+    for (const file of writes) {
+      this.options.onWrite(run.projection.workspace_path, file.path, file.content, run.id, null);
+      this.commit(run, { type: "artifact_recorded", call_id: callId, path: file.path, before_hash: null, after_hash: FAKE_AFTER_HASH }, done.seq);
+    }
+    if (!cancelled) return true;
+    this.commit(run, { type: "run_cancelled", reason: "cancelled by the user" });
+    return false;
+  }
 }
+
+const FAKE_BEFORE_HASH = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
+const FAKE_AFTER_HASH = "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9";
+const FAKE_OUTPUT_HASH = "baa5a0964d3320fbc0c6a922140453c8513ea24ab8fd0577034804a967248096";

@@ -22,6 +22,11 @@ export const MOCK_TOOLS: ModelContextView["tools"] = [
     description: "Create or replace a text file in the workspace (asks first).",
     parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
   },
+  {
+    name: "run_command",
+    description: "Run one shell command line in the workspace, in a sandbox. Returns the exit code and the output. Commands may need the user's approval.",
+    parameters: { type: "object", properties: { command: { type: "string" }, cwd: { type: "string" }, timeout_secs: { type: "integer", minimum: 1 } }, required: ["command"] },
+  },
 ];
 
 export function runOf(engine: MockRunEngine, runId: string): MockRun {
@@ -117,7 +122,7 @@ function budgetKindOf(detail: string | null): BudgetKind {
 }
 
 /** A seeded run list row; a `costMicroUsd` makes it a priced run with that total. */
-export type SeededRun = Omit<RunSummaryView, "workspaceId"> & { costMicroUsd?: number | null };
+export type SeededRun = Omit<RunSummaryView, "workspaceId" | "costMicroUsd"> & { costMicroUsd?: number | null };
 
 /** gpt-4.1's list price, for seeded runs that have a cost. */
 const SEED_PRICE = { input_micro_usd_per_mtok: 2_000_000, output_micro_usd_per_mtok: 8_000_000, cached_input_micro_usd_per_mtok: 500_000 };

@@ -1,7 +1,7 @@
 // Development-only: the fixture a test can set with `page.addInitScript`
 // (`window.__BEARAGENT_MOCK_SEED__`) and the hooks it can call
 // (`window.__bearagentMock`).
-import type { EventPayload, WorkspaceView } from "../../bindings";
+import type { CommandSettings, EventPayload, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
 import type { MockArtifactSeed } from "./artifacts";
 import type { SeededRun } from "./runs";
@@ -27,6 +27,8 @@ export interface MockSeed {
   streamMs?: number;
   /** Model calls wait for `__bearagentMock.releaseModelCall()` before completing. */
   gateModelCalls?: boolean;
+  /** Commands wait for `__bearagentMock.releaseCommand()` after streaming their output, before finishing. */
+  gateCommands?: boolean;
   /** Files each run changed, by run id (runs started in the mock record their writes themselves). */
   artifacts?: Record<string, MockArtifactSeed[]>;
 }
@@ -42,6 +44,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   stepMs: 120,
   streamMs: 40,
   gateModelCalls: false,
+  gateCommands: false,
   artifacts: {},
 };
 
@@ -52,13 +55,16 @@ export interface MockHooks {
   calls: { cmd: string; args: Record<string, unknown> }[];
   readonly quitCalled: boolean;
   releaseModelCall(): void;
-  /** Store a run with these events (after its run_created) without pushing them. */
-  seedRun(workspacePath: string, goal: string, payloads: EventPayload[]): string;
+  /** Let the next command waiting for its end finish (with `gateCommands`). */
+  releaseCommand(): void;
+  /** Store a run with these events (after its run_created) without pushing them; `commands` go in its run_created. */
+  seedRun(workspacePath: string, goal: string, payloads: EventPayload[], options?: { commands?: CommandSettings; outputs?: Record<string, string> }): string;
   /** Commit one more event; pushed unless `silent`. Returns its seq. */
   appendEvent(runId: string, payload: EventPayload, options?: { silent?: boolean }): number;
   /** Push an already stored event again (duplicates, reordering). */
   emitStored(runId: string, seq: number): void;
   emitModelText(runId: string, modelCall: number, text: string): void;
+  emitCommandOutput(runId: string, callId: string, text: string): void;
   /** How many events the backend has stored for a run. */
   eventCount(runId: string): number;
   /** Like an app crash while the run waits for approval. */

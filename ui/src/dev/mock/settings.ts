@@ -2,6 +2,7 @@
 // error codes (invalid_input names the field; conflict; not_found).
 import type { ApiError } from "../../bindings";
 import type { ProfileSettings, ProviderInput, ProviderSettings, ProviderTestResult, SettingsView } from "../../lib/settings/types";
+import { DEFAULT_COMMAND_SETTINGS } from "../../lib/settings/validation";
 
 export class MockError {
   constructor(readonly error: ApiError) {}
@@ -18,7 +19,8 @@ export class MockSettings {
 
   constructor(seed: Partial<SettingsView> = {}) {
     this.#providers = (seed.providers ?? []).map((p) => ({ ...p }));
-    this.#profiles = (seed.profiles ?? []).map((p) => ({ ...p }));
+    // Like the backend, every profile has command settings (a seed may leave them out).
+    this.#profiles = (seed.profiles ?? []).map((p) => ({ ...p, commands: structuredClone(p.commands ?? DEFAULT_COMMAND_SETTINGS) }));
     for (const p of this.#providers) if (p.keyPresent && p.keySource.kind === "keychain") this.#keys.add(p.name);
   }
 
@@ -26,7 +28,7 @@ export class MockSettings {
     return {
       configPath: "/home/dev/.config/bearagent/config.toml",
       providers: this.#providers.map((p) => ({ ...p, keyPresent: this.#keyPresent(p) })),
-      profiles: this.#profiles.map((p) => ({ ...p })),
+      profiles: this.#profiles.map((p) => structuredClone(p)),
     };
   }
 
@@ -86,9 +88,10 @@ export class MockSettings {
     if (profile.provider !== null && profile.provider !== "demo" && !this.hasProvider(profile.provider)) {
       fail("invalid_input", `provider: no provider named "${profile.provider}"`);
     }
+    checkCommands(profile.commands);
     const at = this.#profiles.findIndex((p) => p.name === profile.name);
-    if (at >= 0) this.#profiles[at] = { ...profile };
-    else this.#profiles.push({ ...profile });
+    if (at >= 0) this.#profiles[at] = structuredClone(profile);
+    else this.#profiles.push(structuredClone(profile));
     return null;
   }
 
@@ -102,5 +105,21 @@ export class MockSettings {
     if (p.keySource.kind === "keychain") return this.#keys.has(p.name);
     if (p.keySource.kind === "env") return p.keySource.variable === "OPENAI_API_KEY";
     return false;
+  }
+}
+
+/** Like the config's `validate_commands`: a timeout above 0, plain relative folders, variable names, rules with a prefix. */
+function checkCommands(c: ProfileSettings["commands"] | undefined): void {
+  if (!c) return fail("invalid_input", "commands: missing");
+  if (!Number.isInteger(c.max_timeout_secs) || c.max_timeout_secs <= 0) fail("invalid_input", "command_timeout_secs: must be greater than 0");
+  for (const dir of c.toolchain_dirs) {
+    const plain = dir.trim() !== "" && !dir.startsWith("/") && dir.split("/").every((part) => part !== ".." && part !== ".");
+    if (!plain) fail("invalid_input", `toolchain_dirs: ${JSON.stringify(dir)} must be a folder under the home folder, like ".cargo"`);
+  }
+  for (const name of c.env) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) fail("invalid_input", `command_env: ${JSON.stringify(name)} is not a variable name`);
+  }
+  for (const rule of c.rules) {
+    if (rule.prefix.trim() === "") fail("invalid_input", "command_rules: a rule needs a non-empty prefix");
   }
 }

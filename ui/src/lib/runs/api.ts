@@ -1,5 +1,6 @@
 import { commands, events } from "../../bindings";
 import type {
+  CommandOutputPushed,
   DecisionInput,
   EventPage,
   ModelContextView,
@@ -30,9 +31,13 @@ export interface RunsApi {
   get(runId: string): Promise<Outcome<RunDetailView>>;
   listEvents(runId: string, afterSeq: number, limit: number): Promise<Outcome<EventPage>>;
   modelContext(runId: string, requestedSeq: number): Promise<Outcome<ModelContextView>>;
+  /** A finished command's stored output (head and tail, ANSI colours kept). */
+  commandOutput(runId: string, callId: string): Promise<Outcome<string>>;
   quit(): Promise<Outcome<null>>;
   onRunEvent(handler: (pushed: RunEventPushed) => void): Promise<Unlisten>;
   onModelText(handler: (pushed: ModelTextPushed) => void): Promise<Unlisten>;
+  /** Output of a running command as it arrives (not an event: `command_finished` is). */
+  onCommandOutput(handler: (pushed: CommandOutputPushed) => void): Promise<Unlisten>;
   /** A run's loop in this process stopped because its events could not be stored. */
   onRunAborted(handler: (aborted: RunAborted) => void): Promise<Unlisten>;
   /** A model call's attempt failed mid-stream and is retried: its streamed text is void. */
@@ -50,9 +55,11 @@ export const tauriRunsApi: RunsApi = {
   get: (runId) => call(() => commands.getRun(runId)),
   listEvents: (runId, afterSeq, limit) => call(() => commands.listEvents(runId, afterSeq, limit)),
   modelContext: (runId, requestedSeq) => call(() => commands.modelContext(runId, requestedSeq)),
+  commandOutput: (runId, callId) => call(() => commands.commandOutput(runId, callId)),
   quit: () => call(() => commands.quitApp()),
   onRunEvent: (handler) => events.runEventPushed.listen((event) => handler(event.payload)),
   onModelText: (handler) => events.modelTextPushed.listen((event) => handler(event.payload)),
+  onCommandOutput: (handler) => events.commandOutputPushed.listen((event) => handler(event.payload)),
   onRunAborted: (handler) => events.runAborted.listen((event) => handler(event.payload)),
   onModelTextDiscarded: (handler) => events.modelTextDiscarded.listen((event) => handler(event.payload)),
   onQuitRequested: (handler) => events.quitRequested.listen((event) => handler(event.payload)),

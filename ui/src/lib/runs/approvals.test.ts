@@ -32,4 +32,9 @@ describe("decisionFor", () => {
     // A reason only travels with a denial.
     expect(decisionFor("approve", "ignored").reason).toBeNull();
   });
+
+  it("sends a command prefix with an approval, its words single-spaced", () => {
+    expect(decisionFor("allow_prefix", "", " git   status ")).toEqual({ approve: true, scope: "once", reason: null, allowPrefix: "git status" });
+    expect(decisionFor("approve", "", "git status")).not.toHaveProperty("allowPrefix");
+  });
 });

@@ -9,7 +9,8 @@ export interface ApprovalKey {
   altKey: boolean;
 }
 
-export type ApprovalChoice = "approve" | "always" | "deny" | "deny_rest";
+/** `allow_prefix`: approve, and allow commands starting with the given words for the rest of the run. */
+export type ApprovalChoice = "approve" | "always" | "allow_prefix" | "deny" | "deny_rest";
 
 /** A → approve once, Shift+A → always for this run, D → deny; anything else → null. */
 export function choiceForKey(event: ApprovalKey): ApprovalChoice | null {
@@ -20,11 +21,16 @@ export function choiceForKey(event: ApprovalKey): ApprovalChoice | null {
   return null;
 }
 
-/** The decision sent for a choice; a denial carries the reason (blank → none). */
-export function decisionFor(choice: ApprovalChoice, reason = ""): DecisionInput {
+/**
+ * The decision sent for a choice; a denial carries the reason (blank →
+ * none), an `allow_prefix` approval the command prefix.
+ */
+export function decisionFor(choice: ApprovalChoice, reason = "", prefix = ""): DecisionInput {
   switch (choice) {
     case "approve":
       return { approve: true, scope: "once", reason: null };
+    case "allow_prefix":
+      return { approve: true, scope: "once", reason: null, allowPrefix: prefix.trim().split(/\s+/).join(" ") };
     case "always":
       return { approve: true, scope: "tool_for_run", reason: null };
     case "deny":

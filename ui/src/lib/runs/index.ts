@@ -1,3 +1,3 @@
 export { tauriRunsApi, type RunsApi } from "./api";
 export { RunViewStore, EVENT_PAGE_SIZE, type ContextPanel } from "./runView.svelte";
-export { RunListStore, listedCost, type RunListState, type RunFilter } from "./runList.svelte";
+export { RunListStore, type RunListState, type RunFilter } from "./runList.svelte";

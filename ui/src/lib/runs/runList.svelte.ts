@@ -12,15 +12,6 @@ export interface RunFilter {
   text: string;
 }
 
-/**
- * A listed run's cost in micro-USD, `null` when unknown. The runtime's run
- * summary has it, but the desktop RunSummaryView does not carry it yet, so
- * it is read only when present: until then every row reads as unknown.
- */
-export function listedCost(run: RunSummaryView): number | null {
-  return "costMicroUsd" in run && typeof run.costMicroUsd === "number" ? run.costMicroUsd : null;
-}
-
 /** How many runs the home list asks for. */
 export const RUN_LIST_LIMIT = 200;
 

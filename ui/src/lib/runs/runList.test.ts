@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import type { RunSummaryView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
-import { RunListStore, listedCost } from "./runList.svelte";
+import { RunListStore } from "./runList.svelte";
 import { fakeRunsApi, ok, settle } from "./testSupport";
 
 function summary(runId: string, workspaceId = "ws-1"): RunSummaryView {
   return {
     runId, workspaceId, goal: "write the report", status: "succeeded", statusDetail: null, provider: "local", model: "m",
     createdAt: "2025-03-14T09:30:00Z", updatedAt: "2025-03-14T09:31:00Z",
-    modelCalls: 2, toolCalls: 1, inputTokens: 1200, outputTokens: 300,
+    modelCalls: 2, toolCalls: 1, inputTokens: 1200, outputTokens: 300, costMicroUsd: null,
   };
 }
 
@@ -80,10 +80,3 @@ describe("RunListStore", () => {
   });
 });
 
-describe("listedCost", () => {
-  it("is unknown until the row carries a cost, and never $0 for a null one", () => {
-    expect(listedCost(summary("r1"))).toBeNull();
-    expect(listedCost({ ...summary("r1"), ...{ costMicroUsd: null } })).toBeNull();
-    expect(listedCost({ ...summary("r1"), ...{ costMicroUsd: 48_236 } })).toBe(48_236);
-  });
-});

@@ -1,6 +1,7 @@
 import { SvelteMap, SvelteSet } from "svelte/reactivity";
 import type {
   ApiError,
+  CommandOutputPushed,
   EventEnvelope,
   ModelContextView,
   ModelTextDiscarded,
@@ -11,6 +12,8 @@ import type {
 } from "../../bindings";
 import type { RunsApi, Unlisten } from "./api";
 import { decisionFor, type ApprovalChoice, type DecisionState } from "./approvals";
+import { CommandOutputs, type CommandOutputOptions } from "./commandOutput.svelte";
+import type { CommandFinished, CommandStarted } from "./commands";
 import { EventLog } from "./eventLog";
 import { otherOwnerOf, type OtherOwner } from "./ownership";
 import { TimelineIndex } from "./timelineIndex";
@@ -32,6 +35,7 @@ export interface RunViewOptions {
   pageSize?: number;
   /** Coalesce projection refreshes after live events by this much. */
   refreshDelayMs?: number;
+  commandOutput?: CommandOutputOptions;
 }
 
 /**
@@ -57,6 +61,8 @@ export class RunViewStore {
   readonly streaming = new SvelteMap<number, string>();
   readonly decisions = new SvelteMap<string, DecisionState>();
   readonly expanded = new SvelteSet<number>();
+  /** Live and stored output of the run's commands. */
+  readonly outputs: CommandOutputs;
 
   readonly #api: RunsApi;
   readonly #pageSize: number;
@@ -78,6 +84,7 @@ export class RunViewStore {
     this.runId = runId;
     this.#pageSize = options.pageSize ?? EVENT_PAGE_SIZE;
     this.#refreshDelayMs = options.refreshDelayMs ?? 60;
+    this.outputs = new CommandOutputs((callId) => this.#api.commandOutput(this.runId, callId), options.commandOutput);
   }
 
   // ---- reading -----------------------------------------------------------
@@ -113,6 +120,22 @@ export class RunViewStore {
     void this.version;
     const seq = this.#index.calls.get(callId)?.decision;
     return seq === undefined ? undefined : this.#log.bySeq(seq);
+  }
+
+  /** A run_command call's CommandStarted, once committed. */
+  commandStartOf(callId: string): CommandStarted | null {
+    void this.version;
+    const seq = this.#index.calls.get(callId)?.command;
+    const p = seq === undefined ? undefined : this.#log.bySeq(seq)?.payload;
+    return p?.type === "command_started" ? p : null;
+  }
+
+  /** A run_command call's CommandFinished, once committed. */
+  commandEndOf(callId: string): { seq: number; finished: CommandFinished } | null {
+    void this.version;
+    const seq = this.#index.calls.get(callId)?.commandEnd;
+    const p = seq === undefined ? undefined : this.#log.bySeq(seq)?.payload;
+    return seq !== undefined && p?.type === "command_finished" ? { seq, finished: p } : null;
   }
 
   /** Seq of the completion or failure of the model call started at `startedSeq`. */
@@ -171,6 +194,7 @@ export class RunViewStore {
       this.#api.onModelText(this.#onText),
       this.#api.onRunAborted(this.#onAborted),
       this.#api.onModelTextDiscarded(this.#onTextDiscarded),
+      this.#api.onCommandOutput(this.#onCommandOutput),
     ]);
     if (this.#closed) {
       unlisten.forEach((u) => u());
@@ -185,6 +209,7 @@ export class RunViewStore {
     this.#closed = true;
     this.#unlisten.forEach((u) => u());
     this.#unlisten = [];
+    this.outputs.close();
     if (this.#refreshTimer !== null) clearTimeout(this.#refreshTimer);
     this.#refreshTimer = null;
   }
@@ -206,10 +231,11 @@ export class RunViewStore {
 
   // ---- commands ----------------------------------------------------------
 
-  async decide(callId: string, choice: ApprovalChoice, reason = ""): Promise<boolean> {
+  /** `prefix`: with `allow_prefix`, the command words allowed for the rest of the run. */
+  async decide(callId: string, choice: ApprovalChoice, reason = "", prefix = ""): Promise<boolean> {
     if (!this.isAnswerable(callId)) return false;
     this.decisions.set(callId, { kind: "sending", choice });
-    const outcome = await this.#api.decide(this.runId, callId, decisionFor(choice, reason));
+    const outcome = await this.#api.decide(this.runId, callId, decisionFor(choice, reason, prefix));
     if (!outcome.ok) {
       this.decisions.set(callId, { kind: "failed", choice, ...outcome.error });
       return false;
@@ -295,6 +321,9 @@ export class RunViewStore {
 
   #onPushed = (pushed: RunEventPushed): void => {
     if (pushed.runId !== this.runId || this.#closed) return;
+    // A command first announced live streams its output from its first byte here.
+    const p = pushed.event.payload;
+    if (p.type === "command_started" && pushed.event.seq > this.#log.lastSeq) this.outputs.begin(p.call_id);
     const applied = this.#log.add(pushed.event);
     if (applied.length > 0) this.#applied(applied);
     // Ahead of a gap: page the missing events before it can be applied.
@@ -307,6 +336,11 @@ export class RunViewStore {
     // Text for a call whose completion is already committed is stale.
     if (this.#index.modelCalls.get(call)?.end != null) return;
     this.streaming.set(call, (this.streaming.get(call) ?? "") + pushed.text);
+  };
+
+  #onCommandOutput = (pushed: CommandOutputPushed): void => {
+    if (pushed.runId !== this.runId || this.#closed) return;
+    this.outputs.push(pushed.callId, pushed.text);
   };
 
   /** The attempt failed mid-stream and is retried: what it streamed is void. */
@@ -328,6 +362,7 @@ export class RunViewStore {
       if ((p.type === "model_call_completed" || p.type === "model_call_failed") && event.cause !== null) {
         this.streaming.delete(event.cause);
       }
+      if (p.type === "command_finished") this.outputs.finish(p.call_id);
     }
     this.version += 1;
     // New events change the projection (status, owner, meters): refresh it,

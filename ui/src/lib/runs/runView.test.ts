@@ -163,7 +163,7 @@ describe("RunViewStore: loading and live updates", () => {
     const store = new RunViewStore(fake.api, "run-1");
     await store.open();
     store.close();
-    expect(fake.unlisten).toHaveBeenCalledTimes(4);
+    expect(fake.unlisten).toHaveBeenCalledTimes(5);
     fake.push(envelope(2));
     expect(store.count).toBe(1);
   });

@@ -1,6 +1,6 @@
 // Test doubles for the runs port (imported by *.test.ts only).
 import { vi } from "vitest";
-import type { EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView } from "../../bindings";
+import type { CommandOutputPushed, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunsApi } from "./api";
 
@@ -49,6 +49,7 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
   const textHandlers: ((e: ModelTextPushed) => void)[] = [];
   const abortedHandlers: ((e: RunAborted) => void)[] = [];
   const discardedHandlers: ((e: ModelTextDiscarded) => void)[] = [];
+  const outputHandlers: ((e: CommandOutputPushed) => void)[] = [];
   let detail: RunDetailView = { projection: projection(), active: true, owner: { kind: "here" } };
   const unlisten = vi.fn();
   const api = {
@@ -63,6 +64,7 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
       return ok({ events: page, hasMore: page.length >= limit });
     }),
     modelContext: vi.fn(async () => ok({ system: "sys", history: [], tools: [], version: "c1", bytes: 10 })),
+    commandOutput: vi.fn(async (): Promise<Outcome<string>> => ok("stored output\n")),
     quit: vi.fn(async () => ok(null)),
     onRunEvent: vi.fn(async (handler: (e: RunEventPushed) => void) => {
       runHandlers.push(handler);
@@ -80,6 +82,10 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
       discardedHandlers.push(handler);
       return unlisten;
     }),
+    onCommandOutput: vi.fn(async (handler: (e: CommandOutputPushed) => void) => {
+      outputHandlers.push(handler);
+      return unlisten;
+    }),
     onQuitRequested: vi.fn(async () => unlisten),
   } satisfies RunsApi;
   return {
@@ -92,6 +98,8 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
     /** Push live (does not store: call `store` too for a real commit). */
     push: (event: EventEnvelope, runId = event.run_id) => runHandlers.forEach((h) => h({ runId, event })),
     text: (modelCall: number, text: string, runId = "run-1") => textHandlers.forEach((h) => h({ runId, modelCall, text })),
+    /** A running command's output chunk. */
+    output: (callId: string, text: string, runId = "run-1") => outputHandlers.forEach((h) => h({ runId, callId, text })),
     /** The backend reports that a run's loop stopped because its events could not be stored. */
     abort: (message: string, runId = "run-1") => abortedHandlers.forEach((h) => h({ runId, message })),
     /** The backend retries a model call whose stream failed after text arrived. */

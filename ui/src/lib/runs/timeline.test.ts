@@ -64,6 +64,14 @@ describe("row presentation", () => {
     expect(rowInfo({ type: "loop_detected", call_id: "c", tool_name: "read_file", repeats: 3 }).title).toMatch(/read_file repeated 3× .* not run/);
     expect(rowInfo({ type: "tool_call_completed", result: { call_id: "c", content: "e", is_error: true }, receipt: null, truncated: false, original_bytes: 1 }).tone).toBe("danger");
   });
+
+  it("shows a command's start in full and its end by how it exited", () => {
+    expect(rowInfo({ type: "command_started", call_id: "c", command: "ls", cwd: ".", sandboxed: true, network: false, rule: "r" })).toMatchObject({ compact: false });
+    const end = { type: "command_finished" as const, call_id: "c", exit_code: 0 as number | null, signal: null, duration_ms: 5, output: null, output_bytes: 0, output_truncated: false, timed_out: false, cancelled: false, changed_files: 0 };
+    expect(rowInfo(end)).toEqual({ title: "Command succeeded", tone: "success", compact: true });
+    expect(rowInfo({ ...end, exit_code: 2 })).toMatchObject({ title: "Command failed (exit 2)", tone: "danger" });
+    expect(rowInfo({ ...end, exit_code: null, timed_out: true })).toMatchObject({ title: "Command timed out", tone: "attention" });
+  });
 });
 
 describe("TimelineIndex", () => {
@@ -83,6 +91,9 @@ describe("TimelineIndex", () => {
     ];
     events.forEach((e) => index.add(e));
     expect(index.calls.get("c1")).toEqual({ requested: 5, approval: 6, decision: 7, started: 8, end: 9 });
+    index.add(envelope(13, { type: "command_started", call_id: "c2", command: "ls", cwd: ".", sandboxed: true, network: false, rule: "r" }));
+    index.add(envelope(14, { type: "command_finished", call_id: "c2", exit_code: 0, signal: null, duration_ms: 1, output: null, output_bytes: 0, output_truncated: false, timed_out: false, cancelled: false, changed_files: 0 }));
+    expect(index.calls.get("c2")).toEqual({ command: 13, commandEnd: 14 });
     expect(index.modelCalls.get(3)).toEqual({ requested: 2, end: 4 });
     expect(index.requestedSeqOf(events[1])).toBe(2);
     expect(index.requestedSeqOf(events[2])).toBe(2);

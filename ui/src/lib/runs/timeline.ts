@@ -1,4 +1,6 @@
 import type { Action, EventPayload, ModelErrorClass, Value } from "../../bindings";
+import { exitInfo } from "./commands";
+import type { StatusTone } from "./format";
 
 /** Tool results above this many bytes are collapsed to a preview. */
 export const COLLAPSE_BYTES = 2048;
@@ -81,6 +83,9 @@ export function actionSummary(action: Action): string {
   return action.calls.length === 1 ? `Tool call: ${names}` : `${action.calls.length} tool calls: ${names}`;
 }
 
+/** A row's colour for a status badge's tone. */
+const TONE_ROW: Record<StatusTone, RowTone> = { neutral: "muted", active: "info", attention: "attention", success: "success", danger: "danger" };
+
 interface RowInfo {
   title: string;
   tone: RowTone;
@@ -149,5 +154,11 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: "File re-applied", tone: "plain", compact: true };
     case "artifact_kept":
       return { title: "File kept", tone: "muted", compact: true };
+    case "command_started":
+      return { title: "Command", tone: "info", compact: false };
+    case "command_finished": {
+      const exit = exitInfo(p);
+      return { title: exit.title, tone: TONE_ROW[exit.tone], compact: true };
+    }
   }
 }

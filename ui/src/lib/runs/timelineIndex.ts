@@ -6,6 +6,9 @@ export interface CallSeqs {
   approval?: number;
   decision?: number;
   started?: number;
+  /** A run_command call's CommandStarted and CommandFinished. */
+  command?: number;
+  commandEnd?: number;
   end?: number;
 }
 
@@ -61,6 +64,12 @@ export class TimelineIndex {
         break;
       case "tool_call_started":
         this.#call(p.call_id).started = seq;
+        break;
+      case "command_started":
+        this.#call(p.call_id).command = seq;
+        break;
+      case "command_finished":
+        this.#call(p.call_id).commandEnd = seq;
         break;
       case "tool_call_completed":
       case "tool_call_failed":

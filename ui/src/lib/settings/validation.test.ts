@@ -1,5 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { emptyProfileForm, emptyProviderForm, parsePrice, profileToForm, providerToForm, urlError, validateProfile, validateProvider } from "./validation";
+import {
+  DEFAULT_COMMAND_SETTINGS,
+  commandsToForm,
+  emptyProfileForm,
+  emptyProviderForm,
+  parsePrice,
+  prefixError,
+  profileToForm,
+  providerToForm,
+  toolchainDirError,
+  urlError,
+  validateCommands,
+  validateProfile,
+  validateProvider,
+} from "./validation";
 
 describe("provider validation", () => {
   const valid = { ...emptyProviderForm(), name: " openai ", model: " gpt-4.1 " };
@@ -114,5 +128,86 @@ describe("profile validation", () => {
     expect(validateProfile(profileToForm(stored)).profile).toEqual(stored);
     form.budgets.maxCostUsd = "0";
     expect(validateProfile(form).errors?.budgets?.maxCostUsd).toMatch(/more than \$0/);
+  });
+});
+
+describe("command settings validation", () => {
+  const form = () => commandsToForm(DEFAULT_COMMAND_SETTINGS);
+
+  it("starts a new profile sandboxed, without network, with the backend's defaults", () => {
+    expect(validateProfile({ ...emptyProfileForm(), name: "p" }).profile?.commands).toEqual(DEFAULT_COMMAND_SETTINGS);
+  });
+
+  it("takes lists one per line, blank lines ignored, and rules with single-spaced words", () => {
+    const result = validateCommands({
+      ...form(),
+      sandbox: false,
+      network: true,
+      maxTimeoutSecs: "1,200",
+      toolchainDirs: " .cargo \n\n.cache/pip/\n",
+      env: "RUST_LOG\n  _TOKEN2 \n",
+      rules: [{ prefix: "  cargo   test ", decision: "allow" }, { prefix: "git push", decision: "deny" }],
+    });
+    expect(result).toEqual({
+      errors: null,
+      commands: {
+        sandbox: false,
+        network: true,
+        max_timeout_secs: 1200,
+        toolchain_dirs: [".cargo", ".cache/pip/"],
+        env: ["RUST_LOG", "_TOKEN2"],
+        rules: [{ prefix: "cargo test", decision: "allow" }, { prefix: "git push", decision: "deny" }],
+      },
+    });
+  });
+
+  it("requires a whole number of seconds above 0, at most a day", () => {
+    for (const bad of ["0", "-5", "1.5", "ten", ""]) expect(validateCommands({ ...form(), maxTimeoutSecs: bad }).errors?.maxTimeoutSecs).toMatch(/greater than 0/);
+    expect(validateCommands({ ...form(), maxTimeoutSecs: "86401" }).errors?.maxTimeoutSecs).toMatch(/at most 86,400/);
+  });
+
+  it("refuses toolchain folders outside the home folder", () => {
+    expect(toolchainDirError(".cargo")).toBeNull();
+    expect(toolchainDirError(".local/lib")).toBeNull();
+    expect(toolchainDirError("/opt/rust")).toMatch(/absolute/);
+    expect(toolchainDirError("../other")).toMatch(/\.\./);
+    expect(toolchainDirError(".cache/../../etc")).toMatch(/\.\./);
+    expect(toolchainDirError("./.cargo")).toMatch(/“\.”/);
+    expect(toolchainDirError("~/.cargo")).toMatch(/leave out ~/);
+    expect(toolchainDirError("a//b")).toMatch(/empty part/);
+    expect(validateCommands({ ...form(), toolchainDirs: ".cargo\n/usr/local" }).errors?.toolchainDirs).toMatch(/“\/usr\/local” is an absolute path/);
+  });
+
+  it("takes only variable names to pass through", () => {
+    expect(validateCommands({ ...form(), env: "HOME_DIR\n1PASSWORD" }).errors?.env).toMatch(/“1PASSWORD” is not a variable name/);
+    expect(validateCommands({ ...form(), env: "MY-VAR" }).errors?.env).toBeDefined();
+    expect(validateCommands({ ...form(), env: "PATH=/bin" }).errors?.env).toBeDefined();
+  });
+
+  it("requires each rule's prefix to be plain words, with an error per row", () => {
+    expect(prefixError("cargo test")).toBeNull();
+    expect(prefixError("npm run lint:fix")).toBeNull();
+    expect(prefixError("./scripts/check.sh --fast")).toBeNull();
+    expect(prefixError("   ")).toMatch(/Enter the words/);
+    for (const bad of ["cargo test; rm -rf /", "cat x | sh", "make && deploy", "echo $HOME", "echo `id`", "(ls)", "ls > out", "cat < in"]) {
+      expect(prefixError(bad), bad).toMatch(/shell syntax/);
+    }
+    expect(prefixError("git commit -m 'x'")).toMatch(/no quotes/);
+    expect(prefixError("rm *.tmp")).toMatch(/wildcards/);
+    expect(prefixError("FOO=1 make")).toMatch(/variable assignment/);
+    const result = validateCommands({ ...form(), rules: [{ prefix: "cargo test", decision: "allow" }, { prefix: "", decision: "ask" }, { prefix: "git push; ls", decision: "deny" }] });
+    expect(result.commands).toBeNull();
+    expect(Object.keys(result.errors?.rules ?? {})).toEqual(["1", "2"]);
+    expect(result.errors?.rules?.[2]).toMatch(/“;” is shell syntax/);
+  });
+
+  it("round-trips a stored profile's command settings", () => {
+    const stored = validateProfile({ ...emptyProfileForm("openai"), name: "strict" }).profile!;
+    stored.commands = { ...stored.commands, sandbox: false, env: ["RUST_LOG"], rules: [{ prefix: "cargo test", decision: "allow" }, { prefix: "git push", decision: "deny" }] };
+    expect(validateProfile(profileToForm(stored)).profile).toEqual(stored);
+    // Command errors keep the profile from saving and are reported under `commands`.
+    const bad = profileToForm(stored);
+    bad.commands.rules[0].prefix = "cargo test | tee";
+    expect(validateProfile(bad).errors?.commands?.rules?.[0]).toMatch(/shell syntax/);
   });
 });

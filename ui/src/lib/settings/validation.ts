@@ -1,4 +1,4 @@
-import type { ApprovalMode, PriceView, ToolModeView } from "../../bindings";
+import type { ApprovalMode, CommandRule, CommandSettings, PriceView, RuleDecision, ToolModeView } from "../../bindings";
 import { DEFAULT_BUDGETS, MAX_USD, budgetsToForm, parseBudgets, parsePositiveInteger, parseUsd, type BudgetErrors, type BudgetForm } from "../runs/budgets";
 import { PROTOCOLS, isProtocol, type KeySource, type ProfileSettings, type ProviderInput, type ProviderProtocol, type ProviderSettings } from "./types";
 
@@ -144,6 +144,108 @@ export function validateProvider(form: ProviderForm): { input: ProviderInput; er
   };
 }
 
+// ---- command settings --------------------------------------------------
+
+/** Like the backend's defaults: sandboxed, no network, Rust / Node / Python caches readable. */
+export const DEFAULT_COMMAND_SETTINGS: CommandSettings = {
+  sandbox: true,
+  network: false,
+  max_timeout_secs: 600,
+  toolchain_dirs: [".cargo", ".rustup", ".npm", ".cache/pip", ".local/lib", ".local/bin"],
+  env: [],
+  rules: [],
+};
+
+/** The longest command time a profile may allow (what one call may ask for, 24 h). */
+export const MAX_COMMAND_SECS = 86_400;
+
+export interface CommandRuleForm {
+  prefix: string;
+  decision: RuleDecision;
+}
+
+/** Command settings as edited: lists one entry per line, rules as rows. */
+export interface CommandForm {
+  sandbox: boolean;
+  network: boolean;
+  maxTimeoutSecs: string;
+  toolchainDirs: string;
+  env: string;
+  rules: CommandRuleForm[];
+}
+
+export type CommandErrors = Partial<Record<"maxTimeoutSecs" | "toolchainDirs" | "env", string>> & {
+  /** By row index. */
+  rules?: Record<number, string>;
+};
+
+export function commandsToForm(c: CommandSettings): CommandForm {
+  return {
+    sandbox: c.sandbox,
+    network: c.network,
+    maxTimeoutSecs: String(c.max_timeout_secs),
+    toolchainDirs: c.toolchain_dirs.join("\n"),
+    env: c.env.join("\n"),
+    rules: c.rules.map((r) => ({ prefix: r.prefix, decision: r.decision })),
+  };
+}
+
+/** Characters that make a prefix shell syntax rather than plain words. */
+const SHELL_SYNTAX = /[;|&$`()<>]/;
+/** Characters a plain word cannot hold (quoting, escapes, globs, comments, home). */
+const NOT_PLAIN = /['"\\*?[\]{}~#!]/;
+
+/**
+ * `null` when a command prefix is plain words (`cargo test`), else what is
+ * wrong: the backend matches rules word by word and refuses shell syntax.
+ */
+export function prefixError(prefix: string): string | null {
+  const trimmed = prefix.trim();
+  if (trimmed === "") return "Enter the words a command starts with, e.g. cargo test.";
+  const syntax = SHELL_SYNTAX.exec(trimmed);
+  if (syntax) return `Use plain words only: “${syntax[0]}” is shell syntax.`;
+  const odd = NOT_PLAIN.exec(trimmed);
+  if (odd) return `Use plain words only: no quotes, escapes or wildcards (“${odd[0]}”).`;
+  if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(trimmed)) return "Start with the command, not a variable assignment.";
+  return null;
+}
+
+/** `null` when a toolchain folder is a plain folder under the home folder (`.cargo`, `.cache/pip`). */
+export function toolchainDirError(dir: string): string | null {
+  if (dir.startsWith("/")) return `“${dir}” is an absolute path: give a folder under your home folder, like .cargo.`;
+  if (dir.startsWith("~")) return `“${dir}”: leave out ~/, folders are already under your home folder.`;
+  const parts = dir.replace(/\/+$/, "").split("/");
+  if (parts.some((p) => p === ".." || p === ".")) return `“${dir}” must not contain “..” or “.”: give a folder under your home folder, like .cargo.`;
+  if (parts.some((p) => p === "")) return `“${dir}” has an empty part (“//”).`;
+  return null;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const lines = (text: string) => text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+
+export function validateCommands(form: CommandForm): { commands: CommandSettings; errors: null } | { commands: null; errors: CommandErrors } {
+  const errors: CommandErrors = {};
+  const timeout = parsePositiveInteger(form.maxTimeoutSecs);
+  if (timeout === null) errors.maxTimeoutSecs = "Max command time must be a whole number of seconds greater than 0.";
+  else if (timeout > MAX_COMMAND_SECS) errors.maxTimeoutSecs = `Max command time must be at most ${MAX_COMMAND_SECS.toLocaleString("en-US")} seconds (24 hours).`;
+  const dirs = lines(form.toolchainDirs);
+  const badDir = dirs.map(toolchainDirError).find((e) => e !== null);
+  if (badDir) errors.toolchainDirs = badDir;
+  const env = lines(form.env);
+  const badEnv = env.find((name) => !ENV_NAME.test(name));
+  if (badEnv !== undefined) errors.env = `“${badEnv}” is not a variable name: letters, digits and _, not starting with a digit.`;
+  const rules: CommandRule[] = [];
+  form.rules.forEach((rule, i) => {
+    const bad = prefixError(rule.prefix);
+    if (bad) (errors.rules ??= {})[i] = bad;
+    else rules.push({ prefix: rule.prefix.trim().split(/\s+/).join(" "), decision: rule.decision });
+  });
+  if (Object.keys(errors).length > 0 || timeout === null) return { commands: null, errors };
+  return { errors: null, commands: { sandbox: form.sandbox, network: form.network, max_timeout_secs: timeout, toolchain_dirs: dirs, env, rules } };
+}
+
+// ---- profiles ------------------------------------------------------------
+
 export interface ProfileForm {
   name: string;
   /** "" = leave the provider to each run. */
@@ -152,10 +254,12 @@ export interface ProfileForm {
   budgets: BudgetForm;
   maxContextBytes: string;
   maxToolResultBytes: string;
+  commands: CommandForm;
 }
 
 export type ProfileErrors = Partial<Record<"name" | "maxContextBytes" | "maxToolResultBytes", string>> & {
   budgets?: BudgetErrors;
+  commands?: CommandErrors;
 };
 
 export const DEFAULT_CONTEXT_CAPS = { max_context_bytes: 400_000, max_tool_result_bytes: 16_384 };
@@ -168,6 +272,7 @@ export function emptyProfileForm(provider = ""): ProfileForm {
     budgets: budgetsToForm(DEFAULT_BUDGETS),
     maxContextBytes: String(DEFAULT_CONTEXT_CAPS.max_context_bytes),
     maxToolResultBytes: String(DEFAULT_CONTEXT_CAPS.max_tool_result_bytes),
+    commands: commandsToForm(DEFAULT_COMMAND_SETTINGS),
   };
 }
 
@@ -179,6 +284,7 @@ export function profileToForm(p: ProfileSettings): ProfileForm {
     budgets: budgetsToForm(p.budgets),
     maxContextBytes: String(p.contextCaps.max_context_bytes),
     maxToolResultBytes: String(p.contextCaps.max_tool_result_bytes),
+    commands: commandsToForm(p.commands),
   };
 }
 
@@ -192,7 +298,9 @@ export function validateProfile(form: ProfileForm): { profile: ProfileSettings; 
   if (contextBytes === null) errors.maxContextBytes = "Context size must be a whole number of bytes greater than 0.";
   const toolBytes = parsePositiveInteger(form.maxToolResultBytes);
   if (toolBytes === null) errors.maxToolResultBytes = "Tool result size must be a whole number of bytes greater than 0.";
-  if (Object.keys(errors).length > 0 || budgets.budgets === null || contextBytes === null || toolBytes === null) {
+  const commands = validateCommands(form.commands);
+  if (commands.errors) errors.commands = commands.errors;
+  if (Object.keys(errors).length > 0 || budgets.budgets === null || contextBytes === null || toolBytes === null || commands.commands === null) {
     return { profile: null, errors };
   }
   return {
@@ -203,6 +311,7 @@ export function validateProfile(form: ProfileForm): { profile: ProfileSettings; 
       approvalMode: form.approvalMode,
       budgets: budgets.budgets,
       contextCaps: { max_context_bytes: contextBytes, max_tool_result_bytes: toolBytes },
+      commands: commands.commands,
     },
   };
 }
