@@ -124,14 +124,14 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
       await byTestId(app, "start-run").click();
     });
     // The first command's output shows while it still runs.
-    const firstOutput = app.$('[data-testid="command-output"]');
+    const firstOutput = app.$('[data-testid="terminal"]');
     await step(app, "cmd-live", () =>
       app.waitUntil(async () => (await firstOutput.isExisting()) && (await firstOutput.getText()).includes("running tests"), {
         ...WAIT,
         timeoutMsg: "the command's output never streamed into the timeline",
       }),
     );
-    const exitBadges = () => app.$$('[data-testid="command-exit"]');
+    const exitBadges = () => app.$$('[data-testid="exit-badge"]');
     assert.equal((await exitBadges()).length, 0, "the output was shown before the command finished");
     await screenshot(app, "commands-01-live");
 
@@ -140,7 +140,7 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
       app.waitUntil(async () => (await exitBadges()).length === 1, { ...WAIT, timeoutMsg: "no exit badge" }),
     );
     assert.equal(await (await exitBadges())[0].getAttribute("data-exit"), "1");
-    const red = await app.$$('[data-testid="command-output"] span[style*="color"], [data-testid="command-output"] span[class*="ansi"]');
+    const red = await app.$$('[data-testid="terminal"] span[class*="ansi-red"]');
     assert.ok(red.length > 0, "ANSI colours are rendered");
     await step(app, "cmd-approval", () => pendingApproval(app).waitForDisplayed(WAIT));
     await byTestId(app, "approve").click();

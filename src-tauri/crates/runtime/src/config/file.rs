@@ -374,9 +374,7 @@ fn validate_commands(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
         }
     }
     for rule in p.command_rules.iter().flatten() {
-        if rule.prefix.trim().is_empty() {
-            return Err(("command_rules", "a rule needs a non-empty prefix".into()));
-        }
+        bearagent_tools::command::rules::validate_rule(rule).map_err(|e| ("command_rules", e))?;
     }
     Ok(())
 }

@@ -174,3 +174,52 @@ fn a_price_and_a_cost_limit_parse_and_bad_ones_name_the_field() {
         assert!(err.contains("profiles.careful.max_cost"), "{bad}: {err}");
     }
 }
+
+#[test]
+fn command_settings_parse_and_bad_ones_name_the_field() {
+    let with = |extra: &str| {
+        GOOD.replace(
+            "max_model_calls = 20",
+            &format!("max_model_calls = 20\n{extra}"),
+        )
+    };
+    let c = parse(
+        p(),
+        &with("sandbox = \"off\"\nnetwork = true\ncommand_timeout_secs = 30\ntoolchain_dirs = [\".cargo\"]\ncommand_env = [\"CARGO_TERM_COLOR\"]\ncommand_rules = [{ prefix = \"cargo test\", decision = \"allow\" }]"),
+    )
+    .unwrap();
+    let careful = &c.profiles["careful"];
+    assert_eq!(careful.sandbox.as_deref(), Some("off"));
+    assert_eq!(
+        careful.command_rules.as_ref().unwrap()[0].prefix,
+        "cargo test"
+    );
+    for (bad, field) in [
+        ("sandbox = \"maybe\"", "sandbox"),
+        ("command_timeout_secs = 0", "command_timeout_secs"),
+        ("toolchain_dirs = [\"/etc\"]", "toolchain_dirs"),
+        ("toolchain_dirs = [\"../x\"]", "toolchain_dirs"),
+        ("command_env = [\"1BAD\"]", "command_env"),
+        (
+            "command_rules = [{ prefix = \"\", decision = \"deny\" }]",
+            "command_rules",
+        ),
+        (
+            "command_rules = [{ prefix = \"rm; ls\", decision = \"deny\" }]",
+            "command_rules",
+        ),
+    ] {
+        let err = parse(p(), &with(bad)).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("profiles.careful.{field}")),
+            "{bad}: {err}"
+        );
+    }
+    let err = parse(
+        p(),
+        &with("command_rules = [{ prefix = \"rm\", decision = \"never\" }]"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("/cfg/config.toml:"), "{err}");
+}
