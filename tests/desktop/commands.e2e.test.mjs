@@ -18,14 +18,17 @@ const FAILING = "def add(a, b):\n    return a - b\n";
 const FIXED = "def add(a, b):\n    return a + b\n";
 // Prints, waits (so the output is seen while the command still runs), then
 // checks calc.py and writes report.txt either way.
-const TEST_SH = [
-  "printf 'running tests...\\n'",
-  "sleep 2",
-  "if grep -q 'return a + b' calc.py; then",
-  "  printf '\\033[32mPASS\\033[0m test_add\\n'; echo PASS > report.txt; exit 0",
-  "else",
-  "  printf '\\033[31mFAIL\\033[0m test_add: expected 5, got -1\\n'; echo FAIL > report.txt; exit 1",
-  "fi",
+const TEST_PY = [
+  "import sys, time",
+  "print('running tests...', flush=True)",
+  "time.sleep(2)",
+  "ok = 'return a + b' in open('calc.py').read()",
+  "open('report.txt', 'w').write('PASS\\n' if ok else 'FAIL\\n')",
+  "if ok:",
+  "    print('\\033[32mPASS\\033[0m test_add')",
+  "else:",
+  "    print('\\033[31mFAIL\\033[0m test_add: expected 5, got -1')",
+  "    sys.exit(1)",
   "",
 ].join("\n");
 
@@ -58,9 +61,9 @@ function answerTurn(text) {
 }
 
 const TURNS = [
-  toolTurn("c1", "run_command", { command: "sh test.sh" }),
+  toolTurn("c1", "run_command", { command: "python3 test_calc.py" }),
   toolTurn("c2", "write_file", { path: "calc.py", content: FIXED }),
-  toolTurn("c3", "run_command", { command: "sh test.sh" }),
+  toolTurn("c3", "run_command", { command: "python3 test_calc.py" }),
   answerTurn("The test failed because add subtracted; fixed calc.py and the tests pass now."),
 ];
 
@@ -79,11 +82,42 @@ function startModel() {
   return new Promise((ok) => server.listen(0, "127.0.0.1", () => ok({ server, port: server.address().port, calls: () => next })));
 }
 
+/** Scrolls the (virtualised) timeline top to bottom, collecting exit badges in order and colours seen. */
+async function scanTimeline(app) {
+  return app.execute(async () => {
+    const root = document.querySelector(".timeline");
+    const scroller = [...root.querySelectorAll("*")].find((e) => e.scrollHeight > e.clientHeight + 10);
+    const exits = new Map();
+    let red = false;
+    let green = false;
+    const collect = () => {
+      for (const badge of root.querySelectorAll('[data-testid="exit-badge"]')) {
+        const owner = badge.closest("[data-seq], [data-index], [data-call-id]");
+        const key = owner?.getAttribute("data-seq") ?? owner?.getAttribute("data-index") ?? owner?.getAttribute("data-call-id") ?? badge.textContent;
+        exits.set(key, badge.getAttribute("data-exit"));
+      }
+      red ||= root.querySelector('[data-testid="terminal"] .ansi-red-fg') !== null;
+      green ||= root.querySelector('[data-testid="terminal"] .ansi-green-fg') !== null;
+    };
+    if (scroller) {
+      for (let top = 0; top <= scroller.scrollHeight; top += scroller.clientHeight / 3) {
+        scroller.scrollTop = top;
+        await new Promise((r) => setTimeout(r, 120));
+        collect();
+      }
+    } else {
+      collect();
+    }
+    const ordered = [...exits.entries()].sort((a, b) => Number(a[0]) - Number(b[0]) || String(a[0]).localeCompare(String(b[0])));
+    return { exits: ordered.map(([, v]) => v), red, green };
+  });
+}
+
 before(async () => {
   sandbox = makeSandbox();
   model = await startModel();
   writeFileSync(join(sandbox.workspace, "calc.py"), FAILING);
-  writeFileSync(join(sandbox.workspace, "test.sh"), TEST_SH);
+  writeFileSync(join(sandbox.workspace, "test_calc.py"), TEST_PY);
   mkdirSync(sandbox.data, { recursive: true });
   writeFileSync(
     join(sandbox.data, "config.toml"),
@@ -96,7 +130,7 @@ before(async () => {
       'key = "none"',
       "[profiles.default]",
       'provider = "local"',
-      'command_rules = [{ prefix = "sh test.sh", decision = "allow" }]',
+      'command_rules = [{ prefix = "python3 test_calc.py", decision = "allow" }]',
       "",
     ].join("\n"),
   );
@@ -124,24 +158,20 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
       await byTestId(app, "start-run").click();
     });
     // The first command's output shows while it still runs.
-    const firstOutput = app.$('[data-testid="terminal"]');
+    const terminal = app.$('[data-testid="terminal"]');
     await step(app, "cmd-live", () =>
-      app.waitUntil(async () => (await firstOutput.isExisting()) && (await firstOutput.getText()).includes("running tests"), {
+      app.waitUntil(async () => (await terminal.isExisting()) && (await terminal.getText()).includes("running tests"), {
         ...WAIT,
-        timeoutMsg: "the command's output never streamed into the timeline",
+        interval: 100,
+        timeoutMsg: "the command's output never showed in the timeline",
       }),
     );
-    const exitBadges = () => app.$$('[data-testid="exit-badge"]');
-    assert.equal((await exitBadges()).length, 0, "the output was shown before the command finished");
+    // The script writes report.txt only after its 2 s pause: the first
+    // line was on screen while the command still ran.
+    assert.ok(!existsSync(join(sandbox.workspace, "report.txt")), "output showed only after the command ended");
     await screenshot(app, "commands-01-live");
 
-    // It fails, in colour; then the write asks for approval.
-    await step(app, "cmd-failed", () =>
-      app.waitUntil(async () => (await exitBadges()).length === 1, { ...WAIT, timeoutMsg: "no exit badge" }),
-    );
-    assert.equal(await (await exitBadges())[0].getAttribute("data-exit"), "1");
-    const red = await app.$$('[data-testid="terminal"] span[class*="ansi-red"]');
-    assert.ok(red.length > 0, "ANSI colours are rendered");
+    // It fails; then the fix (a write) asks for approval.
     await step(app, "cmd-approval", () => pendingApproval(app).waitForDisplayed(WAIT));
     await byTestId(app, "approve").click();
 
@@ -149,12 +179,19 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
     await step(app, "cmd-succeeded", () =>
       app.$('[data-testid="run-outcome"][data-status="succeeded"]').waitForDisplayed({ timeout: 60_000 }),
     );
-    const badges = await exitBadges();
-    assert.equal(badges.length, 2);
-    assert.equal(await badges[1].getAttribute("data-exit"), "0");
     assert.equal(readFileSync(join(sandbox.workspace, "calc.py"), "utf8"), FIXED);
     assert.equal(readFileSync(join(sandbox.workspace, "report.txt"), "utf8"), "PASS\n");
     await screenshot(app, "commands-02-passed");
+
+    // The timeline is virtualised: scroll through it and collect every
+    // command's exit badge and whether its output carries colours.
+    const seen = await scanTimeline(app);
+    // Each command shows its badge (on its row and its result): first 1, then 0.
+    assert.ok(seen.exits.length >= 2, `exit badges: ${JSON.stringify(seen)}`);
+    assert.equal(seen.exits[0], "1", `the first run fails: ${JSON.stringify(seen)}`);
+    assert.equal(seen.exits.at(-1), "0", `the last run passes: ${JSON.stringify(seen)}`);
+    assert.ok(seen.red, "the failing run's red FAIL is rendered in colour");
+    assert.ok(seen.green, "the passing run's green PASS is rendered in colour");
 
     // report.txt was written by the command: it is an artifact; revert removes it.
     await byTestId(app, "changes-tab").click();
@@ -163,7 +200,7 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
     assert.equal(await row("report.txt").getAttribute("data-change"), "added");
     assert.ok(await row("calc.py").isExisting(), "the approved edit is a change too");
     await row("report.txt").click();
-    await byTestId(app, "artifact-revert").click();
+    await row("report.txt").$('[data-testid="artifact-revert"]').click();
     await step(app, "cmd-reverted", () =>
       app.waitUntil(async () => (await row("report.txt").getAttribute("data-state")) === "reverted", {
         ...WAIT,
@@ -171,6 +208,7 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
       }),
     );
     assert.ok(!existsSync(join(sandbox.workspace, "report.txt")), "the revert removed the file the command created");
+    assert.equal(readFileSync(join(sandbox.workspace, "calc.py"), "utf8"), FIXED, "only report.txt was reverted");
     await screenshot(app, "commands-03-reverted");
     assert.equal(model.calls(), 4, "four model calls: test, fix, test, answer");
   } finally {
