@@ -277,4 +277,73 @@ mod tests {
             PolicyDecision::Deny { .. }
         ));
     }
+
+    fn command(line: &str) -> (ToolSpec, PreparedCall) {
+        let tool = ToolName::new("run_command").unwrap();
+        let plan = crate::spec::CommandPlan {
+            command: line.into(),
+            cwd_rel: ".".into(),
+            cwd_abs: PathBuf::from("/ws"),
+            timeout_secs: None,
+        };
+        (
+            spec("run_command", Effect::RunsCommand),
+            PreparedCall::command(tool, String::new(), plan, json!({})),
+        )
+    }
+
+    fn with_rules(mode: ApprovalMode, sandbox: bool, rules: &[(&str, RuleDecision)]) -> Policy {
+        Policy::new(mode).with_commands(CommandSettings {
+            sandbox,
+            rules: rules
+                .iter()
+                .map(|(p, d)| bearagent_kernel::CommandRule {
+                    prefix: (*p).into(),
+                    decision: *d,
+                })
+                .collect(),
+            ..CommandSettings::default()
+        })
+    }
+
+    #[test]
+    fn commands_follow_their_rules_in_every_mode_and_deny_wins() {
+        let rules = [("rm", RuleDecision::Deny), ("cargo test", RuleDecision::Allow)];
+        for mode in [ApprovalMode::AskAll, ApprovalMode::AskWrites, ApprovalMode::AllowAll] {
+            let p = with_rules(mode, true, &rules);
+            let (s, c) = command("cargo test && rm -rf x");
+            assert!(matches!(p.decide(&s, c), PolicyDecision::Deny { .. }), "{mode:?}");
+            let (s, c) = command("cargo test --workspace");
+            assert!(is_allow(&p.decide(&s, c)), "an allow rule asks nothing in {mode:?}");
+            // Unprovable always asks, whatever the mode.
+            let (s, c) = command("cargo test $(whoami)");
+            assert!(is_ask(&p.decide(&s, c)), "{mode:?}");
+        }
+        // No rule: asks, unless everything is allowed.
+        let (s, c) = command("make");
+        assert!(is_ask(&with_rules(ApprovalMode::AskWrites, true, &rules).decide(&s, c)));
+        let (s, c) = command("make");
+        assert!(is_allow(&with_rules(ApprovalMode::AllowAll, true, &rules).decide(&s, c)));
+    }
+
+    #[test]
+    fn without_the_sandbox_every_command_asks_but_denies_still_deny() {
+        let rules = [("rm", RuleDecision::Deny), ("ls", RuleDecision::Allow)];
+        let p = with_rules(ApprovalMode::AllowAll, false, &rules);
+        let (s, c) = command("ls");
+        assert!(is_ask(&p.decide(&s, c)));
+        let (s, c) = command("rm x");
+        assert!(matches!(p.decide(&s, c), PolicyDecision::Deny { .. }));
+    }
+
+    #[test]
+    fn a_command_call_and_a_non_command_spec_never_mix() {
+        let (_, c) = command("ls");
+        let p = with_rules(ApprovalMode::AllowAll, true, &[("ls", RuleDecision::Allow)]);
+        let wrong = spec("run_command", Effect::ReadOnly);
+        assert!(matches!(p.decide(&wrong, c), PolicyDecision::Deny { .. }));
+        let (s, _) = command("ls");
+        let read = call("run_command", Effect::ReadOnly, None);
+        assert!(matches!(p.decide(&s, read), PolicyDecision::Deny { .. }));
+    }
 }
