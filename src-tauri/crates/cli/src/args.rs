@@ -32,6 +32,18 @@ pub enum Command {
     /// Work with model providers.
     #[command(subcommand)]
     Providers(ProvidersCommand),
+    /// MCP servers from the config.
+    #[command(subcommand)]
+    Mcp(McpCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// List the configured MCP servers.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

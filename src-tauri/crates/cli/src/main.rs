@@ -7,6 +7,7 @@
 mod args;
 mod changes_cmd;
 mod exit;
+mod mcp_cmd;
 mod query_cmd;
 mod render;
 mod run_cmd;
@@ -63,6 +64,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Changes(q) => changes_cmd::changes(&app, q),
         args::Command::Revert(q) => changes_cmd::revert(&app, q),
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),
+        args::Command::Mcp(args::McpCommand::List { json }) => mcp_cmd::list(&app, json),
         args::Command::Providers(args::ProvidersCommand::Test(t)) => {
             settings_cmd::test_provider(&app, t).await
         }

@@ -308,22 +308,39 @@ mod tests {
 
     #[test]
     fn commands_follow_their_rules_in_every_mode_and_deny_wins() {
-        let rules = [("rm", RuleDecision::Deny), ("cargo test", RuleDecision::Allow)];
-        for mode in [ApprovalMode::AskAll, ApprovalMode::AskWrites, ApprovalMode::AllowAll] {
+        let rules = [
+            ("rm", RuleDecision::Deny),
+            ("cargo test", RuleDecision::Allow),
+        ];
+        for mode in [
+            ApprovalMode::AskAll,
+            ApprovalMode::AskWrites,
+            ApprovalMode::AllowAll,
+        ] {
             let p = with_rules(mode, true, &rules);
             let (s, c) = command("cargo test && rm -rf x");
-            assert!(matches!(p.decide(&s, c), PolicyDecision::Deny { .. }), "{mode:?}");
+            assert!(
+                matches!(p.decide(&s, c), PolicyDecision::Deny { .. }),
+                "{mode:?}"
+            );
             let (s, c) = command("cargo test --workspace");
-            assert!(is_allow(&p.decide(&s, c)), "an allow rule asks nothing in {mode:?}");
+            assert!(
+                is_allow(&p.decide(&s, c)),
+                "an allow rule asks nothing in {mode:?}"
+            );
             // Unprovable always asks, whatever the mode.
             let (s, c) = command("cargo test $(whoami)");
             assert!(is_ask(&p.decide(&s, c)), "{mode:?}");
         }
         // No rule: asks, unless everything is allowed.
         let (s, c) = command("make");
-        assert!(is_ask(&with_rules(ApprovalMode::AskWrites, true, &rules).decide(&s, c)));
+        assert!(is_ask(
+            &with_rules(ApprovalMode::AskWrites, true, &rules).decide(&s, c)
+        ));
         let (s, c) = command("make");
-        assert!(is_allow(&with_rules(ApprovalMode::AllowAll, true, &rules).decide(&s, c)));
+        assert!(is_allow(
+            &with_rules(ApprovalMode::AllowAll, true, &rules).decide(&s, c)
+        ));
     }
 
     #[test]

@@ -165,6 +165,9 @@ pub struct ConfigFile {
     pub providers: BTreeMap<String, ProviderEntry>,
     #[serde(default)]
     pub profiles: BTreeMap<String, ProfileEntry>,
+    /// MCP servers whose tools runs may use.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub mcp_servers: BTreeMap<String, super::mcp::McpServerEntry>,
 }
 
 impl Default for ConfigFile {
@@ -173,6 +176,7 @@ impl Default for ConfigFile {
             version: CONFIG_VERSION,
             providers: BTreeMap::new(),
             profiles: BTreeMap::new(),
+            mcp_servers: BTreeMap::new(),
         }
     }
 }
@@ -293,6 +297,10 @@ pub fn validate(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
                 .to_price()
                 .map_err(|e| invalid(path, field("price"), e.to_string()))?;
         }
+    }
+    for (name, server) in &config.mcp_servers {
+        super::mcp::validate_server(name, server)
+            .map_err(|(field, message)| invalid(path, field, message))?;
     }
     for (name, profile) in &config.profiles {
         let field = |f: &str| format!("profiles.{name}.{f}");

@@ -3,6 +3,7 @@
 
 pub mod file;
 pub mod keys;
+pub mod mcp;
 pub mod resolve;
 
 pub use file::{
@@ -10,4 +11,5 @@ pub use file::{
     ProfileEntry, ProviderEntry,
 };
 pub use keys::{KeyError, OsKeychain, SecretStore};
+pub use mcp::{McpServerEntry, SecretValue};
 pub use resolve::ProviderOverrides;

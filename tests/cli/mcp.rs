@@ -1,0 +1,66 @@
+//! MCP servers in the config, through the `bearagent` binary: listed with
+//! where their secrets come from (never the secrets), mistakes named by
+//! file, line and field.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+#[test]
+fn mcp_servers_are_listed_without_their_secrets_and_mistakes_are_named() {
+    let env = support::env();
+    let config = env.home.path().join("config.toml");
+    std::fs::write(
+        &config,
+        r#"version = 1
+[mcp_servers.everything]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-everything"]
+env = { LITERAL = "do-not-print-me", TOKEN = { env = "MY_TOKEN" } }
+
+[mcp_servers.remote]
+url = "http://127.0.0.1:3001/mcp"
+bearer_token = { env = "REMOTE_TOKEN" }
+enabled = false
+"#,
+    )
+    .unwrap();
+    let out = env.bearagent(&["mcp", "list"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("everything") && text.contains("stdio: npx -y"),
+        "{text}"
+    );
+    assert!(text.contains("TOKEN=$MY_TOKEN"), "{text}");
+    assert!(
+        text.contains("remote") && text.contains("disabled"),
+        "{text}"
+    );
+    assert!(!text.contains("do-not-print-me"), "{text}");
+    let json = env.bearagent(&["mcp", "list", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["mcp_servers"].as_array().unwrap().len(), 2);
+    assert!(!String::from_utf8_lossy(&json.stdout).contains("do-not-print-me"));
+
+    std::fs::write(
+        &config,
+        "version = 1\n[mcp_servers.both]\ncommand = \"a\"\nurl = \"http://h\"\n",
+    )
+    .unwrap();
+    let out = env.bearagent(&["config", "check"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mcp_servers.both.url"), "{err}");
+    std::fs::write(
+        &config,
+        "version = 1\n[mcp_servers.x]\ncommand = \"a\"\ntypo = 1\n",
+    )
+    .unwrap();
+    let out = env.bearagent(&["config", "check"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml:4:"), "{err}");
+}
