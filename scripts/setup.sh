@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what BearAgent needs on Debian/Ubuntu and is not there yet:
-# system packages, tauri-driver, and the npm dependencies of ui/ and
-# tests/desktop. Safe to run again; it skips what is already installed.
+# system packages, tauri-driver, and the npm dependencies of ui/,
+# tests/desktop and tests/mcp (the reference MCP server that the
+# bearagent-mcp tests talk to). Safe to run again; it skips what is
+# already installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,3 +61,4 @@ npm_ci() {
 }
 npm_ci ui
 npm_ci tests/desktop
+npm_ci tests/mcp
