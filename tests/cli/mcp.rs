@@ -64,3 +64,61 @@ enabled = false
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("config.toml:4:"), "{err}");
 }
+
+/// `mcp test` starts the official reference server, shows its handshake
+/// and tools with their annotations, and stops it; a server that cannot
+/// start is a classified error (exit 1) naming it.
+#[test]
+fn mcp_test_shows_the_reference_server_s_tools_or_the_classified_error() {
+    let env = support::env();
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+    let server = repo.join("tests/mcp/node_modules/.bin/mcp-server-everything");
+    assert!(
+        server.exists(),
+        "run `npm ci --prefix tests/mcp` (scripts/setup.sh does) first"
+    );
+    std::fs::write(
+        env.home.path().join("config.toml"),
+        format!(
+            r#"version = 1
+[mcp_servers.everything]
+command = "node"
+args = ["{}", "stdio"]
+
+[mcp_servers.missing]
+command = "/nonexistent/mcp-server"
+startup_timeout_secs = 5
+"#,
+            server.display()
+        ),
+    )
+    .unwrap();
+    let out = env.bearagent(&["mcp", "test", "everything", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"everything__echo"), "{names:?}");
+    assert!(names.contains(&"everything__get-sum"), "{names:?}");
+    assert!(v["protocol_version"]
+        .as_str()
+        .is_some_and(|p| !p.is_empty()));
+    let human = env.bearagent(&["mcp", "test", "everything"]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("everything__echo"), "{text}");
+
+    let out = env.bearagent(&["mcp", "test", "missing"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("missing"), "{err}");
+    let out = env.bearagent(&["mcp", "test", "nobody"]);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -230,7 +230,9 @@ export type DiffLineView = {
 export type EffectOutcome = "applied" | "not_applied";
 
 /**  What the UI branches on; never the message text. */
-export type ErrorCode = "invalid_input" | "not_found" | "not_a_directory" | "storage" | "conflict" | "dialog" | "internal";
+export type ErrorCode = "invalid_input" | "not_found" | "not_a_directory" | "storage" | "conflict" | "dialog" | 
+/**  Something outside BearAgent (an MCP server) failed or did not answer. */
+"unavailable" | "internal";
 
 /**  An event as stored: payload plus its place in the run's log. */
 export type EventEnvelope = {

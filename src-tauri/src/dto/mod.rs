@@ -15,6 +15,8 @@ pub enum ErrorCode {
     Storage,
     Conflict,
     Dialog,
+    /// Something outside BearAgent (an MCP server) failed or did not answer.
+    Unavailable,
     Internal,
 }
 
@@ -41,6 +43,7 @@ impl From<&AppError> for ApiError {
             CoreCode::NotADirectory => ErrorCode::NotADirectory,
             CoreCode::Storage => ErrorCode::Storage,
             CoreCode::Conflict => ErrorCode::Conflict,
+            CoreCode::Unavailable => ErrorCode::Unavailable,
             CoreCode::Internal => ErrorCode::Internal,
         };
         ApiError::new(code, e.to_string())

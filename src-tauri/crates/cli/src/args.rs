@@ -44,6 +44,13 @@ pub enum McpCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Start a server, show its handshake and tools (or the classified
+    /// error), and stop it.
+    Test {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

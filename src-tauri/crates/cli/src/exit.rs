@@ -37,7 +37,7 @@ pub fn report(e: &AppError) -> Exit {
     eprintln!("bearagent: {e}");
     match e.code() {
         ErrorCode::InvalidInput | ErrorCode::NotFound | ErrorCode::NotADirectory => Exit::Usage,
-        ErrorCode::Conflict => Exit::Failed,
+        ErrorCode::Conflict | ErrorCode::Unavailable => Exit::Failed,
         ErrorCode::Storage | ErrorCode::Internal => Exit::Internal,
     }
 }

@@ -65,6 +65,9 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Revert(q) => changes_cmd::revert(&app, q),
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),
         args::Command::Mcp(args::McpCommand::List { json }) => mcp_cmd::list(&app, json),
+        args::Command::Mcp(args::McpCommand::Test { name, json }) => {
+            mcp_cmd::test(&app, &name, json).await
+        }
         args::Command::Providers(args::ProvidersCommand::Test(t)) => {
             settings_cmd::test_provider(&app, t).await
         }

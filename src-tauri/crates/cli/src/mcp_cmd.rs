@@ -1,4 +1,5 @@
-//! `bearagent mcp list`: the MCP servers the config defines.
+//! `bearagent mcp list` and `bearagent mcp test NAME`: the MCP servers the
+//! config defines, and whether one starts and what tools it offers.
 
 use crate::exit::{self, Exit};
 use bearagent_runtime::config::{McpServerEntry, SecretValue};
@@ -73,4 +74,63 @@ pub fn list(app: &Application, as_json: bool) -> Exit {
         );
     }
     Exit::Succeeded
+}
+
+pub async fn test(app: &Application, name: &str, as_json: bool) -> Exit {
+    let report = match app.test_mcp_server(name).await {
+        Ok(r) => r,
+        Err(e) => return exit::report(&e),
+    };
+    if as_json {
+        let tools: Vec<_> = report
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.exposed_name,
+                    "server_tool": t.name,
+                    "description": t.description,
+                    "read_only_hint": t.read_only_hint,
+                    "destructive_hint": t.destructive_hint,
+                    "input_schema": t.input_schema,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            json!({
+                "server": report.server_name,
+                "version": report.server_version,
+                "protocol_version": report.protocol_version,
+                "startup_ms": report.startup_ms,
+                "tools": tools,
+            })
+        );
+        return Exit::Succeeded;
+    }
+    println!(
+        "{name}: {} {} (protocol {}), started in {} ms, {} tool(s)",
+        report.server_name,
+        report.server_version,
+        report.protocol_version,
+        report.startup_ms,
+        report.tools.len()
+    );
+    for t in &report.tools {
+        let hint = match t.read_only_hint {
+            Some(true) => "read-only",
+            Some(false) => "writes",
+            None => "no hint",
+        };
+        println!(
+            "  {:<40} {hint:<9} {}",
+            t.exposed_name,
+            first_line(&t.description)
+        );
+    }
+    Exit::Succeeded
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().next().unwrap_or("")
 }

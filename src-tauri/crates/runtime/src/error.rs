@@ -9,6 +9,8 @@ pub enum ErrorCode {
     NotADirectory,
     Storage,
     Conflict,
+    /// Something outside BearAgent (an MCP server) failed or did not answer.
+    Unavailable,
     Internal,
 }
 
@@ -37,6 +39,8 @@ pub enum AppError {
     Conflict(String),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    #[error("{0}")]
+    Unavailable(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -50,6 +54,7 @@ impl AppError {
             AppError::Io { .. } | AppError::NoHome | AppError::Internal(_) => ErrorCode::Internal,
             AppError::Store(_) | AppError::Corrupt(_) => ErrorCode::Storage,
             AppError::Conflict(_) => ErrorCode::Conflict,
+            AppError::Unavailable(_) => ErrorCode::Unavailable,
             AppError::Config(crate::config::ConfigError::Io { .. }) => ErrorCode::Internal,
             AppError::Config(_) => ErrorCode::InvalidInput,
         }

@@ -4,6 +4,7 @@
 
 mod app;
 mod app_commands;
+mod app_mcp;
 mod app_resume;
 mod app_runs;
 mod app_settings;
@@ -22,6 +23,7 @@ mod views;
 pub mod watch;
 
 pub use app::Application;
+pub use app_mcp::McpServerTest;
 pub use app_runs::StartRun;
 pub use app_settings::{ProviderSummary, ProviderTest, Settings};
 pub use bearagent_kernel::{ApprovalMode, ContextCaps};

@@ -80,6 +80,12 @@ impl ApiKey {
     pub(crate) fn expose(&self) -> &str {
         &self.0
     }
+
+    /// The secret itself, only to hand it to a transport that needs it (an
+    /// MCP server's environment or bearer header); never to print.
+    pub fn secret_for_transport(&self) -> &str {
+        &self.0
+    }
 }
 
 impl fmt::Debug for ApiKey {
