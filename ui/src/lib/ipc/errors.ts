@@ -6,6 +6,7 @@ const TITLES: Record<ErrorCode, string> = {
   not_a_directory: "Not a folder",
   storage: "Storage error",
   conflict: "Conflict",
+  unavailable: "Not available",
   dialog: "Folder picker unavailable",
   internal: "Unexpected error",
 };
