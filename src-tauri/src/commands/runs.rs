@@ -100,12 +100,12 @@ pub async fn list_events(
     after_seq: u32,
     limit: u32,
 ) -> Result<EventPage, ApiError> {
-    let events = state.app()?.list_events(
+    let (events, has_more) = state.app()?.event_page(
         parse_run_id(&run_id)?,
         EventSeq(u64::from(after_seq)),
         limit,
     )?;
-    Ok(EventPage::new(events, limit))
+    Ok(EventPage { events, has_more })
 }
 
 /// Exactly what the model was sent for one model call, rebuilt from events.

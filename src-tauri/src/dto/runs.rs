@@ -165,15 +165,8 @@ impl RunDetailView {
 #[serde(rename_all = "camelCase")]
 pub struct EventPage {
     pub events: Vec<EventEnvelope>,
-    /// More events may follow the last one returned.
+    /// More events follow the last one returned.
     pub has_more: bool,
-}
-
-impl EventPage {
-    pub fn new(events: Vec<EventEnvelope>, limit: u32) -> Self {
-        let has_more = limit > 0 && events.len() >= limit as usize;
-        Self { events, has_more }
-    }
 }
 
 #[derive(Debug, Clone, Serialize, specta::Type)]

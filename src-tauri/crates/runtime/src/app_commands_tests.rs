@@ -201,3 +201,26 @@ async fn cancelling_a_run_stops_its_running_command() {
     let t = types(&f.app, run);
     assert!(t.contains(&"command_finished"), "{t:?}");
 }
+
+#[tokio::test]
+async fn event_pages_say_exactly_whether_more_follow() {
+    let f = fixture();
+    let steps = json!([{"final_answer": "done"}]);
+    let run = start_with_rules(&f, steps, vec![]);
+    let p = f.app.wait_run(run).await.unwrap();
+    let total = p.last_seq.0;
+    assert!(total > 3);
+    // A page that ends exactly at the last event: nothing more.
+    let (events, more) = f.app.event_page(run, EventSeq(0), total as u32).unwrap();
+    assert_eq!((events.len() as u64, more), (total, false));
+    let (_, more) = f
+        .app
+        .event_page(run, EventSeq(0), (total - 1) as u32)
+        .unwrap();
+    assert!(more);
+    // A limit beyond the store's page cap is capped, and still exact.
+    let (events, more) = f.app.event_page(run, EventSeq(1), u32::MAX).unwrap();
+    assert_eq!((events.len() as u64, more), (total - 1, false));
+    let (events, more) = f.app.event_page(run, EventSeq(total), 10).unwrap();
+    assert!(events.is_empty() && !more);
+}

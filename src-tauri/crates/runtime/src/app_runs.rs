@@ -273,6 +273,21 @@ impl Application {
         Ok(self.store.events_after(run_id, after, limit)?)
     }
 
+    /// A page of a run's events after `after` (at most `limit`, and at
+    /// most the store's page cap) and whether more follow: decided from
+    /// the run's last seq, so it is right whatever capped the page.
+    pub fn event_page(
+        &self,
+        run_id: RunId,
+        after: EventSeq,
+        limit: u32,
+    ) -> Result<(Vec<EventEnvelope>, bool), AppError> {
+        let last = self.get_run(run_id)?.last_seq;
+        let events = self.store.events_after(run_id, after, limit)?;
+        let reached = events.last().map_or(after, |e| e.seq);
+        Ok((events, reached < last))
+    }
+
     /// Exactly what the model was sent for the model call whose
     /// `ModelCallRequested` event has seq `requested`, rebuilt from the
     /// events committed before it.
