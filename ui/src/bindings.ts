@@ -247,11 +247,16 @@ export type EventEnvelope = {
 
 export type EventPage = {
 	events: EventEnvelope[],
-	/**  More events may follow the last one returned. */
+	/**  More events follow the last one returned. */
 	hasMore: boolean,
 };
 
-export type EventPayload = { type: "run_created"; goal: string; workspace_id: WorkspaceId; workspace_path: string; profile: string; budgets: Budgets; approval_mode: ApprovalMode; context_caps: ContextCaps; 
+export type EventPayload = 
+/**
+ *  The run exists: its goal, workspace and every setting in force
+ *  (budgets, approvals, caps, provider, price, command sandbox, rules).
+ */
+{ type: "run_created"; goal: string; workspace_id: WorkspaceId; workspace_path: string; profile: string; budgets: Budgets; approval_mode: ApprovalMode; context_caps: ContextCaps; 
 /**  Invalid model replies fed back before the run fails. */
 max_invalid_outputs: number; 
 /**
@@ -266,7 +271,21 @@ price?: Price | null;
 /**  Sandbox, network and command rules in force for commands. */
 commands?: CommandSettings; 
 /**  Versions of config, prompt and context format in force. */
-config_versions: { [key in string]: string } } | { type: "run_started" } | { type: "model_call_requested"; context_version: string; context_bytes: number } | { type: "model_call_started"; provider: string; model: string } | { type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string; 
+config_versions: { [key in string]: string } } | 
+/**  The loop began executing the run. */
+{ type: "run_started" } | 
+/**
+ *  A model call is about to be made with a context of this version and
+ *  size (rebuilt exactly by "what the model saw").
+ */
+{ type: "model_call_requested"; context_version: string; context_bytes: number } | 
+/**  The request went to this provider and model. */
+{ type: "model_call_started"; provider: string; model: string } | 
+/**
+ *  An attempt failed retryably (429, 5xx, overload, an error inside
+ *  the stream) and is retried after `delay_ms`.
+ */
+{ type: "model_call_retry_scheduled"; attempt: number; delay_ms: number; class: ModelErrorClass; message: string; 
 /**
  *  Tokens the failed attempt was billed for (as far as the provider
  *  said before failing); counted in the run's usage.
@@ -275,23 +294,61 @@ usage?: TokenUsage;
 /**  The failed attempt had streamed text or tool calls, now void. */
 discarded_partial?: boolean; 
 /**  What `usage` cost, micro-USD (None: the price is unknown). */
-cost_micro_usd?: number | null } | { type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason; 
+cost_micro_usd?: number | null } | 
+/**  The model answered: tool calls or a final answer, with its usage, cost and text. */
+{ type: "model_call_completed"; action: Action; usage: TokenUsage; stop_reason: StopReason; 
 /**
  *  Everything the model wrote in this call (narration before a
  *  tool call, or the answer), so the timeline keeps it.
  */
 text?: string; 
 /**  What `usage` cost, micro-USD (None: the price is unknown). */
-cost_micro_usd?: number | null } | { type: "model_call_failed"; class: ModelErrorClass; message: string; 
+cost_micro_usd?: number | null } | 
+/**  The model call failed for good (or its output was invalid and is fed back). */
+{ type: "model_call_failed"; class: ModelErrorClass; message: string; 
 /**  Tokens spent on the failed call (e.g. invalid output still costs). */
 usage: TokenUsage; 
 /**  What `usage` cost, micro-USD (None: the price is unknown). */
-cost_micro_usd?: number | null } | { type: "tool_call_requested"; call: ToolCall } | { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | { type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope; 
+cost_micro_usd?: number | null } | 
+/**  The model asked for this tool call (recorded before anything is decided). */
+{ type: "tool_call_requested"; call: ToolCall } | 
+/**  The policy asked the user about a call; the run waits. */
+{ type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | 
+/**  The user approved the call (and maybe more: the scope, a command prefix). */
+{ type: "approval_granted"; call_id: CallId; by: string; scope: ApprovalScope; 
 /**
  *  Commands starting with these words are allowed for the rest of
  *  the run (the user's "always allow commands starting with …").
  */
-allowed_prefix?: string | null } | { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | { type: "tool_call_started"; call_id: CallId } | { type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | { type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | { type: "tool_call_failed"; result: ToolResult } | { type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | { type: "external_change_observed"; path: string; hash: ContentHash | null } | { type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | { type: "effect_unknown"; call_id: CallId; path: string; detail: string } | { type: "run_succeeded"; answer: string } | { type: "run_failed"; reason: string } | { type: "run_cancelled"; reason: string | null } | { type: "budget_exhausted"; which: BudgetKind } | { type: "run_interrupted"; reason: string } | 
+allowed_prefix?: string | null } | 
+/**  The user refused the call; the reason goes to the model. */
+{ type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | 
+/**  The call is executing (after policy or approval). */
+{ type: "tool_call_started"; call_id: CallId } | 
+/**  A write is about to touch `path`; its pre-image is kept as `before_hash`. */
+{ type: "effect_intended"; call_id: CallId; path: string; before_hash: ContentHash | null } | 
+/**  The call succeeded; its (bounded) result goes to the model. */
+{ type: "tool_call_completed"; result: ToolResult; receipt: Receipt | null; truncated: boolean; original_bytes: number } | 
+/**  The call failed, was refused or denied; the message goes to the model. */
+{ type: "tool_call_failed"; result: ToolResult } | 
+/**  A file the run created, changed or deleted, with its before and after versions. */
+{ type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | 
+/**  Someone else changed a workspace file while the run was live. */
+{ type: "external_change_observed"; path: string; hash: ContentHash | null } | 
+/**  After a crash or an error, the intended write was checked on disk: applied or not. */
+{ type: "effect_verified"; call_id: CallId; outcome: EffectOutcome } | 
+/**  A write's (or a command's) outcome could not be proven. */
+{ type: "effect_unknown"; call_id: CallId; path: string; detail: string } | 
+/**  The model gave its final answer. */
+{ type: "run_succeeded"; answer: string } | 
+/**  The run ended failed, with the reason. */
+{ type: "run_failed"; reason: string } | 
+/**  The user cancelled the run. */
+{ type: "run_cancelled"; reason: string | null } | 
+/**  A budget ran out (checked before each call). */
+{ type: "budget_exhausted"; which: BudgetKind } | 
+/**  BearAgent stopped while the run was live; it can be resumed from its events. */
+{ type: "run_interrupted"; reason: string } | 
 /**  An interrupted run continues from its committed events. */
 { type: "run_resumed" } | 
 /**

@@ -113,6 +113,8 @@ pub enum EffectOutcome {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventPayload {
+    /// The run exists: its goal, workspace and every setting in force
+    /// (budgets, approvals, caps, provider, price, command sandbox, rules).
     RunCreated {
         goal: String,
         workspace_id: WorkspaceId,
@@ -139,15 +141,18 @@ pub enum EventPayload {
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },
+    /// The loop began executing the run.
     RunStarted,
+    /// A model call is about to be made with a context of this version and
+    /// size (rebuilt exactly by "what the model saw").
     ModelCallRequested {
         context_version: String,
         context_bytes: u64,
     },
-    ModelCallStarted {
-        provider: String,
-        model: String,
-    },
+    /// The request went to this provider and model.
+    ModelCallStarted { provider: String, model: String },
+    /// An attempt failed retryably (429, 5xx, overload, an error inside
+    /// the stream) and is retried after `delay_ms`.
     ModelCallRetryScheduled {
         attempt: u32,
         delay_ms: u64,
@@ -164,6 +169,7 @@ pub enum EventPayload {
         #[serde(default)]
         cost_micro_usd: Option<u64>,
     },
+    /// The model answered: tool calls or a final answer, with its usage, cost and text.
     ModelCallCompleted {
         action: Action,
         usage: TokenUsage,
@@ -176,6 +182,7 @@ pub enum EventPayload {
         #[serde(default)]
         cost_micro_usd: Option<u64>,
     },
+    /// The model call failed for good (or its output was invalid and is fed back).
     ModelCallFailed {
         class: ModelErrorClass,
         message: String,
@@ -185,14 +192,15 @@ pub enum EventPayload {
         #[serde(default)]
         cost_micro_usd: Option<u64>,
     },
-    ToolCallRequested {
-        call: ToolCall,
-    },
+    /// The model asked for this tool call (recorded before anything is decided).
+    ToolCallRequested { call: ToolCall },
+    /// The policy asked the user about a call; the run waits.
     ApprovalRequested {
         call_id: CallId,
         tool_name: ToolName,
         summary: String,
     },
+    /// The user approved the call (and maybe more: the scope, a command prefix).
     ApprovalGranted {
         call_id: CallId,
         by: String,
@@ -202,63 +210,63 @@ pub enum EventPayload {
         #[serde(default)]
         allowed_prefix: Option<String>,
     },
+    /// The user refused the call; the reason goes to the model.
     ApprovalDenied {
         call_id: CallId,
         by: String,
         scope: ApprovalScope,
         reason: Option<String>,
     },
-    ToolCallStarted {
-        call_id: CallId,
-    },
+    /// The call is executing (after policy or approval).
+    ToolCallStarted { call_id: CallId },
+    /// A write is about to touch `path`; its pre-image is kept as `before_hash`.
     EffectIntended {
         call_id: CallId,
         path: String,
         before_hash: Option<ContentHash>,
     },
+    /// The call succeeded; its (bounded) result goes to the model.
     ToolCallCompleted {
         result: ToolResult,
         receipt: Option<Receipt>,
         truncated: bool,
         original_bytes: u64,
     },
-    ToolCallFailed {
-        result: ToolResult,
-    },
+    /// The call failed, was refused or denied; the message goes to the model.
+    ToolCallFailed { result: ToolResult },
+    /// A file the run created, changed or deleted, with its before and after versions.
     ArtifactRecorded {
         call_id: CallId,
         path: String,
         before_hash: Option<ContentHash>,
         after_hash: Option<ContentHash>,
     },
+    /// Someone else changed a workspace file while the run was live.
     ExternalChangeObserved {
         path: String,
         hash: Option<ContentHash>,
     },
+    /// After a crash or an error, the intended write was checked on disk: applied or not.
     EffectVerified {
         call_id: CallId,
         outcome: EffectOutcome,
     },
+    /// A write's (or a command's) outcome could not be proven.
     EffectUnknown {
         call_id: CallId,
         path: String,
         detail: String,
     },
-    RunSucceeded {
-        answer: String,
-    },
-    RunFailed {
-        reason: String,
-    },
-    RunCancelled {
-        reason: Option<String>,
-    },
-    BudgetExhausted {
-        which: BudgetKind,
-    },
-    RunInterrupted {
-        reason: String,
-    },
+    /// The model gave its final answer.
+    RunSucceeded { answer: String },
+    /// The run ended failed, with the reason.
+    RunFailed { reason: String },
+    /// The user cancelled the run.
+    RunCancelled { reason: Option<String> },
+    /// A budget ran out (checked before each call).
+    BudgetExhausted { which: BudgetKind },
+    /// BearAgent stopped while the run was live; it can be resumed from its events.
+    RunInterrupted { reason: String },
     /// An interrupted run continues from its committed events.
     RunResumed,
     /// The model asked for the same tool with the same arguments again
@@ -322,9 +330,7 @@ pub enum EventPayload {
         replaced_hash: Option<ContentHash>,
     },
     /// The user reviewed a file and kept the run's version.
-    ArtifactKept {
-        path: String,
-    },
+    ArtifactKept { path: String },
 }
 
 /// Three identical calls with identical results make a loop.

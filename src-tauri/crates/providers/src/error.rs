@@ -1,3 +1,6 @@
+//! Provider failures, classified once at the adapter (retryable or not,
+//! invalid output, truncated stream) so nothing above parses messages.
+
 use bearagent_kernel::{ModelErrorClass, TokenUsage};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

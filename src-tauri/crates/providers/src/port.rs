@@ -1,3 +1,7 @@
+//! The port every model adapter implements: a request built from
+//! committed events in, a stream of text deltas, tool calls, retries and one
+//! terminal item out.
+
 use crate::ProviderError;
 use bearagent_kernel::{HistoryItem, StopReason, TokenUsage, ToolCall};
 use futures::Stream;

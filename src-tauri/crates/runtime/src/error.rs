@@ -1,3 +1,6 @@
+//! The application layer's errors and the stable codes front ends branch on
+//! (never the message text).
+
 use bearagent_store::StoreError;
 use std::path::PathBuf;
 

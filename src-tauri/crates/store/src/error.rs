@@ -1,3 +1,5 @@
+//! Store failures: SQLite, decoding, conflicts, ownership, a newer schema.
+
 use bearagent_kernel::{EventSeq, ReduceError, RunId};
 use std::path::PathBuf;
 
