@@ -224,3 +224,48 @@ async fn event_pages_say_exactly_whether_more_follow() {
     let (events, more) = f.app.event_page(run, EventSeq(total), 10).unwrap();
     assert!(events.is_empty() && !more);
 }
+
+/// The Markdown export of a run with a price, a command and a file it
+/// wrote, pinned as a snapshot (ids, times and temp paths filtered).
+#[tokio::test]
+async fn the_markdown_export_reads_as_expected() {
+    let f = fixture();
+    let steps = json!([
+        {"tool_call": {"tool_name": "run_command", "arguments": {"command": "echo made > made.txt; echo done"}},
+         "usage": {"input": 1000, "output": 100}},
+        {"final_answer": "Made made.txt.", "usage": {"input": 1200, "output": 20}}
+    ]);
+    let mut profile = RunProfile {
+        approval_mode: ApprovalMode::AllowAll,
+        ..RunProfile::default()
+    };
+    profile.commands.rules = vec![CommandRule {
+        prefix: "echo".into(),
+        decision: RuleDecision::Allow,
+    }];
+    let price = bearagent_kernel::Price::from_usd_per_mtok(3.0, 15.0, None).unwrap();
+    let provider = ScriptedProvider::from_json(&steps.to_string())
+        .unwrap()
+        .with_price(price);
+    let run = f
+        .app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "make a file".into(),
+            profile,
+            provider: Arc::new(provider),
+        })
+        .unwrap();
+    f.app.wait_run(run).await.unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let exported = f.app.export_run(run, out.path()).unwrap();
+    let md = std::fs::read_to_string(&exported.markdown).unwrap();
+    let ws = f.ws.path().display().to_string();
+    insta::with_settings!({filters => vec![
+        (ws.as_str(), "[workspace]"),
+        (r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "[id]"),
+        (r"\d+ ms", "[n] ms"),
+    ]}, {
+        insta::assert_snapshot!(md);
+    });
+}

@@ -114,9 +114,39 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::RunCancelled { .. } => "run cancelled".into(),
         EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
         EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
-        EventPayload::EffectUnknown { path, .. } => {
-            format!("UNKNOWN outcome of the write to `{path}`")
+        EventPayload::EffectUnknown { path, detail, .. } => {
+            format!("UNKNOWN outcome at `{path}`: {detail}")
         }
+        EventPayload::CommandStarted {
+            command,
+            cwd,
+            sandboxed,
+            rule,
+            ..
+        } => format!(
+            "ran `{command}` in `{cwd}` ({}; {rule})",
+            if *sandboxed {
+                "sandboxed"
+            } else {
+                "NOT sandboxed"
+            }
+        ),
+        EventPayload::CommandFinished {
+            exit_code,
+            timed_out,
+            cancelled,
+            duration_ms,
+            changed_files,
+            ..
+        } => format!(
+            "command {} after {duration_ms} ms, {changed_files} file(s) changed",
+            match exit_code {
+                _ if *timed_out => "timed out".to_owned(),
+                _ if *cancelled => "cancelled".to_owned(),
+                Some(code) => format!("exited {code}"),
+                None => "ended by a signal".to_owned(),
+            }
+        ),
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }
@@ -131,8 +161,6 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::EffectVerified { .. }
         | EventPayload::RunResumed
         | EventPayload::LoopDetected { .. }
-        | EventPayload::CommandStarted { .. }
-        | EventPayload::CommandFinished { .. }
         | EventPayload::ArtifactKept { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))
@@ -209,8 +237,16 @@ impl Application {
         );
         let _ = writeln!(
             md,
-            "- **Spent:** {} model calls, {} tool calls, {} input / {} output tokens\n",
+            "- **Spent:** {} model calls, {} tool calls, {} input / {} output tokens",
             run.model_calls, run.tool_calls, run.usage.input, run.usage.output
+        );
+        let _ = writeln!(
+            md,
+            "- **Cost:** {}\n",
+            run.cost_micro_usd.map_or_else(
+                || "unknown (the provider has no price)".to_owned(),
+                |c| bearagent_kernel::Usd(c).to_string()
+            )
         );
         let _ = writeln!(md, "## Timeline\n");
         for line in events.iter().filter_map(timeline_line) {
