@@ -76,7 +76,17 @@ test("a command: approval card, always-allow prefix, live coloured output, exit 
     assert.equal(await first.getByTestId("sandbox-badge").innerText(), "sandboxed");
     assert.equal(await first.getByTestId("network-badge").count(), 0);
     assert.match(await first.getByTestId("terminal").innerText(), /test tests::fr::greets \.\.\. FAILED/);
-    const red = await first.locator(".ansi-red-fg").first().evaluate((el) => getComputedStyle(el).color);
+    // Live output re-renders its last segment, which can detach the span
+    // between finding and reading it: read until a connected one answers.
+    let red = "";
+    for (let i = 0; i < 40 && red === ""; i += 1) {
+      red = await first
+        .locator(".ansi-red-fg")
+        .first()
+        .evaluate((el) => (el.isConnected ? getComputedStyle(el).color : ""))
+        .catch(() => "");
+      if (red === "") await page.waitForTimeout(50);
+    }
     assert.equal(red, "rgb(255, 107, 107)");
     await shot(page, "commands-streaming");
 
