@@ -3,22 +3,10 @@
 
 use crate::args::{ChangesArgs, RevertArgs};
 use crate::exit::{self, Exit};
-use bearagent_kernel::RunId;
-use bearagent_runtime::artifacts::{ArtifactView, Change, DiskState, Review};
+use crate::query_cmd::parse_run;
+use bearagent_runtime::artifacts::{ArtifactView, DiskState, Review};
 use bearagent_runtime::Application;
 use serde_json::json;
-
-fn parse_run(id: &str) -> Result<RunId, Exit> {
-    id.parse().map_err(exit::usage)
-}
-
-fn change_name(c: Change) -> &'static str {
-    match c {
-        Change::Added => "added",
-        Change::Modified => "modified",
-        Change::Deleted => "deleted",
-    }
-}
 
 fn review_name(r: Review) -> &'static str {
     match r {
@@ -39,7 +27,7 @@ fn disk_name(d: DiskState) -> &'static str {
 fn artifact_json(a: &ArtifactView) -> serde_json::Value {
     json!({
         "path": a.record.path,
-        "change": change_name(a.record.change()),
+        "change": a.record.change().as_str(),
         "review": review_name(a.record.review),
         "disk": disk_name(a.disk),
         "before_hash": a.record.before,
@@ -73,7 +61,7 @@ pub fn changes(app: &Application, q: ChangesArgs) -> Exit {
         );
         println!(
             "{:<9} {:<12} {:<9} {}{}",
-            change_name(a.record.change()),
+            a.record.change().as_str(),
             lines,
             review_name(a.record.review),
             a.record.path,

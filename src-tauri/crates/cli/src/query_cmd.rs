@@ -4,7 +4,7 @@ use crate::render;
 use bearagent_kernel::{EventSeq, RunId};
 use bearagent_runtime::Application;
 
-fn parse_run(id: &str) -> Result<RunId, Exit> {
+pub(crate) fn parse_run(id: &str) -> Result<RunId, Exit> {
     id.parse().map_err(exit::usage)
 }
 

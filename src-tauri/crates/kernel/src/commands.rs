@@ -16,13 +16,20 @@ pub enum RuleDecision {
     Deny,
 }
 
-impl fmt::Display for RuleDecision {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
+impl RuleDecision {
+    /// The config's spelling: `allow`, `ask`, `deny`.
+    pub fn as_str(self) -> &'static str {
+        match self {
             RuleDecision::Allow => "allow",
             RuleDecision::Ask => "ask",
             RuleDecision::Deny => "deny",
-        })
+        }
+    }
+}
+
+impl fmt::Display for RuleDecision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -12,6 +12,15 @@ pub(crate) fn floor_char_boundary(s: &str, max: usize) -> usize {
     i
 }
 
+/// The smallest index `>= min` that is a char boundary of `s`.
+pub(crate) fn ceil_char_boundary(s: &str, min: usize) -> usize {
+    let mut i = min.min(s.len());
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    i
+}
+
 /// The largest index `<= max` that does not split a UTF-8 sequence in
 /// `bytes` (which may itself be invalid UTF-8).
 pub(crate) fn floor_utf8_boundary(bytes: &[u8], max: usize) -> usize {

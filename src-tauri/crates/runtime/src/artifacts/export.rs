@@ -4,7 +4,7 @@
 
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff, LineKind};
-use crate::artifacts::projection::{artifacts, Change};
+use crate::artifacts::projection::artifacts;
 use crate::run::reconcile::all_events;
 use crate::AppError;
 use bearagent_kernel::{EventEnvelope, EventPayload, RunId};
@@ -268,11 +268,7 @@ impl Application {
                 Some(h) => self.store.get_blob(h)?,
                 None => None,
             };
-            let change = match a.change() {
-                Change::Added => "added",
-                Change::Modified => "modified",
-                Change::Deleted => "deleted",
-            };
+            let change = a.change().as_str();
             let diff = diff_versions(before.as_deref(), after.as_deref(), true);
             let _ = writeln!(
                 md,

@@ -30,6 +30,17 @@ pub struct ArtifactRecord {
     pub review: Review,
 }
 
+impl Change {
+    /// `added`, `modified` or `deleted`, as exports and the CLI print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Change::Added => "added",
+            Change::Modified => "modified",
+            Change::Deleted => "deleted",
+        }
+    }
+}
+
 impl ArtifactRecord {
     pub fn change(&self) -> Change {
         match (&self.before, &self.after) {

@@ -176,12 +176,7 @@ pub(super) fn stop_if_needed(
     next: NextCall,
 ) -> Result<bool, AppError> {
     if deps.cancel.is_cancelled() {
-        rec.record(
-            last(rec),
-            EventPayload::RunCancelled {
-                reason: Some("cancelled by the user".into()),
-            },
-        )?;
+        rec.record_user_cancel()?;
         return Ok(true);
     }
     let now = rec.clock().now();
@@ -305,12 +300,7 @@ async fn model_step(
                     cost_micro_usd: super::spend::cost_of(rec, Default::default()),
                 },
             )?;
-            rec.record(
-                last(rec),
-                EventPayload::RunCancelled {
-                    reason: Some("cancelled by the user".into()),
-                },
-            )?;
+            rec.record_user_cancel()?;
             return Ok(Step::Finished);
         }
         // The budget ran out, not the provider: the call is abandoned and

@@ -178,12 +178,7 @@ pub(super) async fn execute_command(
         )?;
     }
     if matches!(&run.outcome, Ok(o) if o.cancelled) {
-        rec.record(
-            rec.last_seq(),
-            EventPayload::RunCancelled {
-                reason: Some("cancelled by the user".into()),
-            },
-        )?;
+        rec.record_user_cancel()?;
         return Ok(ToolStepEnd::RunEnded);
     }
     Ok(ToolStepEnd::Continue)
@@ -197,37 +192,28 @@ fn record_finished(
     changes: &[FileChange],
 ) -> Result<EventSeq, AppError> {
     let unrevertable = changes.iter().filter(|c| c.unrevertable).count();
-    let payload = match &run.outcome {
-        Ok(o) => EventPayload::CommandFinished {
-            call_id: call_id.clone(),
-            exit_code: o.exit_code,
-            signal: o.signal,
-            duration_ms: u64::try_from(o.duration.as_millis()).unwrap_or(u64::MAX),
-            output: Some(rec.store().put_blob(&o.output, rec.clock().now())?),
-            output_bytes: o.total_bytes,
-            output_truncated: o.truncated,
-            timed_out: o.timed_out,
-            cancelled: o.cancelled,
-            changed_files: count(changes.len() - unrevertable),
-            unrevertable_files: count(unrevertable),
-        },
-        // It never started: the reason is the output.
-        Err(e) => EventPayload::CommandFinished {
-            call_id: call_id.clone(),
-            exit_code: None,
-            signal: None,
-            duration_ms: 0,
-            output: Some(
-                rec.store()
-                    .put_blob(e.to_string().as_bytes(), rec.clock().now())?,
-            ),
-            output_bytes: 0,
-            output_truncated: false,
-            timed_out: false,
-            cancelled: false,
-            changed_files: count(changes.len() - unrevertable),
-            unrevertable_files: count(unrevertable),
-        },
+    // A command that never started has no outcome: its reason is the output.
+    let outcome = run.outcome.as_ref().ok();
+    let output = match &run.outcome {
+        Ok(o) => rec.store().put_blob(&o.output, rec.clock().now())?,
+        Err(e) => rec
+            .store()
+            .put_blob(e.to_string().as_bytes(), rec.clock().now())?,
+    };
+    let payload = EventPayload::CommandFinished {
+        call_id: call_id.clone(),
+        exit_code: outcome.and_then(|o| o.exit_code),
+        signal: outcome.and_then(|o| o.signal),
+        duration_ms: outcome.map_or(0, |o| {
+            u64::try_from(o.duration.as_millis()).unwrap_or(u64::MAX)
+        }),
+        output: Some(output),
+        output_bytes: outcome.map_or(0, |o| o.total_bytes),
+        output_truncated: outcome.is_some_and(|o| o.truncated),
+        timed_out: outcome.is_some_and(|o| o.timed_out),
+        cancelled: outcome.is_some_and(|o| o.cancelled),
+        changed_files: count(changes.len() - unrevertable),
+        unrevertable_files: count(unrevertable),
     };
     rec.record(Some(cause), payload)
 }

@@ -122,6 +122,16 @@ impl Recorder {
         Ok(())
     }
 
+    /// Ends the run as cancelled by the user, after its last event.
+    pub fn record_user_cancel(&mut self) -> Result<EventSeq, AppError> {
+        self.record(
+            self.last_seq(),
+            EventPayload::RunCancelled {
+                reason: Some("cancelled by the user".into()),
+            },
+        )
+    }
+
     /// Commits one event caused by `cause` and returns its seq.
     pub fn record(
         &mut self,

@@ -237,12 +237,7 @@ async fn execute_allowed(
             )?;
         }
         if outcome.cancelled {
-            rec.record(
-                rec.last_seq(),
-                EventPayload::RunCancelled {
-                    reason: Some("cancelled by the user".into()),
-                },
-            )?;
+            rec.record_user_cancel()?;
             return Ok(ToolStepEnd::RunEnded);
         }
         return Ok(ToolStepEnd::Continue);

@@ -23,14 +23,6 @@ mod tests;
 
 pub use bearagent_kernel::{CommandRule, RuleDecision};
 
-fn decision_str(d: RuleDecision) -> &'static str {
-    match d {
-        RuleDecision::Allow => "allow",
-        RuleDecision::Ask => "ask",
-        RuleDecision::Deny => "deny",
-    }
-}
-
 /// Checks that a rule's prefix is non-empty plain words (`git push`), not
 /// shell syntax. Meant for when the user saves a rule.
 pub fn validate_rule(rule: &CommandRule) -> Result<(), String> {
@@ -251,7 +243,7 @@ impl<'r> Tally<'r> {
                 let reason = format!(
                     "`{}` might match the {} rule `{}`",
                     join(argv),
-                    decision_str(rule.rule.decision),
+                    rule.rule.decision.as_str(),
                     rule.rule.prefix
                 );
                 if !self.unprovable.contains(&reason) {

@@ -8,6 +8,7 @@ use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
 use crate::sandbox::{self, CommandOutcome, CommandSpec, SandboxMode, SandboxPolicy};
 use crate::spec::{CommandPlan, Effect, PreparedCall, Tool, ToolOutput, ToolSpec};
+use crate::text::{ceil_char_boundary, floor_char_boundary};
 use crate::workspace::WorkspaceRoot;
 use bearagent_kernel::CommandSettings;
 use serde::{Deserialize, Serialize};
@@ -284,8 +285,8 @@ fn model_text(o: &CommandOutcome, timeout_secs: u32) -> String {
     if o.total_bytes == 0 {
         out.push_str("(no output)\n");
     } else if cut || o.truncated {
-        let head_end = floor_boundary(&text, MODEL_HEAD_BYTES.min(text.len()));
-        let tail_start = ceil_boundary(&text, text.len().saturating_sub(MODEL_TAIL_BYTES));
+        let head_end = floor_char_boundary(&text, MODEL_HEAD_BYTES);
+        let tail_start = ceil_char_boundary(&text, text.len().saturating_sub(MODEL_TAIL_BYTES));
         let tail_start = tail_start.max(head_end);
         out.push_str(&format!(
             "output: {} bytes, showing the first {} and the last {}:\n",
@@ -300,20 +301,6 @@ fn model_text(o: &CommandOutcome, timeout_secs: u32) -> String {
         out.push_str(&text);
     }
     out
-}
-
-fn floor_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_boundary(s: &str, mut i: usize) -> usize {
-    while i < s.len() && !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 /// Removes ANSI escape sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL`
