@@ -374,10 +374,7 @@ fn validate_commands(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
         }
     }
     for name in p.command_env.iter().flatten() {
-        let ok = !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit());
-        if !ok {
+        if !is_variable_name(name) {
             return Err(("command_env", format!("{name:?} is not a variable name")));
         }
     }
@@ -385,6 +382,14 @@ fn validate_commands(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
         bearagent_tools::command::rules::validate_rule(rule).map_err(|e| ("command_rules", e))?;
     }
     Ok(())
+}
+
+/// An environment variable's name: letters, digits and `_`, not starting
+/// with a digit.
+pub(crate) fn is_variable_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// A spend limit in USD as micro-USD: a positive, finite amount.

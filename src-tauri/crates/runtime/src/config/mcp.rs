@@ -103,10 +103,7 @@ pub fn validate_server(name: &str, s: &McpServerEntry) -> Result<(), (String, St
         ));
     }
     for (var, value) in &s.env {
-        let ok = !var.is_empty()
-            && var.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !var.starts_with(|c: char| c.is_ascii_digit());
-        if !ok {
+        if !super::file::is_variable_name(var) {
             return Err((field("env"), format!("{var:?} is not a variable name")));
         }
         if let SecretValue::Env { env } = value {
