@@ -43,6 +43,12 @@ export const commands = {
 	testProvider: (name: string) => typedError<ProviderTestView, ApiError>(__TAURI_INVOKE("test_provider", { name })),
 	saveProfile: (profile: ProfileView) => typedError<null, ApiError>(__TAURI_INVOKE("save_profile", { profile })),
 	deleteProfile: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_profile", { name })),
+	saveMcpServer: (server: McpServerView) => typedError<null, ApiError>(__TAURI_INVOKE("save_mcp_server", { server })),
+	deleteMcpServer: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_mcp_server", { name })),
+	/**  Stores a server secret in the OS keychain. It is never sent back. */
+	setMcpSecret: (server: string, name: string, value: string) => typedError<null, ApiError>(__TAURI_INVOKE("set_mcp_secret", { server, name, value })),
+	/**  Starts the server, lists its tools and stops it. */
+	testMcpServer: (name: string) => typedError<McpServerTestView, ApiError>(__TAURI_INVOKE("test_mcp_server", { name })),
 	listArtifacts: (runId: string) => typedError<ArtifactItem[], ApiError>(__TAURI_INVOKE("list_artifacts", { runId })),
 	/**  The run's change to one file; files over 1 MB give stats unless `full`. */
 	artifactDiff: (runId: string, path: string, full: boolean) => typedError<FileDiffView, ApiError>(__TAURI_INVOKE("artifact_diff", { runId, path, full })),
@@ -228,6 +234,11 @@ export type DiffLineView = {
 };
 
 export type EffectOutcome = "applied" | "not_applied";
+
+export type EnvVarView = {
+	name: string,
+	source: SecretSourceView,
+};
 
 /**  What the UI branches on; never the message text. */
 export type ErrorCode = "invalid_input" | "not_found" | "not_a_directory" | "storage" | "conflict" | "dialog" | 
@@ -433,6 +444,39 @@ export type LineStats = {
 	added: number,
 	removed: number,
 };
+
+export type McpServerTestView = {
+	serverName: string,
+	serverVersion: string,
+	protocolVersion: string,
+	startupMs: number,
+	tools: McpToolView[],
+};
+
+export type McpServerView = {
+	name: string,
+	enabled: boolean,
+	transport: McpTransportView,
+	startupTimeoutSecs: number | null,
+	toolTimeoutSecs: number | null,
+};
+
+export type McpToolView = {
+	/**  The server's own name for the tool. */
+	name: string,
+	/**  What the model calls it: `server__tool`. */
+	exposedName: string,
+	title: string | null,
+	description: string,
+	readOnlyHint: boolean | null,
+	destructiveHint: boolean | null,
+};
+
+export type McpTransportView = 
+/**  A program BearAgent starts, speaking MCP on stdin/stdout. */
+{ kind: "stdio"; command: string; args: string[]; env: EnvVarView[] } | 
+/**  A streamable HTTP endpoint. */
+{ kind: "http"; url: string; bearer_token: SecretSourceView | null };
 
 export type Message = {
 	role: Role,
@@ -678,10 +722,20 @@ export type RunSummaryView = {
 	costMicroUsd: number | null,
 };
 
+/**  Where a value given to a server comes from. */
+export type SecretSourceView = 
+/**  Written in the config file as is. */
+{ kind: "literal"; value: string } | 
+/**  BearAgent's environment variable `variable`. */
+{ kind: "env"; variable: string } | 
+/**  The OS keychain (entry `mcp:SERVER:NAME`); `present` when stored. */
+{ kind: "keychain"; present: boolean };
+
 export type SettingsView = {
 	configPath: string,
 	providers: ProviderView[],
 	profiles: ProfileView[],
+	mcpServers: McpServerView[],
 };
 
 export type StartRunRequest = {

@@ -2,6 +2,7 @@
 //! and "Test connection".
 
 use crate::dto::settings::{ProfileView, ProviderInput, ProviderTestView, SettingsView};
+use crate::dto::mcp::McpServerView;
 use crate::dto::ApiError;
 use crate::state::AppState;
 use bearagent_runtime::config::ProviderOverrides;
@@ -19,7 +20,15 @@ pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, Ap
         let (profile, provider, _) = app.profile_named(name)?;
         profiles.push(ProfileView::from_profile(profile, provider));
     }
-    Ok(SettingsView::new(settings, profiles))
+    let mcp_servers = settings
+        .mcp_servers
+        .iter()
+        .map(|(name, entry)| {
+            let keychain = app.mcp_secrets_present(name, entry);
+            McpServerView::new(name.clone(), entry.clone(), &keychain)
+        })
+        .collect();
+    Ok(SettingsView::new(settings, profiles, mcp_servers))
 }
 
 #[tauri::command]

@@ -147,5 +147,6 @@ impl From<RunSummary> for RunSummaryView {
 }
 
 pub mod artifacts;
+pub mod mcp;
 pub mod runs;
 pub mod settings;

@@ -210,10 +210,15 @@ pub struct SettingsView {
     pub config_path: String,
     pub providers: Vec<ProviderView>,
     pub profiles: Vec<ProfileView>,
+    pub mcp_servers: Vec<super::mcp::McpServerView>,
 }
 
 impl SettingsView {
-    pub fn new(settings: Settings, profiles: Vec<ProfileView>) -> Self {
+    pub fn new(
+        settings: Settings,
+        profiles: Vec<ProfileView>,
+        mcp_servers: Vec<super::mcp::McpServerView>,
+    ) -> Self {
         Self {
             config_path: settings.config_path,
             providers: settings
@@ -231,6 +236,7 @@ impl SettingsView {
                 })
                 .collect(),
             profiles,
+            mcp_servers,
         }
     }
 }

@@ -121,3 +121,85 @@ impl Application {
         })
     }
 }
+
+impl Application {
+    /// Adds or replaces the server `name`. The config's own rules apply
+    /// (one of `command`/`url`, names, timeouts) and name the bad field.
+    #[instrument(skip(self, entry))]
+    pub fn save_mcp_server(&self, name: &str, entry: McpServerEntry) -> Result<(), AppError> {
+        let name = name.trim().to_owned();
+        self.update_config(|c| {
+            c.mcp_servers.insert(name, entry);
+            Ok(())
+        })
+    }
+
+    /// Removes the server `name` and the keychain secrets its entry names.
+    #[instrument(skip(self))]
+    pub fn delete_mcp_server(&self, name: &str) -> Result<(), AppError> {
+        let mut removed = None;
+        self.update_config(|c| {
+            removed = c.mcp_servers.remove(name);
+            removed.as_ref().map(|_| ()).ok_or_else(|| AppError::NotFound {
+                what: "MCP server",
+                id: name.to_owned(),
+            })
+        })?;
+        for secret in removed.iter().flat_map(keychain_secret_names) {
+            if let Err(e) = self.secrets.delete(&keychain_entry(name, &secret)) {
+                tracing::warn!(server = name, secret, error = %e, "a server secret stayed in the keychain");
+            }
+        }
+        Ok(())
+    }
+
+    /// Stores a server secret (`env` value or `bearer_token` set to
+    /// `"keychain"`) in the OS keychain. It is never returned.
+    #[instrument(skip(self, value))]
+    pub fn set_mcp_secret(&self, server: &str, name: &str, value: &str) -> Result<(), AppError> {
+        if value.trim().is_empty() {
+            return Err(AppError::InvalidInput("the secret is empty".into()));
+        }
+        let config = self.config()?;
+        let entry = config
+            .mcp_servers
+            .get(server)
+            .ok_or_else(|| AppError::NotFound {
+                what: "MCP server",
+                id: server.to_owned(),
+            })?;
+        if !keychain_secret_names(entry).any(|n| n == name) {
+            return Err(AppError::InvalidInput(format!(
+                "MCP server {server} has no {name} set to \"keychain\""
+            )));
+        }
+        self.secrets
+            .set(&keychain_entry(server, name), value)
+            .map_err(|e| AppError::InvalidInput(e.to_string()))
+    }
+
+    /// Whether each keychain secret of `server` is stored.
+    pub fn mcp_secrets_present(&self, server: &str, entry: &McpServerEntry) -> Vec<(String, bool)> {
+        keychain_secret_names(entry)
+            .map(|n| {
+                let present = self.secrets.contains(&keychain_entry(server, &n));
+                (n, present)
+            })
+            .collect()
+    }
+}
+
+/// The names of an entry's values that come from the keychain.
+fn keychain_secret_names(entry: &McpServerEntry) -> impl Iterator<Item = String> + '_ {
+    let env = entry
+        .env
+        .iter()
+        .filter(|(_, v)| v.is_keychain())
+        .map(|(k, _)| k.clone());
+    let token = entry
+        .bearer_token
+        .as_ref()
+        .filter(|t| t.is_keychain())
+        .map(|_| "bearer_token".to_owned());
+    env.chain(token)
+}

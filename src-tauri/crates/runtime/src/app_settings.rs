@@ -27,6 +27,7 @@ pub struct Settings {
     pub config_path: String,
     pub providers: Vec<ProviderSummary>,
     pub profiles: Vec<(String, ProfileEntry)>,
+    pub mcp_servers: Vec<(String, crate::config::McpServerEntry)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,10 +72,11 @@ impl Application {
             config_path: self.config_path.display().to_string(),
             providers,
             profiles: config.profiles.into_iter().collect(),
+            mcp_servers: config.mcp_servers.into_iter().collect(),
         })
     }
 
-    fn update_config(
+    pub(crate) fn update_config(
         &self,
         change: impl FnOnce(&mut ConfigFile) -> Result<(), AppError>,
     ) -> Result<(), AppError> {

@@ -24,6 +24,7 @@ pub mod watch;
 
 pub use app::Application;
 pub use app_mcp::McpServerTest;
+pub use bearagent_mcp::McpTool;
 pub use app_runs::StartRun;
 pub use app_settings::{ProviderSummary, ProviderTest, Settings};
 pub use bearagent_kernel::{ApprovalMode, ContextCaps};
