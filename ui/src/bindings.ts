@@ -281,6 +281,8 @@ provider: string; model: string;
 price?: Price | null; 
 /**  Sandbox, network and command rules in force for commands. */
 commands?: CommandSettings; 
+/**  The profile's per-server/tool rules for MCP tools. */
+mcp_rules?: { [key in string]: RuleDecision }; 
 /**  Versions of config, prompt and context format in force. */
 config_versions: { [key in string]: string } } | 
 /**  The loop began executing the run. */
@@ -368,6 +370,16 @@ allowed_prefix?: string | null } |
  *  was not executed, and the model is told why.
  */
 { type: "loop_detected"; call_id: CallId; tool_name: ToolName; repeats: number } | 
+/**
+ *  An MCP server started for this run: who answered, and the tools it
+ *  offered — exactly what the model is shown from it from now on.
+ */
+{ type: "mcp_server_started"; server: string; server_name: string; server_version: string; protocol_version: string; startup_ms: number; tools: McpToolRecord[] } | 
+/**
+ *  An MCP server could not start, or stopped working during the run:
+ *  its tools are unavailable; the run goes on without them.
+ */
+{ type: "mcp_server_unavailable"; server: string; reason: string } | 
 /**
  *  A command is about to run. `rule` says which command rule allowed
  *  it, or why it was asked about.
@@ -459,6 +471,24 @@ export type McpServerView = {
 	transport: McpTransportView,
 	startupTimeoutSecs: number | null,
 	toolTimeoutSecs: number | null,
+};
+
+/**
+ *  A tool an MCP server listed: the name, description and schema the model
+ *  is shown, and the server's annotations the policy starts from.
+ */
+export type McpToolRecord = {
+	/**  What the model calls it: `server__tool`, sanitised. */
+	name: string,
+	/**  The server's own name for it. */
+	tool: string,
+	title?: string | null,
+	description: string,
+	/**  A JSON Schema object, as the server sent it. */
+	input_schema: Value,
+	/**  `true` makes it a read tool; anything else counts as a write. */
+	read_only_hint?: boolean | null,
+	destructive_hint?: boolean | null,
 };
 
 export type McpToolView = {
@@ -559,6 +589,8 @@ export type ProfileView = {
 	contextCaps: ContextCaps,
 	/**  Sandbox, network, toolchain folders and command rules. */
 	commands: CommandSettings,
+	/**  Per MCP server (`server`) or tool (`server.tool`): allow/ask/deny. */
+	mcpRules: { [key in string]: RuleDecision },
 };
 
 export type ProviderInput = {

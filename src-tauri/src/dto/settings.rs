@@ -154,6 +154,8 @@ pub struct ProfileView {
     pub context_caps: ContextCaps,
     /// Sandbox, network, toolchain folders and command rules.
     pub commands: CommandSettings,
+    /// Per MCP server (`server`) or tool (`server.tool`): allow/ask/deny.
+    pub mcp_rules: bearagent_kernel::McpRules,
 }
 
 impl ProfileView {
@@ -165,6 +167,7 @@ impl ProfileView {
             budgets: p.budgets,
             context_caps: p.context,
             commands: p.commands,
+            mcp_rules: p.mcp_rules,
         }
     }
 
@@ -199,6 +202,7 @@ impl ProfileView {
                 toolchain_dirs: Some(self.commands.toolchain_dirs),
                 command_env: Some(self.commands.env),
                 command_rules: Some(self.commands.rules),
+                mcp_rules: Some(self.mcp_rules).filter(|r| !r.is_empty()),
             },
         )
     }

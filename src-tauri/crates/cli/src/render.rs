@@ -158,6 +158,24 @@ pub fn event_line(e: &EventEnvelope) -> String {
         }
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied {path}"),
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
+        EventPayload::McpServerStarted {
+            server,
+            server_name,
+            server_version,
+            startup_ms,
+            tools,
+            ..
+        } => {
+            let names: Vec<&str> = tools.iter().map(|t| t.tool.as_str()).collect();
+            format!(
+                "mcp {server}: {server_name} {server_version} started in {startup_ms} ms; {} tool(s): {}",
+                tools.len(),
+                one_line(&names.join(", "), 160)
+            )
+        }
+        EventPayload::McpServerUnavailable { server, reason } => {
+            format!("mcp {server} unavailable: {}", one_line(reason, 200))
+        }
         EventPayload::CommandStarted {
             command,
             cwd,

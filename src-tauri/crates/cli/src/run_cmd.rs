@@ -383,6 +383,8 @@ async fn handle(
         | EventPayload::CommandStarted { .. }
         | EventPayload::CommandFinished { .. }
         | EventPayload::LoopDetected { .. }
+        | EventPayload::McpServerStarted { .. }
+        | EventPayload::McpServerUnavailable { .. }
         | EventPayload::ArtifactReverted { .. }
         | EventPayload::ArtifactReapplied { .. }
         | EventPayload::ArtifactKept { .. } => Flow::Continue,

@@ -138,6 +138,9 @@ pub enum EventPayload {
         /// Sandbox, network and command rules in force for commands.
         #[serde(default)]
         commands: crate::commands::CommandSettings,
+        /// The profile's per-server/tool rules for MCP tools.
+        #[serde(default)]
+        mcp_rules: crate::mcp::McpRules,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },
@@ -277,6 +280,19 @@ pub enum EventPayload {
         tool_name: ToolName,
         repeats: u32,
     },
+    /// An MCP server started for this run: who answered, and the tools it
+    /// offered — exactly what the model is shown from it from now on.
+    McpServerStarted {
+        server: String,
+        server_name: String,
+        server_version: String,
+        protocol_version: String,
+        startup_ms: u64,
+        tools: Vec<crate::mcp::McpToolRecord>,
+    },
+    /// An MCP server could not start, or stopped working during the run:
+    /// its tools are unavailable; the run goes on without them.
+    McpServerUnavailable { server: String, reason: String },
     /// A command is about to run. `rule` says which command rule allowed
     /// it, or why it was asked about.
     CommandStarted {
@@ -370,6 +386,8 @@ impl EventPayload {
             EventPayload::RunInterrupted { .. } => "run_interrupted",
             EventPayload::RunResumed => "run_resumed",
             EventPayload::LoopDetected { .. } => "loop_detected",
+            EventPayload::McpServerStarted { .. } => "mcp_server_started",
+            EventPayload::McpServerUnavailable { .. } => "mcp_server_unavailable",
             EventPayload::CommandStarted { .. } => "command_started",
             EventPayload::CommandFinished { .. } => "command_finished",
             EventPayload::ArtifactReverted { .. } => "artifact_reverted",

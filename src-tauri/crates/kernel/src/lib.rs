@@ -8,6 +8,7 @@ pub mod cost;
 pub mod event;
 pub mod history;
 pub mod ids;
+pub mod mcp;
 pub mod message;
 pub mod reducer;
 pub mod settings;
@@ -21,6 +22,7 @@ pub use event::{
     StopReason, DEFAULT_MAX_REPEATED_CALLS, EVENT_SCHEMA_VERSION,
 };
 pub use history::{validate_history, HistoryViolation};
+pub use mcp::{mcp_rule_for, McpRules, McpToolRecord};
 pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, WorkspaceId};
 pub use message::{
     Action, FinalAnswer, HistoryItem, Message, MessageError, Role, ToolCall, ToolResult,

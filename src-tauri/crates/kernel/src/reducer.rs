@@ -505,6 +505,10 @@ impl Transition<'_> {
                 self.state.open_tool_calls.remove(&result.call_id);
                 self.state.last_error = Some(result.content.clone());
             }
+            // Servers start when the loop does and may fail at any step.
+            EventPayload::McpServerStarted { .. } | EventPayload::McpServerUnavailable { .. } => {
+                self.require_status(&["running"])?;
+            }
             EventPayload::ArtifactRecorded { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }

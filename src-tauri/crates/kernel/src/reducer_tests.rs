@@ -305,3 +305,41 @@ proptest::proptest! {
         proptest::prop_assert_eq!(state.last_seq, EventSeq(events.len() as u64));
     }
 }
+
+#[test]
+fn given_a_running_run_when_mcp_servers_report_then_it_keeps_running_but_not_after_its_end() {
+    let g = given(started());
+    let started_server = EventPayload::McpServerStarted {
+        server: "everything".into(),
+        server_name: "mcp-servers/everything".into(),
+        server_version: "2.0.0".into(),
+        protocol_version: "2025-06-18".into(),
+        startup_ms: 120,
+        tools: vec![crate::McpToolRecord {
+            name: "everything__echo".into(),
+            tool: "echo".into(),
+            title: None,
+            description: "Echoes".into(),
+            input_schema: serde_json::json!({"type": "object"}),
+            read_only_hint: Some(true),
+            destructive_hint: None,
+        }],
+    };
+    assert_eq!(
+        g.then_applying(started_server.clone()).unwrap().status,
+        RunStatus::Running
+    );
+    let unavailable = EventPayload::McpServerUnavailable {
+        server: "broken".into(),
+        reason: "command `nope` not found".into(),
+    };
+    assert_eq!(
+        g.then_applying(unavailable.clone()).unwrap().status,
+        RunStatus::Running
+    );
+    let mut ended = started();
+    ended.push(EventPayload::RunCancelled { reason: None });
+    let g = given(ended);
+    assert!(g.then_applying(started_server).is_err());
+    assert!(g.then_applying(unavailable).is_err());
+}

@@ -30,6 +30,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         config_versions: BTreeMap::from([("context".to_owned(), "1".to_owned())]),
         price: None,
         commands: Default::default(),
+        mcp_rules: Default::default(),
     }
 }
 

@@ -39,6 +39,8 @@ impl Application {
             max_repeated_calls,
             provider,
             model,
+            commands,
+            mcp_rules,
             ..
         }) = events.first().map(|e| e.payload.clone())
         else {
@@ -77,6 +79,8 @@ impl Application {
                 | EventPayload::RunInterrupted { .. }
                 | EventPayload::RunResumed
                 | EventPayload::LoopDetected { .. }
+                | EventPayload::McpServerStarted { .. }
+                | EventPayload::McpServerUnavailable { .. }
                 | EventPayload::CommandStarted { .. }
                 | EventPayload::CommandFinished { .. }
                 | EventPayload::ArtifactReverted { .. }
@@ -94,7 +98,8 @@ impl Application {
             max_invalid_outputs,
             max_repeated_calls,
             context: context_caps,
-            commands: Default::default(),
+            commands,
+            mcp_rules,
         };
         // Committing RunResumed makes this process the run's owner (one
         // transaction; a second process resuming at once is refused).

@@ -79,7 +79,8 @@ impl Application {
                 model: info.model.clone(),
                 config_versions,
                 price: info.price,
-                commands: Default::default(),
+                commands: start.profile.commands.clone(),
+                mcp_rules: start.profile.mcp_rules.clone(),
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;

@@ -16,6 +16,9 @@ pub struct RunProfile {
     pub context: ContextCaps,
     /// Sandbox, network and command rules for `run_command`.
     pub commands: CommandSettings,
+    /// Per MCP server/tool allow / ask / deny (`server` or `server.tool`).
+    #[serde(default)]
+    pub mcp_rules: bearagent_kernel::McpRules,
 }
 
 impl Default for RunProfile {
@@ -28,6 +31,7 @@ impl Default for RunProfile {
             max_repeated_calls: bearagent_kernel::DEFAULT_MAX_REPEATED_CALLS,
             context: ContextCaps::default(),
             commands: CommandSettings::default(),
+            mcp_rules: Default::default(),
         }
     }
 }

@@ -177,6 +177,8 @@ impl Attribution {
                 | EventPayload::RunInterrupted { .. }
                 | EventPayload::RunResumed
                 | EventPayload::LoopDetected { .. }
+                | EventPayload::McpServerStarted { .. }
+                | EventPayload::McpServerUnavailable { .. }
                 | EventPayload::CommandFinished { .. }
                 | EventPayload::ArtifactReverted { .. }
                 | EventPayload::ArtifactReapplied { .. }

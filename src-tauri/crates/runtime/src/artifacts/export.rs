@@ -79,6 +79,8 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
             | EventPayload::LoopDetected { .. }
+            | EventPayload::McpServerStarted { .. }
+            | EventPayload::McpServerUnavailable { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::ArtifactKept { .. } => {}
         }
@@ -147,6 +149,19 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
                 None => "ended by a signal".to_owned(),
             }
         ),
+        EventPayload::McpServerStarted {
+            server,
+            server_name,
+            server_version,
+            tools,
+            ..
+        } => format!(
+            "MCP server `{server}` started ({server_name} {server_version}), {} tool(s)",
+            tools.len()
+        ),
+        EventPayload::McpServerUnavailable { server, reason } => {
+            format!("MCP server `{server}` unavailable: {reason}")
+        }
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }

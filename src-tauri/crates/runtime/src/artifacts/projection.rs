@@ -112,6 +112,8 @@ pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
             | EventPayload::LoopDetected { .. }
+            | EventPayload::McpServerStarted { .. }
+            | EventPayload::McpServerUnavailable { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. } => {}
         }

@@ -155,6 +155,10 @@ pub struct ProfileEntry {
     /// `[{ prefix = "cargo test", decision = "allow" }, …]`
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_rules: Option<Vec<bearagent_kernel::CommandRule>>,
+    /// `{ everything = "ask", "everything.echo" = "allow" }`: per MCP
+    /// server or tool (the server's own tool name), beats the tool's hint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_rules: Option<bearagent_kernel::McpRules>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -380,6 +384,20 @@ fn validate_commands(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
     }
     for rule in p.command_rules.iter().flatten() {
         bearagent_tools::command::rules::validate_rule(rule).map_err(|e| ("command_rules", e))?;
+    }
+    for key in p.mcp_rules.iter().flat_map(|r| r.keys()) {
+        let server = key.split_once('.').map_or(key.as_str(), |(s, _)| s);
+        let tool_ok = key.split_once('.').is_none_or(|(_, t)| !t.is_empty());
+        let server_ok = !server.is_empty()
+            && server
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if !(server_ok && tool_ok) {
+            return Err((
+                "mcp_rules",
+                format!("{key:?} must be a server name or \"server.tool\""),
+            ));
+        }
     }
     Ok(())
 }

@@ -155,6 +155,7 @@ pub fn profile(
     }
     c.env = entry.command_env.clone().unwrap_or_default();
     c.rules = entry.command_rules.clone().unwrap_or_default();
+    p.mcp_rules = entry.mcp_rules.clone().unwrap_or_default();
     Ok((p, entry.provider, entry.model))
 }
 

@@ -111,6 +111,8 @@ fn history_from_events(events: &[EventEnvelope], caps: &ContextCaps) -> Vec<Hist
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
             | EventPayload::LoopDetected { .. }
+            | EventPayload::McpServerStarted { .. }
+            | EventPayload::McpServerUnavailable { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }

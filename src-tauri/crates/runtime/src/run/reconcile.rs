@@ -81,6 +81,8 @@ fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<Co
             | EventPayload::RunInterrupted { .. }
             | EventPayload::RunResumed
             | EventPayload::LoopDetected { .. }
+            | EventPayload::McpServerStarted { .. }
+            | EventPayload::McpServerUnavailable { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }
@@ -252,6 +254,7 @@ mod tests {
                 config_versions: Default::default(),
                 price: None,
                 commands: Default::default(),
+                mcp_rules: Default::default(),
             },
             EventPayload::RunStarted,
         ];
@@ -281,6 +284,7 @@ mod tests {
                 config_versions: Default::default(),
                 price: None,
                 commands: Default::default(),
+                mcp_rules: Default::default(),
             },
             EventPayload::RunStarted,
         ];
