@@ -1,8 +1,8 @@
 //! Settings commands: providers (keys go to the OS keychain), profiles,
 //! and "Test connection".
 
-use crate::dto::settings::{ProfileView, ProviderInput, ProviderTestView, SettingsView};
 use crate::dto::mcp::McpServerView;
+use crate::dto::settings::{ProfileView, ProviderInput, ProviderTestView, SettingsView};
 use crate::dto::ApiError;
 use crate::state::AppState;
 use bearagent_runtime::config::ProviderOverrides;

@@ -208,12 +208,7 @@ mod tests {
             args: vec!["server.js".into(), "stdio".into()],
             env: BTreeMap::from([
                 ("A".into(), SecretValue::Plain("1".into())),
-                (
-                    "B".into(),
-                    SecretValue::Env {
-                        env: "MY_B".into(),
-                    },
-                ),
+                ("B".into(), SecretValue::Env { env: "MY_B".into() }),
                 ("C".into(), SecretValue::Plain("keychain".into())),
             ]),
             tool_timeout_secs: Some(60),
@@ -259,6 +254,9 @@ mod tests {
             startup_timeout_secs: None,
             tool_timeout_secs: None,
         };
-        assert_eq!(doubled.into_entry().unwrap_err().code, ErrorCode::InvalidInput);
+        assert_eq!(
+            doubled.into_entry().unwrap_err().code,
+            ErrorCode::InvalidInput
+        );
     }
 }

@@ -112,6 +112,9 @@ pub enum EffectOutcome {
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+// RunCreated carries every setting of the run; it is one per run, and
+// boxing it would make every reader of the settings unpack a box.
+#[allow(clippy::large_enum_variant)]
 pub enum EventPayload {
     /// The run exists: its goal, workspace and every setting in force
     /// (budgets, approvals, caps, provider, price, command sandbox, rules).

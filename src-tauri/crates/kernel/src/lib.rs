@@ -22,8 +22,8 @@ pub use event::{
     StopReason, DEFAULT_MAX_REPEATED_CALLS, EVENT_SCHEMA_VERSION,
 };
 pub use history::{validate_history, HistoryViolation};
-pub use mcp::{mcp_rule_for, McpRules, McpToolRecord};
 pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, WorkspaceId};
+pub use mcp::{mcp_rule_for, McpRules, McpToolRecord};
 pub use message::{
     Action, FinalAnswer, HistoryItem, Message, MessageError, Role, ToolCall, ToolResult,
 };

@@ -25,3 +25,6 @@ pub use error::{McpError, Secs};
 pub use names::{expose_names, exposed_name, McpTool, MAX_EXPOSED_LEN};
 pub use process::{server_env, INHERITED_ENV, STDERR_CAP};
 pub use tokio_util::sync::CancellationToken;
+
+#[cfg(any(test, feature = "test-support"))]
+pub mod testkit;

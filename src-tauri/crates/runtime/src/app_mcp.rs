@@ -140,10 +140,13 @@ impl Application {
         let mut removed = None;
         self.update_config(|c| {
             removed = c.mcp_servers.remove(name);
-            removed.as_ref().map(|_| ()).ok_or_else(|| AppError::NotFound {
-                what: "MCP server",
-                id: name.to_owned(),
-            })
+            removed
+                .as_ref()
+                .map(|_| ())
+                .ok_or_else(|| AppError::NotFound {
+                    what: "MCP server",
+                    id: name.to_owned(),
+                })
         })?;
         for secret in removed.iter().flat_map(keychain_secret_names) {
             if let Err(e) = self.secrets.delete(&keychain_entry(name, &secret)) {
@@ -202,4 +205,22 @@ fn keychain_secret_names(entry: &McpServerEntry) -> impl Iterator<Item = String>
         .filter(|t| t.is_keychain())
         .map(|_| "bearer_token".to_owned());
     env.chain(token)
+}
+
+impl Application {
+    /// The servers a new run starts: every enabled one in the config, each
+    /// connectable or with the reason it is not (a secret not set, …).
+    pub(crate) fn mcp_plan(&self) -> Result<crate::mcp::McpPlan, AppError> {
+        let config = self.config()?;
+        Ok(config
+            .mcp_servers
+            .iter()
+            .filter(|(_, entry)| entry.is_enabled())
+            .map(|(name, entry)| {
+                let server =
+                    server_config(self.secrets.as_ref(), name, entry).map_err(|e| e.to_string());
+                (name.clone(), server)
+            })
+            .collect())
+    }
 }

@@ -88,6 +88,7 @@ impl Application {
                 | EventPayload::ArtifactKept { .. } => None,
             })
             .ok_or_else(not_pending)?;
+        let mcp = self.mcp_plan()?;
         let provider = self.provider_for_resume(&provider, &model, projection.model_calls)?;
         let workspace = WorkspaceRoot::new(std::path::Path::new(&workspace_path))
             .map_err(|e| AppError::InvalidInput(format!("the run's workspace is gone: {e}")))?;
@@ -122,6 +123,7 @@ impl Application {
                 call,
                 decision,
             },
+            mcp,
         );
         Ok(())
     }

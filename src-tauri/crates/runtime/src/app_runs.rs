@@ -3,6 +3,7 @@
 
 use crate::app::{ActiveRun, Application};
 use crate::live::LiveEvent;
+use crate::mcp::RunMcp;
 use crate::profile::RunProfile;
 use crate::run::agent_loop::{drive, LoopDeps, LoopStart};
 use crate::run::approvals::Decision;
@@ -38,6 +39,7 @@ impl Application {
             return Err(AppError::InvalidInput("a goal is required".into()));
         }
         let workspace = self.open_workspace(&start.workspace)?;
+        let mcp = self.mcp_plan()?;
         let root = WorkspaceRoot::new(std::path::Path::new(&workspace.path))
             .map_err(|e| AppError::InvalidInput(e.to_string()))?;
         let run_id = RunId::new();
@@ -84,22 +86,31 @@ impl Application {
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;
-        self.spawn_loop(rec, root, start.profile, start.provider, LoopStart::Fresh);
+        self.spawn_loop(
+            rec,
+            root,
+            start.profile,
+            start.provider,
+            LoopStart::Fresh,
+            mcp,
+        );
         Ok(run_id)
     }
 
-    /// Runs the loop in the background and remembers it as active.
+    /// Runs the loop in the background and remembers it as active: the
+    /// run's MCP servers start first and stop when the loop ends.
     pub(crate) fn spawn_loop(
         &self,
-        rec: Recorder,
+        mut rec: Recorder,
         workspace: WorkspaceRoot,
         profile: RunProfile,
         provider: Arc<dyn ModelProvider>,
         start: LoopStart,
+        mcp: crate::mcp::McpPlan,
     ) {
         let run_id = rec.run_id();
         let cancel = CancellationToken::new();
-        let deps = LoopDeps {
+        let mut deps = LoopDeps {
             provider,
             registry: self.registry.clone(),
             executor: self.executor.clone(),
@@ -108,6 +119,8 @@ impl Application {
             profile,
             cancel: cancel.clone(),
             host: self.command_host(),
+            mcp_tools: BTreeMap::new(),
+            tool_rules: BTreeMap::new(),
         };
         let span = tracing::info_span!("run", %run_id);
         let store = rec.store().clone();
@@ -115,7 +128,17 @@ impl Application {
         let live = rec.live().clone();
         let handle = tokio::spawn(
             async move {
+                let servers = match RunMcp::start(&mut rec, mcp, &deps.cancel).await {
+                    Ok(servers) => servers,
+                    Err(e) => {
+                        abort_run(&store, clock.as_ref(), &live, run_id, &e);
+                        return Err(e);
+                    }
+                };
+                deps.mcp_tools = servers.tools();
+                deps.tool_rules = servers.tool_rules(&deps.profile.mcp_rules);
                 let result = drive(rec, deps, start).await;
+                servers.shutdown().await;
                 if let Err(e) = &result {
                     abort_run(&store, clock.as_ref(), &live, run_id, e);
                 }
@@ -323,7 +346,7 @@ impl Application {
             .filter(|e| e.seq < requested)
             .cloned()
             .collect();
-        let tools = crate::run::agent_loop::tool_schemas(&self.registry);
+        let tools = crate::mcp::model_tools(&self.registry, &before);
         Ok(crate::run::context::build(
             &before,
             &tools,
@@ -373,3 +396,7 @@ mod turns_tests;
 #[cfg(test)]
 #[path = "app_commands_tests.rs"]
 mod commands_tests;
+
+#[cfg(test)]
+#[path = "app_mcp_tests.rs"]
+mod mcp_tests;

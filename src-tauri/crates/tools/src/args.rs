@@ -132,7 +132,8 @@ impl<'a> Args<'a> {
     }
 }
 
-fn wrong_type(name: &str, expected: &'static str, found: &Value) -> ArgumentError {
+/// "`name` must be {expected}, got {what `found` is}".
+pub fn wrong_type(name: &str, expected: &'static str, found: &Value) -> ArgumentError {
     ArgumentError::WrongType {
         name: name.into(),
         expected,

@@ -90,6 +90,9 @@ pub enum ToolError {
     BadCall { reason: String },
     #[error("cancelled")]
     Cancelled,
+    /// An MCP server's error, or its tool's error result, as it said it.
+    #[error("{message}")]
+    External { message: String },
     #[error("{path}: {message}")]
     Io { path: String, message: String },
 }

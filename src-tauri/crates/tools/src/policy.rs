@@ -6,6 +6,7 @@ use crate::command::rules::{evaluate, RuleVerdict, VerdictBasis};
 use crate::spec::{Effect, PreparedCall, ToolSpec};
 use crate::workspace::has_git_component;
 use bearagent_kernel::{CommandSettings, RuleDecision};
+use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
 pub use bearagent_kernel::{ApprovalMode, ParseApprovalModeError};
@@ -20,11 +21,22 @@ pub enum PolicyDecision {
     Deny { reason: String },
 }
 
+/// A trusted profile's rule for one tool (an MCP server's, by its exposed
+/// name): it decides instead of the tool's effect and the mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolRule {
+    pub decision: RuleDecision,
+    /// Shown in the approval and the refusal, e.g. `mcp_rules."everything.echo" = ask`.
+    pub rule: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     pub mode: ApprovalMode,
     /// The sandbox switch and the command rules (from the trusted profile).
     pub commands: CommandSettings,
+    /// Exposed tool name → its rule (MCP tools only).
+    pub tool_rules: BTreeMap<String, ToolRule>,
 }
 
 impl Policy {
@@ -32,7 +44,18 @@ impl Policy {
         Self {
             mode,
             commands: CommandSettings::default(),
+            tool_rules: BTreeMap::new(),
         }
+    }
+
+    pub fn with_tool_rules(mut self, rules: BTreeMap<String, ToolRule>) -> Self {
+        self.tool_rules = rules;
+        self
+    }
+
+    /// The rule that decides this tool, if the profile has one.
+    pub fn tool_rule(&self, spec: &ToolSpec) -> Option<&ToolRule> {
+        self.tool_rules.get(spec.name.as_str())
     }
 
     pub fn with_commands(mut self, commands: CommandSettings) -> Self {
@@ -53,6 +76,10 @@ impl Policy {
             || call.command_plan().is_some();
         if runs_command {
             return self.decide_command(spec, call);
+        }
+        let external = spec.effect == Effect::External || call.effect() == Effect::External;
+        if external || (spec.effect == Effect::ReadOnly && self.tool_rule(spec).is_some()) {
+            return self.decide_external(spec, call, external);
         }
         // The stronger of the two declarations wins; the spec is trusted.
         let writes = spec.effect == Effect::Writes
@@ -78,6 +105,38 @@ impl Policy {
 }
 
 impl Policy {
+    /// An MCP tool: a profile rule decides if there is one (a deny refuses
+    /// it in every mode); otherwise a tool that is not read-only asks
+    /// unless the mode allows everything.
+    fn decide_external(
+        &self,
+        spec: &ToolSpec,
+        call: PreparedCall,
+        external: bool,
+    ) -> PolicyDecision {
+        if call.write_target().is_some() || spec.effect == Effect::Writes {
+            return deny(format!(
+                "{} cannot both write a file and act outside",
+                spec.name
+            ));
+        }
+        if let Some(rule) = self.tool_rule(spec) {
+            return match rule.decision {
+                RuleDecision::Deny => deny(format!("{} → deny", rule.rule)),
+                RuleDecision::Ask => PolicyDecision::Ask(ApprovalRequest::new(call)),
+                RuleDecision::Allow => PolicyDecision::Allow(AuthorizedCall::by_policy(call)),
+            };
+        }
+        match (self.mode, external) {
+            (ApprovalMode::AllowAll, _) | (ApprovalMode::AskWrites, false) => {
+                PolicyDecision::Allow(AuthorizedCall::by_policy(call))
+            }
+            (ApprovalMode::AskAll, _) | (ApprovalMode::AskWrites, true) => {
+                PolicyDecision::Ask(ApprovalRequest::new(call))
+            }
+        }
+    }
+
     /// What the command rules say about a command call (None for any other
     /// call). Pure: the runtime shows the same verdict the policy used.
     pub fn command_verdict(&self, call: &PreparedCall) -> Option<RuleVerdict> {
@@ -362,5 +421,73 @@ mod tests {
         let (s, _) = command("ls");
         let read = call("run_command", Effect::ReadOnly, None);
         assert!(matches!(p.decide(&s, read), PolicyDecision::Deny { .. }));
+    }
+
+    fn mcp_call(name: &str, read_only: bool) -> PreparedCall {
+        PreparedCall::external(
+            ToolName::new(name).unwrap(),
+            String::new(),
+            json!({}),
+            read_only,
+        )
+    }
+
+    fn rule(decision: RuleDecision) -> BTreeMap<String, ToolRule> {
+        BTreeMap::from([(
+            "srv__t".to_owned(),
+            ToolRule {
+                decision,
+                rule: "mcp_rules.srv = x".into(),
+            },
+        )])
+    }
+
+    #[test]
+    fn an_mcp_tool_that_is_not_read_only_asks_like_a_write() {
+        let ext = spec("srv__t", Effect::External);
+        for (mode, allowed) in [
+            (ApprovalMode::AskAll, false),
+            (ApprovalMode::AskWrites, false),
+            (ApprovalMode::AllowAll, true),
+        ] {
+            let d = Policy::new(mode).decide(&ext, mcp_call("srv__t", false));
+            assert_eq!(is_allow(&d), allowed, "{mode:?}");
+            assert_eq!(is_ask(&d), !allowed, "{mode:?}");
+        }
+        // A read-only MCP tool runs in `reads` mode.
+        let read = spec("srv__t", Effect::ReadOnly);
+        assert!(is_allow(
+            &Policy::new(ApprovalMode::AskWrites).decide(&read, mcp_call("srv__t", true))
+        ));
+        // The stronger declaration wins either way round.
+        assert!(is_ask(
+            &Policy::new(ApprovalMode::AskWrites).decide(&read, mcp_call("srv__t", false))
+        ));
+        assert!(is_ask(
+            &Policy::new(ApprovalMode::AskWrites).decide(&ext, mcp_call("srv__t", true))
+        ));
+    }
+
+    #[test]
+    fn a_profile_rule_decides_an_mcp_tool_in_every_mode() {
+        let ext = spec("srv__t", Effect::External);
+        let read = spec("srv__t", Effect::ReadOnly);
+        let deny_all =
+            Policy::new(ApprovalMode::AllowAll).with_tool_rules(rule(RuleDecision::Deny));
+        match deny_all.decide(&read, mcp_call("srv__t", true)) {
+            PolicyDecision::Deny { reason } => {
+                assert!(reason.contains("mcp_rules.srv"), "{reason}")
+            }
+            other => panic!("expected a deny, got {other:?}"),
+        }
+        let allow = Policy::new(ApprovalMode::AskAll).with_tool_rules(rule(RuleDecision::Allow));
+        assert!(is_allow(&allow.decide(&ext, mcp_call("srv__t", false))));
+        let ask = Policy::new(ApprovalMode::AllowAll).with_tool_rules(rule(RuleDecision::Ask));
+        assert!(is_ask(&ask.decide(&read, mcp_call("srv__t", true))));
+        // A rule never reaches a workspace tool of another name.
+        let other = spec("read_file", Effect::ReadOnly);
+        assert!(is_allow(
+            &deny_all.decide(&other, call("read_file", Effect::ReadOnly, None))
+        ));
     }
 }

@@ -20,6 +20,10 @@ pub enum Effect {
     /// Runs a command (in the sandbox): it may change any workspace file,
     /// so the command rules and the approval mode decide.
     RunsCommand,
+    /// Acts outside the workspace through an MCP server's tool that did
+    /// not declare itself read-only: treated like a write (asks unless the
+    /// mode allows everything or a profile rule decides).
+    External,
 }
 
 /// What a `run_command` call will run, as prepared (and approved).
@@ -94,6 +98,23 @@ impl PreparedCall {
             effect: Effect::Writes,
             summary,
             write_target: Some(target),
+            command: None,
+            args,
+        }
+    }
+
+    /// A call handed to an MCP server's tool: `read_only` when the tool's
+    /// trusted spec says so, else an [`Effect::External`] call.
+    pub fn external(tool: ToolName, summary: String, args: Value, read_only: bool) -> Self {
+        Self {
+            tool,
+            effect: if read_only {
+                Effect::ReadOnly
+            } else {
+                Effect::External
+            },
+            summary,
+            write_target: None,
             command: None,
             args,
         }

@@ -1,7 +1,7 @@
 //! Small text helpers: UTF-8-safe truncation and human-readable sizes.
 
 /// The largest index `<= max` that is a char boundary of `s`.
-pub(crate) fn floor_char_boundary(s: &str, max: usize) -> usize {
+pub fn floor_char_boundary(s: &str, max: usize) -> usize {
     if max >= s.len() {
         return s.len();
     }

@@ -4,49 +4,10 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use bearagent_mcp::{ServerConfig, Transport};
-use std::path::{Path, PathBuf};
-use std::sync::Once;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
-}
-
-/// `<repo>/tests/mcp/node_modules/.bin/mcp-server-everything`, installed
-/// with `npm ci` on first use (once per process, and under a lock file so
-/// test binaries running side by side do not install twice).
-pub fn everything_bin() -> PathBuf {
-    static INSTALL: Once = Once::new();
-    let dir = repo_root().join("tests/mcp");
-    let bin = dir.join("node_modules/.bin/mcp-server-everything");
-    INSTALL.call_once(|| {
-        if bin.exists() {
-            return;
-        }
-        let lock = std::fs::File::create(std::env::temp_dir().join("bearagent-mcp-npm.lock"))
-            .expect("lock file");
-        lock.lock().expect("lock");
-        if !bin.exists() {
-            let status = std::process::Command::new("npm")
-                .args([
-                    "ci",
-                    "--no-audit",
-                    "--no-fund",
-                    "--loglevel=error",
-                    "--prefix",
-                ])
-                .arg(&dir)
-                .status()
-                .expect(
-                    "npm is needed for the MCP reference server (scripts/setup.sh installs it)",
-                );
-            assert!(status.success(), "npm ci --prefix tests/mcp failed");
-        }
-        let _ = lock.unlock();
-    });
-    assert!(bin.exists(), "{} missing after npm ci", bin.display());
-    bin
-}
+pub use bearagent_mcp::testkit::everything_bin;
 
 /// The reference server over stdio.
 pub fn everything_stdio(env: Vec<(String, String)>) -> ServerConfig {

@@ -28,6 +28,10 @@ pub struct LoopDeps {
     pub cancel: CancellationToken,
     /// The home folder and BearAgent's own folders, for command sandboxes.
     pub host: bearagent_tools::tools::run_command::HostEnvironment,
+    /// The run's MCP tools by exposed name (started with the run).
+    pub mcp_tools: std::collections::BTreeMap<String, Arc<crate::mcp::McpToolAdapter>>,
+    /// The profile's rules for those tools.
+    pub tool_rules: std::collections::BTreeMap<String, bearagent_tools::ToolRule>,
 }
 
 impl LoopDeps {
@@ -37,7 +41,18 @@ impl LoopDeps {
     pub(super) fn policy_with(&self, run_rules: &[bearagent_kernel::CommandRule]) -> Policy {
         let mut commands = self.profile.commands.clone();
         commands.rules.extend(run_rules.iter().cloned());
-        Policy::new(self.profile.approval_mode).with_commands(commands)
+        Policy::new(self.profile.approval_mode)
+            .with_commands(commands)
+            .with_tool_rules(self.tool_rules.clone())
+    }
+
+    /// Exact lookup among the workspace tools and the run's MCP tools.
+    pub(super) fn tool(&self, name: &str) -> Option<Arc<dyn bearagent_tools::Tool>> {
+        self.registry.get(name).or_else(|| {
+            self.mcp_tools
+                .get(name)
+                .map(|t| t.clone() as Arc<dyn bearagent_tools::Tool>)
+        })
     }
 }
 
@@ -58,6 +73,8 @@ pub(super) struct RunGrants {
     pub snapshots: Option<super::snapshot::SnapshotCache>,
     /// "Always allow commands starting with …" rules the user added.
     pub command_rules: Vec<bearagent_kernel::CommandRule>,
+    /// MCP servers found gone during the run (reported once each).
+    pub mcp_down: std::collections::BTreeSet<String>,
 }
 
 enum Step {
@@ -112,8 +129,10 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
             }
         }
     }
-    let tools = tool_schemas(&deps.registry);
     loop {
+        // From committed events: a server that became unavailable is no
+        // longer offered.
+        let tools = crate::mcp::model_tools(&deps.registry, rec.events());
         match model_step(&mut rec, &deps, &tools, &mut grants, &mut invalid_outputs).await? {
             Step::Continue => {}
             Step::Finished => return Ok(()),
@@ -153,18 +172,6 @@ fn unstarted_calls_of_last_turn(
 }
 
 /// The tools as the model is told about them (sorted by name: stable).
-pub fn tool_schemas(registry: &Registry) -> Vec<ToolSchema> {
-    registry
-        .specs()
-        .into_iter()
-        .map(|s| ToolSchema {
-            name: s.name.to_string(),
-            description: s.description,
-            parameters: s.parameters,
-        })
-        .collect()
-}
-
 fn last(rec: &Recorder) -> Option<EventSeq> {
     rec.last_seq()
 }

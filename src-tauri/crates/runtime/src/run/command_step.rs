@@ -29,7 +29,10 @@ pub(super) fn approval_summary(
 ) -> String {
     let policy = deps.policy_with(&grants.command_rules);
     match policy.command_verdict(call) {
-        None => call.summary().to_owned(),
+        None => match super::mcp_step::approval_note(deps, call) {
+            Some(note) => format!("{} · {note}", call.summary()),
+            None => call.summary().to_owned(),
+        },
         Some(verdict) => {
             let c = &deps.profile.commands;
             let sandbox = match (c.sandbox, c.network) {

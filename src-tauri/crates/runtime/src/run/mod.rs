@@ -6,6 +6,7 @@ pub mod approvals;
 mod command_step;
 pub mod context;
 pub(crate) mod loops;
+mod mcp_step;
 pub mod reconcile;
 pub mod recorder;
 pub mod snapshot;

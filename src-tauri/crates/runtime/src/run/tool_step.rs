@@ -67,12 +67,10 @@ pub(super) async fn run_tool_call(
         Some(completed),
         EventPayload::ToolCallRequested { call: call.clone() },
     )?;
-    let Some(tool) = deps.registry.get(call.tool_name.as_str()) else {
-        let known: Vec<String> = deps
-            .registry
-            .specs()
+    let Some(tool) = deps.tool(call.tool_name.as_str()) else {
+        let known: Vec<String> = crate::mcp::model_tools(&deps.registry, rec.events())
             .into_iter()
-            .map(|s| s.name.to_string())
+            .map(|s| s.name)
             .collect();
         return fail(
             rec,
@@ -181,6 +179,12 @@ async fn execute_allowed(
         return super::command_step::execute_command(rec, deps, grants, call_id, authorized, cause)
             .await;
     }
+    if let Some(mcp_tool) = deps.mcp_tools.get(authorized.tool().as_str()).cloned() {
+        return super::mcp_step::execute_mcp(
+            rec, deps, grants, call_id, mcp_tool, authorized, cause,
+        )
+        .await;
+    }
     // The authorisation is spent by the one execution; keep a view.
     let prepared = authorized.prepared().clone();
     if let Some(target) = prepared.write_target() {
@@ -278,14 +282,13 @@ pub(super) async fn resume_decided(
     decision: Decision,
 ) -> Result<ToolStepEnd, AppError> {
     let call_id = call.call_id.clone();
-    let Some(tool) = deps.registry.get(call.tool_name.as_str()) else {
-        return Err(AppError::Corrupt(format!(
-            "the pending call names tool {} which this BearAgent does not have",
-            call.tool_name
-        )));
-    };
-    let prepared = tool.prepare(&call.arguments, &deps.workspace);
-    if let Ok(p) = &prepared {
+    let tool = deps.tool(call.tool_name.as_str());
+    // An MCP tool whose server did not start again after the restart: the
+    // decision is recorded, then the call fails and the model is told.
+    let prepared = tool
+        .as_ref()
+        .map(|tool| tool.prepare(&call.arguments, &deps.workspace));
+    if let Some(Ok(p)) = &prepared {
         remember_prepared(grants, p);
     }
     let (seq, scope) = match record_decision(rec, asked, &call, decision)? {
@@ -304,9 +307,20 @@ pub(super) async fn resume_decided(
         Asked::Cancelled => return Ok(ToolStepEnd::RunEnded),
     };
     remember_scope(grants, &call, scope, true, seq);
-    let prepared = match prepared {
-        Ok(prepared) => prepared,
-        Err(e) => return fail(rec, seq, &call_id, format!("invalid arguments: {e}")),
+    let (tool, prepared) = match (tool, prepared) {
+        (Some(tool), Some(Ok(prepared))) => (tool, prepared),
+        (_, Some(Err(e))) => return fail(rec, seq, &call_id, format!("invalid arguments: {e}")),
+        (_, None) | (None, _) => {
+            return fail(
+                rec,
+                seq,
+                &call_id,
+                format!(
+                    "tool {} is not available since the restart (its MCP server did not start)",
+                    call.tool_name
+                ),
+            )
+        }
     };
     // The same path as before the restart: the policy decides again, and
     // the recorded approval answers its "ask".

@@ -158,6 +158,9 @@ fn check(fx: &Fixture, tool: &dyn Tool, args: &Map<String, Value>) {
                 "a write inside .git: {value}"
             );
         }
+        // No workspace tool runs commands through `prepare` alone or acts
+        // outside the workspace; run_command has its own tests.
+        Effect::RunsCommand | Effect::External => {}
     }
 }
 

@@ -1,0 +1,47 @@
+//! For tests and benches of this crate and of the crates above it: the
+//! official reference server (`@modelcontextprotocol/server-everything`,
+//! pinned in `<repo>/tests/mcp` and installed there by npm).
+#![allow(clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
+}
+
+/// `<repo>/tests/mcp/node_modules/.bin/mcp-server-everything`, installed
+/// with `npm ci` on first use (once per process, and under a lock file so
+/// test binaries running side by side do not install twice).
+pub fn everything_bin() -> PathBuf {
+    static INSTALL: Once = Once::new();
+    let dir = repo_root().join("tests/mcp");
+    let bin = dir.join("node_modules/.bin/mcp-server-everything");
+    INSTALL.call_once(|| {
+        if bin.exists() {
+            return;
+        }
+        let lock = std::fs::File::create(std::env::temp_dir().join("bearagent-mcp-npm.lock"))
+            .expect("lock file");
+        lock.lock().expect("lock");
+        if !bin.exists() {
+            let status = std::process::Command::new("npm")
+                .args([
+                    "ci",
+                    "--no-audit",
+                    "--no-fund",
+                    "--loglevel=error",
+                    "--prefix",
+                ])
+                .arg(&dir)
+                .status()
+                .expect(
+                    "npm is needed for the MCP reference server (scripts/setup.sh installs it)",
+                );
+            assert!(status.success(), "npm ci --prefix tests/mcp failed");
+        }
+        let _ = lock.unlock();
+    });
+    assert!(bin.exists(), "{} missing after npm ci", bin.display());
+    bin
+}

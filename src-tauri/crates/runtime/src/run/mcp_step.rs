@@ -1,0 +1,163 @@
+//! An MCP tool call after policy and approval: sent to its server with a
+//! timeout, progress streamed live like command output, the server's
+//! result (or error) recorded as the tool's result.
+
+use super::agent_loop::{LoopDeps, RunGrants};
+use super::recorder::Recorder;
+use super::tool_step::ToolStepEnd;
+use crate::live::LiveEvent;
+use crate::mcp::McpToolAdapter;
+use crate::AppError;
+use bearagent_kernel::{ApprovalMode, CallId, EventPayload, EventSeq, ToolResult};
+use bearagent_mcp::McpError;
+use bearagent_store::hash_bytes;
+use bearagent_tools::{AuthorizedCall, Effect, PreparedCall};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Live progress shown per call before the rest is dropped (a chatty
+/// server must not swamp the UI).
+const LIVE_PROGRESS_CAP: usize = 256 * 1024;
+
+/// What an MCP call's approval adds to its summary: the profile rule that
+/// made it ask, or why it asks without one.
+pub(super) fn approval_note(deps: &LoopDeps, call: &PreparedCall) -> Option<String> {
+    let tool = deps.mcp_tools.get(call.tool().as_str())?;
+    if let Some(rule) = deps.tool_rules.get(call.tool().as_str()) {
+        return Some(rule.rule.clone());
+    }
+    Some(match (call.effect(), deps.profile.approval_mode) {
+        (Effect::ReadOnly, ApprovalMode::AskAll) => {
+            "read-only, but this profile asks for every call".to_owned()
+        }
+        _ => format!(
+            "server {} does not mark `{}` read-only → ask",
+            tool.server(),
+            tool.tool()
+        ),
+    })
+}
+
+pub(super) async fn execute_mcp(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    grants: &mut RunGrants,
+    call_id: CallId,
+    tool: Arc<McpToolAdapter>,
+    authorized: AuthorizedCall,
+    cause: EventSeq,
+) -> Result<ToolStepEnd, AppError> {
+    let signature = super::loops::signature(&authorized);
+    let started = rec.record(
+        Some(cause),
+        EventPayload::ToolCallStarted {
+            call_id: call_id.clone(),
+        },
+    )?;
+    let live = rec.live().clone();
+    let run_id = rec.run_id();
+    let live_call = call_id.clone();
+    let shown = AtomicUsize::new(0);
+    let on_progress = move |progress: f64, total: Option<f64>, message: Option<String>| {
+        let line = progress_line(progress, total, message.as_deref());
+        if shown.fetch_add(line.len(), Ordering::Relaxed) >= LIVE_PROGRESS_CAP {
+            return;
+        }
+        live.publish(LiveEvent::CommandOutput {
+            run_id,
+            call_id: live_call.clone(),
+            text: line,
+        });
+    };
+    let cancel = deps.cancel.child_token();
+    let answer = tool.call(&authorized, cancel, on_progress).await;
+    let max = deps.executor.limits.max_output_bytes;
+    let (content, is_error) = match answer {
+        Ok(result) => (result.text, result.is_error),
+        Err(e @ McpError::Cancelled { .. }) if deps.cancel.is_cancelled() => {
+            record_result(rec, started, &call_id, e.to_string(), true, max)?;
+            rec.record_user_cancel()?;
+            return Ok(ToolStepEnd::RunEnded);
+        }
+        Err(e) => {
+            let gone = matches!(
+                e,
+                McpError::Exited { .. } | McpError::Transport { .. } | McpError::Protocol { .. }
+            );
+            if gone && grants.mcp_down.insert(tool.server().to_owned()) {
+                rec.record(
+                    Some(started),
+                    EventPayload::McpServerUnavailable {
+                        server: tool.server().to_owned(),
+                        reason: e.to_string(),
+                    },
+                )?;
+            }
+            (e.to_string(), true)
+        }
+    };
+    grants
+        .loops
+        .executed(signature, hash_bytes(content.as_bytes()));
+    record_result(rec, started, &call_id, content, is_error, max)?;
+    Ok(ToolStepEnd::Continue)
+}
+
+/// `[3/10] message` (or `[3] message` without a total), one line.
+fn progress_line(progress: f64, total: Option<f64>, message: Option<&str>) -> String {
+    let count = match total {
+        Some(total) => format!("[{progress}/{total}]"),
+        None => format!("[{progress}]"),
+    };
+    match message {
+        Some(m) if !m.trim().is_empty() => format!("{count} {}\n", m.trim()),
+        _ => format!("{count}\n"),
+    }
+}
+
+/// The result, bounded like every tool's (head kept, size recorded).
+fn record_result(
+    rec: &mut Recorder,
+    cause: EventSeq,
+    call_id: &CallId,
+    mut content: String,
+    is_error: bool,
+    max: usize,
+) -> Result<EventSeq, AppError> {
+    let original_bytes = content.len() as u64;
+    let truncated = content.len() > max;
+    if truncated {
+        content.truncate(bearagent_tools::floor_char_boundary(&content, max));
+    }
+    let result = ToolResult {
+        call_id: call_id.clone(),
+        content,
+        is_error,
+    };
+    let payload = if is_error {
+        EventPayload::ToolCallFailed { result }
+    } else {
+        EventPayload::ToolCallCompleted {
+            result,
+            receipt: None,
+            truncated,
+            original_bytes,
+        }
+    };
+    rec.record(Some(cause), payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::progress_line;
+
+    #[test]
+    fn progress_reads_as_a_count_and_a_message() {
+        assert_eq!(
+            progress_line(3.0, Some(10.0), Some("step")),
+            "[3/10] step\n"
+        );
+        assert_eq!(progress_line(1.5, None, None), "[1.5]\n");
+        assert_eq!(progress_line(2.0, Some(4.0), Some("  ")), "[2/4]\n");
+    }
+}
