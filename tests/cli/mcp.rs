@@ -71,12 +71,7 @@ enabled = false
 #[test]
 fn mcp_test_shows_the_reference_server_s_tools_or_the_classified_error() {
     let env = support::env();
-    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
-    let server = repo.join("tests/mcp/node_modules/.bin/mcp-server-everything");
-    assert!(
-        server.exists(),
-        "run `npm ci --prefix tests/mcp` (scripts/setup.sh does) first"
-    );
+    let server = everything_bin();
     std::fs::write(
         env.home.path().join("config.toml"),
         format!(
@@ -121,4 +116,67 @@ startup_timeout_secs = 5
     assert!(err.contains("missing"), "{err}");
     let out = env.bearagent(&["mcp", "test", "nobody"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// A scripted run with the reference server: its start is an event, echo
+/// and get-sum return through the same path as every tool, a tool the
+/// server does not mark read-only is refused without a terminal to ask
+/// on, and `bearagent events` shows all of it.
+#[test]
+fn a_run_calls_the_reference_server_s_tools_and_records_the_server() {
+    let env = support::env();
+    let server = everything_bin();
+    std::fs::write(
+        env.home.path().join("config.toml"),
+        format!(
+            "version = 1\n[mcp_servers.everything]\ncommand = \"node\"\nargs = [\"{}\", \"stdio\"]\n",
+            server.display()
+        ),
+    )
+    .unwrap();
+    let call = |tool: &str, args: serde_json::Value| serde_json::json!({"tool_call": {"tool_name": tool, "arguments": args}});
+    let run = env.run(
+        serde_json::json!([
+            call("everything__echo", serde_json::json!({"message": "hi there"})),
+            call("everything__get-sum", serde_json::json!({"a": 19, "b": 23})),
+            call("everything__toggle-simulated-logging", serde_json::json!({})),
+            {"final_answer": "done"}
+        ]),
+        &["--approve", "reads"],
+        "use the reference server",
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let started = run.of_type("mcp_server_started");
+    assert_eq!(started.len(), 1, "{}", run.stdout);
+    assert_eq!(started[0]["payload"]["server"], "everything");
+    let results: Vec<String> = run
+        .events
+        .iter()
+        .filter_map(|e| match e["payload"]["type"].as_str() {
+            Some("tool_call_completed") | Some("tool_call_failed") => {
+                Some(e["payload"]["result"]["content"].as_str()?.to_owned())
+            }
+            _ => None,
+        })
+        .collect();
+    assert!(results[0].contains("hi there"), "{results:?}");
+    assert!(results[1].contains("42"), "{results:?}");
+    assert!(results[2].contains("denied"), "{results:?}");
+    let human = env.bearagent(&["events", &run.run_id()]);
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("mcp everything: mcp-servers/everything"),
+        "{text}"
+    );
+}
+
+/// The reference server, installed into tests/mcp by scripts/setup.sh.
+fn everything_bin() -> std::path::PathBuf {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
+    let server = repo.join("tests/mcp/node_modules/.bin/mcp-server-everything");
+    assert!(
+        server.exists(),
+        "run `npm ci --prefix tests/mcp` (scripts/setup.sh does) first"
+    );
+    server
 }
