@@ -5,12 +5,12 @@
 // in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
-import type { EventPayload, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
+import type { EventPayload, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts } from "./artifacts";
 import { MockRunEngine } from "./runEngine";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
-import { DEMO_SCRIPT, commandScript, providerScript } from "./scripts";
+import { DEMO_SCRIPT, commandScript, mcpScript, providerScript } from "./scripts";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
@@ -94,9 +94,16 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       budgets: request.budgets,
       price,
     });
-    // A goal about tests gets a run that uses run_command.
-    const script = request.provider === "demo" ? DEMO_SCRIPT : /\btests?\b/i.test(request.goal) ? commandScript() : providerScript(request.goal);
-    engine.start(run, script);
+    // Like the runtime: each enabled MCP server starts with the run.
+    const servers = settings.mcp.startups();
+    // A goal about tests gets a run that uses run_command; one naming MCP calls the servers' tools.
+    const script =
+      request.provider === "demo"
+        ? DEMO_SCRIPT
+        : /\btests?\b/i.test(request.goal)
+          ? commandScript()
+          : (/\bmcp\b/i.test(request.goal) ? mcpScript(servers) : null) ?? providerScript(request.goal);
+    engine.start(run, script, servers);
     return { runId: run.id };
   }
 
@@ -208,6 +215,14 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return settings.saveProfile(input.profile as ProfileSettings);
           case "delete_profile":
             return settings.deleteProfile(String(input.name));
+          case "save_mcp_server":
+            return settings.mcp.save(input.server as McpServerView);
+          case "delete_mcp_server":
+            return settings.mcp.delete(String(input.name));
+          case "set_mcp_secret":
+            return settings.mcp.setSecret(String(input.server), String(input.name), String(input.value ?? ""));
+          case "test_mcp_server":
+            return settings.mcp.test(String(input.name));
           default:
             throw new MockError({ code: "internal", message: `mock backend: unknown command ${cmd}` });
         }

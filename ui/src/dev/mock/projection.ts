@@ -131,6 +131,11 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "external_change_observed":
       run.external_changes += 1;
       break;
+    // Like the kernel: servers report only while the run is in progress; the projection does not change.
+    case "mcp_server_started":
+    case "mcp_server_unavailable":
+      if (run.status.kind !== "running") throw new Error(`invalid event ${p.type} at seq ${event.seq}: the run is ${run.status.kind}`);
+      break;
     case "loop_detected":
       run.loops_detected = (run.loops_detected ?? 0) + 1;
       break;
@@ -155,8 +160,20 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "run_interrupted":
       run.status = { kind: "interrupted" };
       break;
-    default:
+    // Facts about files and the run's settings: nothing in the projection.
+    case "run_created":
+    case "effect_intended":
+    case "artifact_recorded":
+    case "effect_verified":
+    case "artifact_reverted":
+    case "artifact_reapplied":
+    case "artifact_kept":
       break;
+    default: {
+      // A new event type must be handled above (a type error otherwise).
+      const unhandled: never = p;
+      throw new Error(`unknown event ${JSON.stringify(unhandled)}`);
+    }
   }
 }
 

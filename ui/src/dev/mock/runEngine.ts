@@ -128,10 +128,11 @@ export class MockRunEngine {
     return event;
   }
 
-  start(run: MockRun, script: MockStep[]): void {
+  /** `servers`: the MCP server starts (or failures) recorded before the first model call. */
+  start(run: MockRun, script: MockStep[], servers: EventPayload[] = []): void {
     run.active = true;
     run.owner = { kind: "here" };
-    void this.#drive(run, script).finally(() => {
+    void this.#drive(run, script, servers).finally(() => {
       run.active = false;
       run.waiting = null;
     });
@@ -221,9 +222,14 @@ export class MockRunEngine {
     return mode === "ask_all" || (mode === "ask_writes" && writes);
   }
 
-  async #drive(run: MockRun, script: MockStep[]): Promise<void> {
+  async #drive(run: MockRun, script: MockStep[], servers: EventPayload[]): Promise<void> {
     const { stepMs, streamMs } = this.options;
     this.commit(run, { type: "run_started" });
+    for (const server of servers) {
+      await sleep(stepMs);
+      if (run.cancelled) return void this.commit(run, { type: "run_cancelled", reason: "cancelled by the user" });
+      this.commit(run, server);
+    }
     let denied = false;
     let callNo = 0;
     for (const step of script) {
@@ -304,6 +310,7 @@ export class MockRunEngine {
         this.commit(run, { type: "effect_intended", call_id: call.call_id, path, before_hash: null }, toolStarted.seq);
         this.options.onWrite(run.projection.workspace_path, path, String(step.call.args.content ?? ""), run.id, step.call.before);
       }
+      if (step.call.progress && !(await this.#mcpProgress(run, call.call_id, step.call.progress, toolStarted.seq))) return;
       await sleep(stepMs);
       const result = { call_id: call.call_id, content: step.call.result, is_error: false };
       const receipt = step.call.writes
@@ -316,6 +323,23 @@ export class MockRunEngine {
       }
     }
     this.commit(run, { type: "run_failed", reason: "script exhausted: the mock script ran out of steps" });
+  }
+
+  /**
+   * Pushes an MCP tool's progress lines live (the channel commands use),
+   * then waits like a command (`gateCommands`). False when the run was
+   * cancelled meanwhile (and has ended).
+   */
+  async #mcpProgress(run: MockRun, callId: string, lines: string[], startedSeq: number): Promise<boolean> {
+    for (const text of lines) {
+      await sleep(this.options.streamMs);
+      this.options.emit("command-output-pushed", { runId: run.id, callId, text });
+    }
+    await this.#commandGate();
+    if (!run.cancelled) return true;
+    this.commit(run, { type: "tool_call_failed", result: { call_id: callId, content: "cancelled by the user", is_error: true } }, startedSeq);
+    this.commit(run, { type: "run_cancelled", reason: "cancelled by the user" });
+    return false;
   }
 
   #commands(run: MockRun): CommandSettings {

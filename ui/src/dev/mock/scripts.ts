@@ -1,5 +1,5 @@
 // Development-only: what the fake model "does" in the mock backend.
-import type { Value } from "../../bindings";
+import type { EventPayload, Value } from "../../bindings";
 import type { MockCommand } from "./commands";
 
 export interface MockToolStep {
@@ -12,6 +12,8 @@ export interface MockToolStep {
   before?: string;
   /** A run_command step's command run. */
   command?: MockCommand;
+  /** An MCP tool's progress notifications, as the runtime pushes them (command-output-pushed lines). */
+  progress?: string[];
 }
 
 export interface MockStep {
@@ -171,4 +173,45 @@ export function commandScript(): MockStep[] {
       answerIfDenied: "You declined a step, so the French greeting is still missing; add a \"fr\" arm to greet() in src/lib.rs.",
     },
   ];
+}
+
+/**
+ * A run that calls MCP tools of the servers that started: echo, then a long
+ * operation reporting progress (when offered). Null when no started server
+ * offers echo.
+ */
+export function mcpScript(servers: EventPayload[]): MockStep[] | null {
+  const tools = servers.flatMap((s) => (s.type === "mcp_server_started" ? s.tools : []));
+  const echo = tools.find((t) => t.tool === "echo");
+  if (!echo) return null;
+  const long = tools.find((t) => t.tool === "trigger-long-running-operation");
+  const message = "hello from BearAgent";
+  const steps: MockStep[] = [
+    {
+      text: `Checking that the MCP server answers with its echo tool. `,
+      usage: { input: 2_650, output: 36 },
+      call: { tool: echo.name, args: { message }, writes: false, result: `Echo: ${message}` },
+    },
+  ];
+  if (long) {
+    const total = 4;
+    steps.push({
+      text: "It answers. Now a longer operation that reports its progress. ",
+      usage: { input: 2_930, output: 44 },
+      call: {
+        tool: long.name,
+        args: { duration: 2, steps: total },
+        writes: false,
+        result: `Long running operation completed. Duration: 2 seconds, Steps: ${total}.`,
+        progress: Array.from({ length: total }, (_, i) => `[${i + 1}/${total}] step ${i + 1} of ${total}\n`),
+      },
+    });
+  }
+  steps.push({
+    text: "",
+    usage: { input: 3_210, output: 52 },
+    answer: `The MCP server echoed “${message}”${long ? " and finished the long operation" : ""}.`,
+    answerIfDenied: "You declined a step, so the MCP check is incomplete.",
+  });
+  return steps;
 }

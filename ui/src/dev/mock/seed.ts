@@ -19,7 +19,7 @@ export interface MockSeed {
   choose?: string | null;
   /** Finished (or stuck) runs by workspace path, as the run list shows them. */
   runs?: Record<string, SeededRun[]>;
-  /** Providers and profiles; none by default (first launch). */
+  /** Providers, profiles and MCP servers; none by default (first launch). */
   settings?: Partial<SettingsView>;
   /** Milliseconds between a fake run's events. */
   stepMs?: number;

@@ -1,26 +1,24 @@
 // Development-only: settings kept in memory, with the backend's checks and
 // error codes (invalid_input names the field; conflict; not_found).
-import type { ApiError } from "../../bindings";
 import type { ProfileSettings, ProviderInput, ProviderSettings, ProviderTestResult, SettingsView } from "../../lib/settings/types";
 import { DEFAULT_COMMAND_SETTINGS } from "../../lib/settings/validation";
+import { fail } from "./errors";
+import { MockMcpServers } from "./mcp";
 
-export class MockError {
-  constructor(readonly error: ApiError) {}
-}
-
-const fail = (code: ApiError["code"], message: string): never => {
-  throw new MockError({ code, message });
-};
+export { MockError } from "./errors";
 
 export class MockSettings {
   #providers: ProviderSettings[];
   #profiles: ProfileSettings[];
   readonly #keys = new Set<string>();
+  /** MCP servers and their keychain secrets. */
+  readonly mcp: MockMcpServers;
 
   constructor(seed: Partial<SettingsView> = {}) {
     this.#providers = (seed.providers ?? []).map((p) => ({ ...p }));
-    // Like the backend, every profile has command settings (a seed may leave them out).
-    this.#profiles = (seed.profiles ?? []).map((p) => ({ ...p, commands: structuredClone(p.commands ?? DEFAULT_COMMAND_SETTINGS) }));
+    // Like the backend, every profile has command settings and MCP rules (a seed may leave them out).
+    this.#profiles = (seed.profiles ?? []).map((p) => ({ ...p, commands: structuredClone(p.commands ?? DEFAULT_COMMAND_SETTINGS), mcpRules: { ...p.mcpRules } }));
+    this.mcp = new MockMcpServers(seed.mcpServers ?? []);
     for (const p of this.#providers) if (p.keyPresent && p.keySource.kind === "keychain") this.#keys.add(p.name);
   }
 
@@ -29,6 +27,7 @@ export class MockSettings {
       configPath: "/home/dev/.config/bearagent/config.toml",
       providers: this.#providers.map((p) => ({ ...p, keyPresent: this.#keyPresent(p) })),
       profiles: this.#profiles.map((p) => structuredClone(p)),
+      mcpServers: this.mcp.views(),
     };
   }
 
@@ -89,6 +88,7 @@ export class MockSettings {
       fail("invalid_input", `provider: no provider named "${profile.provider}"`);
     }
     checkCommands(profile.commands);
+    checkMcpRules(profile.mcpRules);
     const at = this.#profiles.findIndex((p) => p.name === profile.name);
     if (at >= 0) this.#profiles[at] = structuredClone(profile);
     else this.#profiles.push(structuredClone(profile));
@@ -121,5 +121,14 @@ function checkCommands(c: ProfileSettings["commands"] | undefined): void {
   }
   for (const rule of c.rules) {
     if (rule.prefix.trim() === "") fail("invalid_input", "command_rules: a rule needs a non-empty prefix");
+  }
+}
+
+/** Like the config: each MCP rule key is `server` or `server.tool`. */
+function checkMcpRules(rules: ProfileSettings["mcpRules"] | undefined): void {
+  for (const key of Object.keys(rules ?? {})) {
+    const dot = key.indexOf(".");
+    const server = dot < 0 ? key : key.slice(0, dot);
+    if (!/^[A-Za-z0-9_-]+$/.test(server) || dot === key.length - 1) fail("invalid_input", `mcp_rules: ${JSON.stringify(key)} must be a server name or "server.tool"`);
   }
 }

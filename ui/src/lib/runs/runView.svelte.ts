@@ -138,6 +138,13 @@ export class RunViewStore {
     return seq !== undefined && p?.type === "command_finished" ? { seq, finished: p } : null;
   }
 
+  /** The call has started and has no result yet, in a run still going (not ended or interrupted). */
+  isToolCallRunning(callId: string): boolean {
+    void this.version;
+    const seqs = this.#index.calls.get(callId);
+    return seqs?.started !== undefined && seqs.end === undefined && this.#index.endedAt === null && this.#index.interruptedAt === null;
+  }
+
   /** Seq of the completion or failure of the model call started at `startedSeq`. */
   modelCallEnd(startedSeq: number): number | null {
     void this.version;
@@ -363,6 +370,8 @@ export class RunViewStore {
         this.streaming.delete(event.cause);
       }
       if (p.type === "command_finished") this.outputs.finish(p.call_id);
+      // Any other tool's live output (an MCP tool's progress) ends with its result.
+      if (p.type === "tool_call_completed" || p.type === "tool_call_failed") this.outputs.finish(p.result.call_id);
     }
     this.version += 1;
     // New events change the projection (status, owner, meters): refresh it,

@@ -95,4 +95,37 @@ describe("RunViewStore: commands", () => {
     expect(fake.api.decide).toHaveBeenCalledWith("run-1", "c1", { approve: true, scope: "once", reason: null, allowPrefix: "cargo test" });
     store.close();
   });
+
+  it("shows an MCP tool's progress while it runs, and drops later lines once its result is in", async () => {
+    const mcpCall = { call_id: "m1", tool_name: "everything__trigger-long-running-operation", arguments: { duration: 2, steps: 4 } };
+    const fake = fakeRunsApi([created(), envelope(2), envelope(3, { type: "tool_call_requested", call: mcpCall })]);
+    const store = new RunViewStore(fake.api, "run-1", { commandOutput: { flushMs: 0 } });
+    await store.open();
+    expect(store.isToolCallRunning("m1")).toBe(false); // requested, not started
+    const started = envelope(4, { type: "tool_call_started", call_id: "m1" });
+    fake.store(started);
+    fake.push(started);
+    expect(store.isToolCallRunning("m1")).toBe(true);
+    fake.output("m1", "[1/4] step 1 of 4\n");
+    fake.output("m1", "[2/4] step 2 of 4\n");
+    store.outputs.flush();
+    expect(liveText(store.outputs.live.get("m1")!)).toBe("[1/4] step 1 of 4\n[2/4] step 2 of 4\n");
+
+    const done = envelope(5, { type: "tool_call_completed", result: { call_id: "m1", content: "Long running operation completed.", is_error: false }, receipt: null, truncated: false, original_bytes: 33 });
+    fake.store(done);
+    fake.push(done);
+    expect(store.isToolCallRunning("m1")).toBe(false);
+    fake.output("m1", "[4/4] late\n");
+    store.outputs.flush();
+    expect(liveText(store.outputs.live.get("m1")!)).not.toMatch(/late/);
+    store.close();
+  });
+
+  it("does not count a started call of an ended run as running", async () => {
+    const fake = fakeRunsApi([...upToStart(), envelope(5, { type: "run_cancelled", reason: null })]);
+    const store = new RunViewStore(fake.api, "run-1");
+    await store.open();
+    expect(store.isToolCallRunning("c1")).toBe(false);
+    store.close();
+  });
 });

@@ -56,6 +56,7 @@ describe("row presentation", () => {
       { type: "budget_exhausted", which: "cost" },
       { type: "run_cancelled", reason: null },
       { type: "loop_detected", call_id: "c", tool_name: "read_file", repeats: 3 },
+      { type: "mcp_server_unavailable", server: "broken", reason: "command `nope` not found" },
     ];
     for (const p of bad) expect(rowInfo(p).tone).not.toBe("success");
     expect(rowInfo({ type: "run_succeeded", answer: "a" }).tone).toBe("success");
@@ -63,6 +64,14 @@ describe("row presentation", () => {
     expect(rowInfo({ type: "budget_exhausted", which: "wall_time" }).title).toBe("Budget exhausted");
     expect(rowInfo({ type: "loop_detected", call_id: "c", tool_name: "read_file", repeats: 3 }).title).toMatch(/read_file repeated 3× .* not run/);
     expect(rowInfo({ type: "tool_call_completed", result: { call_id: "c", content: "e", is_error: true }, receipt: null, truncated: false, original_bytes: 1 }).tone).toBe("danger");
+  });
+
+  it("titles MCP server rows with the server and its tool count", () => {
+    const tool = { name: "everything__echo", tool: "echo", description: "Echoes", input_schema: {}, read_only_hint: true };
+    const started = (tools: (typeof tool)[]): EventPayload => ({ type: "mcp_server_started", server: "everything", server_name: "mcp-servers/everything", server_version: "2.0.0", protocol_version: "2025-06-18", startup_ms: 120, tools });
+    expect(rowInfo(started([tool, { ...tool, name: "everything__get-sum" }]))).toEqual({ title: "MCP server everything started · 2 tools", tone: "info", compact: false });
+    expect(rowInfo(started([tool])).title).toBe("MCP server everything started · 1 tool");
+    expect(rowInfo({ type: "mcp_server_unavailable", server: "broken", reason: "r" })).toEqual({ title: "MCP server broken unavailable", tone: "danger", compact: false });
   });
 
   it("shows a command's start in full and its end by how it exited", () => {

@@ -154,6 +154,10 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: "File re-applied", tone: "plain", compact: true };
     case "artifact_kept":
       return { title: "File kept", tone: "muted", compact: true };
+    case "mcp_server_started":
+      return { title: `MCP server ${p.server} started · ${p.tools.length === 1 ? "1 tool" : `${p.tools.length} tools`}`, tone: "info", compact: false };
+    case "mcp_server_unavailable":
+      return { title: `MCP server ${p.server} unavailable`, tone: "danger", compact: false };
     case "command_started":
       return { title: "Command", tone: "info", compact: false };
     case "command_finished": {

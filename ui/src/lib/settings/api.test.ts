@@ -9,6 +9,10 @@ const mocks = vi.hoisted(() => ({
     testProvider: vi.fn(),
     saveProfile: vi.fn(),
     deleteProfile: vi.fn(),
+    saveMcpServer: vi.fn(),
+    deleteMcpServer: vi.fn(),
+    setMcpSecret: vi.fn(),
+    testMcpServer: vi.fn(),
   },
 }));
 
@@ -28,5 +32,15 @@ describe("tauriSettingsApi", () => {
     const input = { name: "x", protocol: "nope", baseUrl: "http://h", model: "m", keySource: { kind: "none" as const }, toolMode: "native" as const, price: null };
     await expect(tauriSettingsApi.saveProvider(input)).resolves.toEqual({ ok: false, error: { code: "invalid_input", message: "protocol: unknown" } });
     expect(mocks.commands.saveProvider).toHaveBeenCalledWith(input);
+  });
+
+  it("passes MCP server commands through, errors by code", async () => {
+    mocks.commands.setMcpSecret.mockResolvedValue({ status: "ok", data: null });
+    await expect(tauriSettingsApi.setMcpSecret("everything", "TOKEN", "v")).resolves.toEqual({ ok: true, value: null });
+    expect(mocks.commands.setMcpSecret).toHaveBeenCalledWith("everything", "TOKEN", "v");
+    mocks.commands.testMcpServer.mockResolvedValue({ status: "error", error: { code: "unavailable", message: "could not start" } });
+    await expect(tauriSettingsApi.testMcpServer("broken")).resolves.toEqual({ ok: false, error: { code: "unavailable", message: "could not start" } });
+    mocks.commands.deleteMcpServer.mockRejectedValue(new Error("ipc down"));
+    await expect(tauriSettingsApi.deleteMcpServer("x")).resolves.toEqual({ ok: false, error: { code: "internal", message: "ipc down" } });
   });
 });

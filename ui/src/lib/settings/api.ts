@@ -1,4 +1,4 @@
-import { commands } from "../../bindings";
+import { commands, type McpServerTestView, type McpServerView } from "../../bindings";
 import { call, type Outcome } from "../ipc/outcome";
 import type { ProfileSettings, ProviderInput, ProviderTestResult, SettingsView } from "./types";
 
@@ -12,6 +12,12 @@ export interface SettingsApi {
   testProvider(name: string): Promise<Outcome<ProviderTestResult>>;
   saveProfile(profile: ProfileSettings): Promise<Outcome<null>>;
   deleteProfile(name: string): Promise<Outcome<null>>;
+  saveMcpServer(server: McpServerView): Promise<Outcome<null>>;
+  deleteMcpServer(name: string): Promise<Outcome<null>>;
+  /** Stores an env value or bearer token whose source is the keychain; never read back. */
+  setMcpSecret(server: string, name: string, value: string): Promise<Outcome<null>>;
+  /** Starts the server, lists its tools and stops it. */
+  testMcpServer(name: string): Promise<Outcome<McpServerTestView>>;
 }
 
 /** The real implementation: the generated tauri-specta commands. */
@@ -23,4 +29,8 @@ export const tauriSettingsApi: SettingsApi = {
   testProvider: (name) => call(() => commands.testProvider(name)),
   saveProfile: (profile) => call(() => commands.saveProfile(profile)),
   deleteProfile: (name) => call(() => commands.deleteProfile(name)),
+  saveMcpServer: (server) => call(() => commands.saveMcpServer(server)),
+  deleteMcpServer: (name) => call(() => commands.deleteMcpServer(name)),
+  setMcpSecret: (server, name, value) => call(() => commands.setMcpSecret(server, name, value)),
+  testMcpServer: (name) => call(() => commands.testMcpServer(name)),
 };

@@ -1,4 +1,5 @@
 export { tauriSettingsApi, type SettingsApi } from "./api";
-export { SettingsStore, type SettingsState, type SubmitResult, type TestState } from "./store.svelte";
+export { SettingsStore, type McpTestState, type SettingsState, type SubmitResult, type TestState } from "./store.svelte";
 export * from "./types";
 export * from "./validation";
+export * from "./mcp";

@@ -1,7 +1,8 @@
 import { SvelteMap } from "svelte/reactivity";
-import type { ApiError } from "../../bindings";
+import type { ApiError, McpServerTestView, McpServerView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { SettingsApi } from "./api";
+import { validateMcpServer, type McpServerErrors, type McpServerForm } from "./mcp";
 import type { ProfileSettings, ProviderSettings, ProviderTestResult, SettingsView } from "./types";
 import { validateProfile, validateProvider, type ProfileErrors, type ProfileForm, type ProviderErrors, type ProviderForm } from "./validation";
 
@@ -15,14 +16,17 @@ export type SubmitResult<E> = { ok: true } | { ok: false; fields: E | null; erro
 
 export type TestState = { kind: "testing" } | { kind: "done"; result: ProviderTestResult } | { kind: "failed"; error: ApiError };
 
+export type McpTestState = { kind: "testing" } | { kind: "done"; result: McpServerTestView } | { kind: "failed"; error: ApiError };
+
 /**
- * Providers and profiles as the backend has them. Forms are validated here
+ * Providers, profiles and MCP servers as the backend has them. Forms are validated here
  * before anything is sent; the backend's `invalid_input` (which names the
  * field) comes back to the form that caused it.
  */
 export class SettingsStore {
   state = $state.raw<SettingsState>({ kind: "loading" });
   readonly tests = new SvelteMap<string, TestState>();
+  readonly mcpTests = new SvelteMap<string, McpTestState>();
   readonly #api: SettingsApi;
 
   constructor(api: SettingsApi) {
@@ -35,6 +39,10 @@ export class SettingsStore {
 
   get profiles(): ProfileSettings[] {
     return this.state.kind === "loaded" ? this.state.settings.profiles : [];
+  }
+
+  get mcpServers(): McpServerView[] {
+    return this.state.kind === "loaded" ? this.state.settings.mcpServers : [];
   }
 
   /** Loaded and no provider configured: first launch. */
@@ -77,6 +85,44 @@ export class SettingsStore {
 
   async deleteProfile(name: string): Promise<SubmitResult<never>> {
     return this.#submit(() => this.#api.deleteProfile(name));
+  }
+
+  /**
+   * Saves the server, then stores each keychain value typed in the form
+   * (the backend only takes one for a server whose entry names it).
+   */
+  async saveMcpServer(form: McpServerForm): Promise<SubmitResult<McpServerErrors>> {
+    const checked = validateMcpServer(form);
+    if (checked.errors) return { ok: false, fields: checked.errors, error: null };
+    const saved = await this.#api.saveMcpServer(checked.server);
+    if (!saved.ok) return { ok: false, fields: null, error: saved.error };
+    this.mcpTests.delete(checked.server.name);
+    for (const secret of checked.secrets) {
+      const stored = await this.#api.setMcpSecret(checked.server.name, secret.name, secret.value);
+      if (!stored.ok) {
+        await this.load();
+        return { ok: false, fields: null, error: stored.error };
+      }
+    }
+    await this.load();
+    return { ok: true };
+  }
+
+  /** Turns a saved server on or off, everything else as it is. */
+  async setMcpEnabled(server: McpServerView, enabled: boolean): Promise<SubmitResult<never>> {
+    return this.#submit(() => this.#api.saveMcpServer({ ...server, enabled }));
+  }
+
+  async deleteMcpServer(name: string): Promise<SubmitResult<never>> {
+    const result = await this.#submit<never>(() => this.#api.deleteMcpServer(name));
+    if (result.ok) this.mcpTests.delete(name);
+    return result;
+  }
+
+  async testMcpServer(name: string): Promise<void> {
+    this.mcpTests.set(name, { kind: "testing" });
+    const outcome = await this.#api.testMcpServer(name);
+    this.mcpTests.set(name, outcome.ok ? { kind: "done", result: outcome.value } : { kind: "failed", error: outcome.error });
   }
 
   async #submit<E>(request: () => Promise<Outcome<null>>): Promise<SubmitResult<E>> {

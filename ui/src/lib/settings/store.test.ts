@@ -1,14 +1,16 @@
 import { describe, expect, it, vi } from "vitest";
+import type { McpServerTestView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { SettingsApi } from "./api";
 import { SettingsStore } from "./store.svelte";
 import type { SettingsView } from "./types";
+import { emptyMcpServerForm } from "./mcp";
 import { emptyProfileForm, emptyProviderForm } from "./validation";
 
 const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
 
 function fakeApi(initial: Partial<SettingsView> = {}) {
-  const view: SettingsView = { configPath: "/c.toml", providers: [], profiles: [], ...initial };
+  const view: SettingsView = { configPath: "/c.toml", providers: [], profiles: [], mcpServers: [], ...initial };
   const api = {
     get: vi.fn(async () => ok(structuredClone(view))),
     saveProvider: vi.fn(async (p): Promise<Outcome<null>> => {
@@ -20,6 +22,16 @@ function fakeApi(initial: Partial<SettingsView> = {}) {
     testProvider: vi.fn(async () => ok({ ok: true, latencyMs: 120, errorClass: null, message: "fine" })),
     saveProfile: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
     deleteProfile: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
+    saveMcpServer: vi.fn(async (s): Promise<Outcome<null>> => {
+      view.mcpServers = [...view.mcpServers.filter((x) => x.name !== s.name), s];
+      return ok(null);
+    }),
+    deleteMcpServer: vi.fn(async (name: string): Promise<Outcome<null>> => {
+      view.mcpServers = view.mcpServers.filter((x) => x.name !== name);
+      return ok(null);
+    }),
+    setMcpSecret: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
+    testMcpServer: vi.fn(async (): Promise<Outcome<McpServerTestView>> => ok({ serverName: "mcp-servers/everything", serverVersion: "2.0.0", protocolVersion: "2025-06-18", startupMs: 40, tools: [] })),
   } satisfies SettingsApi;
   return { api, view };
 }
@@ -93,5 +105,53 @@ describe("SettingsStore", () => {
     const store = new SettingsStore(api);
     await store.load();
     await expect(store.deleteProvider("openai")).resolves.toMatchObject({ ok: false, error: { code: "conflict" } });
+  });
+
+  it("saves an MCP server, then stores the keychain values typed in its form", async () => {
+    const { api } = fakeApi();
+    const store = new SettingsStore(api);
+    await store.load();
+    const form = { ...emptyMcpServerForm(), name: "everything", command: "npx", args: "-y\n@modelcontextprotocol/server-everything" };
+    form.env = [{ name: "TOKEN", source: { kind: "keychain", value: "", variable: "", secret: " s3cret ", present: false }, storedAs: null }];
+    await expect(store.saveMcpServer(form)).resolves.toEqual({ ok: true });
+    expect(api.saveMcpServer).toHaveBeenCalledWith({
+      name: "everything",
+      enabled: true,
+      transport: { kind: "stdio", command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"], env: [{ name: "TOKEN", source: { kind: "keychain", present: false } }] },
+      startupTimeoutSecs: null,
+      toolTimeoutSecs: null,
+    });
+    expect(api.setMcpSecret).toHaveBeenCalledWith("everything", "TOKEN", "s3cret");
+    expect(store.mcpServers.map((s) => s.name)).toEqual(["everything"]);
+
+    // A secret the backend refuses comes back as the form's error; the server stays saved.
+    api.setMcpSecret.mockResolvedValueOnce({ ok: false, error: { code: "invalid_input", message: "keychain locked" } });
+    await expect(store.saveMcpServer(form)).resolves.toEqual({ ok: false, fields: null, error: { code: "invalid_input", message: "keychain locked" } });
+  });
+
+  it("never sends an invalid MCP server; toggles, tests and deletes saved ones", async () => {
+    const { api } = fakeApi();
+    const store = new SettingsStore(api);
+    await store.load();
+    await expect(store.saveMcpServer({ ...emptyMcpServerForm(), name: "a b" })).resolves.toMatchObject({ ok: false, fields: { name: expect.any(String), command: expect.any(String) } });
+    expect(api.saveMcpServer).not.toHaveBeenCalled();
+
+    await store.saveMcpServer({ ...emptyMcpServerForm(), name: "remote", transport: "http", url: "https://mcp.example.com/mcp" });
+    const [saved] = store.mcpServers;
+    await store.setMcpEnabled(saved, false);
+    expect(api.saveMcpServer).toHaveBeenLastCalledWith({ ...saved, enabled: false });
+    expect(store.mcpServers[0].enabled).toBe(false);
+
+    const testing = store.testMcpServer("remote");
+    expect(store.mcpTests.get("remote")).toEqual({ kind: "testing" });
+    await testing;
+    expect(store.mcpTests.get("remote")).toMatchObject({ kind: "done", result: { serverVersion: "2.0.0" } });
+    api.testMcpServer.mockResolvedValueOnce({ ok: false, error: { code: "unavailable", message: "connection refused" } });
+    await store.testMcpServer("remote");
+    expect(store.mcpTests.get("remote")).toEqual({ kind: "failed", error: { code: "unavailable", message: "connection refused" } });
+
+    await expect(store.deleteMcpServer("remote")).resolves.toEqual({ ok: true });
+    expect(store.mcpServers).toEqual([]);
+    expect(store.mcpTests.has("remote")).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import type { ApprovalMode, CommandRule, CommandSettings, PriceView, RuleDecision, ToolModeView } from "../../bindings";
 import { DEFAULT_BUDGETS, MAX_USD, budgetsToForm, parseBudgets, parsePositiveInteger, parseUsd, type BudgetErrors, type BudgetForm } from "../runs/budgets";
+import { mcpRulesToForm, validateMcpRules, type McpRuleForm } from "./mcp";
 import { PROTOCOLS, isProtocol, type KeySource, type ProfileSettings, type ProviderInput, type ProviderProtocol, type ProviderSettings } from "./types";
 
 /** Reserved: the offline demo model. */
@@ -255,11 +256,15 @@ export interface ProfileForm {
   maxContextBytes: string;
   maxToolResultBytes: string;
   commands: CommandForm;
+  /** Per MCP server or `server.tool`: allow / ask / deny. */
+  mcpRules: McpRuleForm[];
 }
 
 export type ProfileErrors = Partial<Record<"name" | "maxContextBytes" | "maxToolResultBytes", string>> & {
   budgets?: BudgetErrors;
   commands?: CommandErrors;
+  /** By rule row index. */
+  mcpRules?: Record<number, string>;
 };
 
 export const DEFAULT_CONTEXT_CAPS = { max_context_bytes: 400_000, max_tool_result_bytes: 16_384 };
@@ -273,6 +278,7 @@ export function emptyProfileForm(provider = ""): ProfileForm {
     maxContextBytes: String(DEFAULT_CONTEXT_CAPS.max_context_bytes),
     maxToolResultBytes: String(DEFAULT_CONTEXT_CAPS.max_tool_result_bytes),
     commands: commandsToForm(DEFAULT_COMMAND_SETTINGS),
+    mcpRules: [],
   };
 }
 
@@ -285,6 +291,7 @@ export function profileToForm(p: ProfileSettings): ProfileForm {
     maxContextBytes: String(p.contextCaps.max_context_bytes),
     maxToolResultBytes: String(p.contextCaps.max_tool_result_bytes),
     commands: commandsToForm(p.commands),
+    mcpRules: mcpRulesToForm(p.mcpRules),
   };
 }
 
@@ -300,7 +307,9 @@ export function validateProfile(form: ProfileForm): { profile: ProfileSettings; 
   if (toolBytes === null) errors.maxToolResultBytes = "Tool result size must be a whole number of bytes greater than 0.";
   const commands = validateCommands(form.commands);
   if (commands.errors) errors.commands = commands.errors;
-  if (Object.keys(errors).length > 0 || budgets.budgets === null || contextBytes === null || toolBytes === null || commands.commands === null) {
+  const mcpRules = validateMcpRules(form.mcpRules);
+  if (mcpRules.errors) errors.mcpRules = mcpRules.errors;
+  if (Object.keys(errors).length > 0 || budgets.budgets === null || contextBytes === null || toolBytes === null || commands.commands === null || mcpRules.rules === null) {
     return { profile: null, errors };
   }
   return {
@@ -312,6 +321,7 @@ export function validateProfile(form: ProfileForm): { profile: ProfileSettings; 
       budgets: budgets.budgets,
       contextCaps: { max_context_bytes: contextBytes, max_tool_result_bytes: toolBytes },
       commands: commands.commands,
+      mcpRules: mcpRules.rules,
     },
   };
 }
