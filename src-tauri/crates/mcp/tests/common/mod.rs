@@ -1,6 +1,7 @@
 //! Shared by the integration tests and the bench: the reference server
 //! (`@modelcontextprotocol/server-everything`, installed into tests/mcp by
-//! npm), a tiny misbehaving server in Python, and process checks.
+//! npm), misbehaving servers (a tiny one in Python, and the rmcp-based
+//! `examples/fault_server.rs`), and process checks.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use bearagent_mcp::{ServerConfig, Transport};
@@ -69,6 +70,22 @@ pub fn process_gone(pid: u32) -> bool {
     }
 }
 
+/// Live processes whose command line contains `needle` (a test's unique
+/// temp path marks its servers).
+pub fn pids_with_arg(needle: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()))
+        .filter(|pid| !process_gone(*pid))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .map(|c| String::from_utf8_lossy(&c).contains(needle))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
 pub async fn wait_gone(pid: u32, within: Duration) -> bool {
     let deadline = Instant::now() + within;
     while Instant::now() < deadline {
@@ -80,14 +97,14 @@ pub async fn wait_gone(pid: u32, within: Duration) -> bool {
     process_gone(pid)
 }
 
-/// A minimal stdio MCP server in Python that misbehaves on purpose.
-/// `mode`: ok, crash (exits mid-call), garbage-start, garbage-call,
-/// silent (never answers the handshake), hang (never answers a call),
+/// A minimal stdio MCP server in Python for faults an rmcp server cannot be
+/// made to commit (see [`RmcpFaultServer`] for the rest).
+/// `mode`: ok, garbage-start, silent (never answers the handshake),
 /// stderr-flood, paged (tools over three pages), stubborn (starts a
 /// grandchild, ignores SIGTERM and outlives its stdin). Every line it receives is
 /// appended to `log`.
 pub const FAULT_SERVER: &str = r#"
-import json, os, signal, subprocess, sys, time
+import json, signal, subprocess, sys, time
 mode, log_path = sys.argv[1], sys.argv[2]
 log = open(log_path, "a")
 
@@ -129,15 +146,6 @@ for line in sys.stdin:
         result["tools"] = [{"name": n, "inputSchema": {"type": "object"}} for n in names]
         send({"jsonrpc": "2.0", "id": rid, "result": result})
     elif method == "tools/call":
-        if mode == "crash":
-            sys.stderr.write("boom: crashed on purpose\n")
-            sys.stderr.flush()
-            os._exit(3)
-        if mode == "garbage-call":
-            print("oops, this is not JSON", flush=True)
-            continue
-        if mode == "hang":
-            continue
         send({"jsonrpc": "2.0", "id": rid, "result": {
             "content": [{"type": "text", "text": "ok"}]}})
 
@@ -185,5 +193,92 @@ impl FaultServer {
 
     pub fn received(&self) -> String {
         std::fs::read_to_string(self.log_path()).unwrap_or_default()
+    }
+}
+
+/// `examples/fault_server.rs`: `cargo test` builds examples into
+/// `target/<profile>/examples`, beside the `deps` directory that holds the
+/// test binaries.
+pub fn rmcp_fault_server_bin() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let bin = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|profile| {
+            profile
+                .join("examples")
+                .join(format!("fault_server{}", std::env::consts::EXE_SUFFIX))
+        })
+        .unwrap();
+    assert!(
+        bin.exists(),
+        "{} is missing: it is built by a plain `cargo test -p bearagent-mcp`, but not \
+         when tests are picked with `--test`; run `cargo build -p bearagent-mcp \
+         --example fault_server` first",
+        bin.display()
+    );
+    bin
+}
+
+/// The rmcp-based fault server (`examples/fault_server.rs`) with a log of
+/// the calls and cancellations it saw, in a temp dir of its own.
+pub struct RmcpFaultServer {
+    pub dir: tempfile::TempDir,
+}
+
+impl RmcpFaultServer {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    /// `mode` is the server's leading arguments: `serve` or `slow-start SECS`.
+    /// The server is named `rmcp-fault`.
+    pub fn config(&self, mode: &str) -> ServerConfig {
+        let mut args: Vec<String> = mode.split_whitespace().map(str::to_owned).collect();
+        args.push(self.log_path().to_string_lossy().into_owned());
+        let mut cfg = ServerConfig::new(
+            "rmcp-fault",
+            Transport::Stdio {
+                command: rmcp_fault_server_bin().to_string_lossy().into_owned(),
+                args,
+                env: vec![],
+                cwd: None,
+            },
+        );
+        cfg.startup_timeout = Duration::from_secs(10);
+        cfg.tool_timeout = Duration::from_secs(10);
+        cfg
+    }
+
+    pub fn log_path(&self) -> PathBuf {
+        self.dir.path().join("events.jsonl")
+    }
+
+    /// The server's log entries so far (one JSON object per line).
+    pub fn events(&self) -> Vec<serde_json::Value> {
+        std::fs::read_to_string(self.log_path())
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    /// The first entry with `"event": event`, waiting up to 3 s for it.
+    pub async fn wait_event(&self, event: &str) -> Option<serde_json::Value> {
+        let deadline = Instant::now() + Duration::from_secs(3);
+        loop {
+            let found = self.events().into_iter().find(|e| e["event"] == event);
+            if found.is_some() || Instant::now() > deadline {
+                return found;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Its processes still alive (the temp dir is in its command line).
+    pub fn pids(&self) -> Vec<u32> {
+        pids_with_arg(&self.dir.path().to_string_lossy())
     }
 }
