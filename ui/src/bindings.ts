@@ -283,10 +283,19 @@ price?: Price | null;
 commands?: CommandSettings; 
 /**  The profile's per-server/tool rules for MCP tools. */
 mcp_rules?: { [key in string]: RuleDecision }; 
+/**  The run this one follows up or forks (None: a new conversation). */
+parent?: ParentRun | null; 
 /**  Versions of config, prompt and context format in force. */
 config_versions: { [key in string]: string } } | 
 /**  The loop began executing the run. */
 { type: "run_started" } | 
+/**
+ *  Project instructions (`AGENTS.md`) read for the model: the file's
+ *  workspace-relative path and its content as the blob `blob` (cut to
+ *  the cap when `truncated`), so "what the model saw" stays exact after
+ *  the file changes.
+ */
+{ type: "instructions_loaded"; path: string; blob: ContentHash; bytes: number; truncated: boolean } | 
 /**
  *  A model call is about to be made with a context of this version and
  *  size (rebuilt exactly by "what the model saw").
@@ -551,6 +560,18 @@ export type ModelTextPushed = {
 	/**  Seq of the `ModelCallStarted` event of the call producing the text. */
 	modelCall: number,
 	text: string,
+};
+
+/**
+ *  The run a follow-up or fork continues, and the last of its events the
+ *  new run's context includes (for a follow-up, the parent's last event
+ *  when the follow-up was created — so the context never changes later).
+ */
+export type ParentRun = {
+	run_id: RunId,
+	through_seq: EventSeq,
+	/**  A fork branches at `through_seq`; a follow-up takes the whole run. */
+	fork: boolean,
 };
 
 export type PendingApproval = {

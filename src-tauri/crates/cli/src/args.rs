@@ -96,12 +96,24 @@ fn parse_tool_mode(s: &str) -> Result<bearagent_runtime::ToolMode, String> {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The workspace folder the agent may read and change.
-    #[arg(long, short = 'w')]
-    pub workspace: PathBuf,
-    /// Run profile (budgets, approval mode, context caps).
-    #[arg(long, default_value = "default")]
-    pub profile: String,
+    /// The workspace folder the agent may read and change (with --continue
+    /// or --fork: that run's, unless given).
+    #[arg(long, short = 'w', required_unless_present_any = ["continue_run", "fork"])]
+    pub workspace: Option<PathBuf>,
+    /// Follow up a finished run: the new run's context starts with that
+    /// run's conversation; its provider and profile are used unless given.
+    #[arg(long = "continue", value_name = "RUN_ID", conflicts_with = "fork")]
+    pub continue_run: Option<String>,
+    /// Fork a run: like --continue, but only up to its event --at SEQ.
+    #[arg(long, value_name = "RUN_ID", requires = "at")]
+    pub fork: Option<String>,
+    /// The event (seq) of the --fork run to branch at.
+    #[arg(long, value_name = "SEQ", requires = "fork")]
+    pub at: Option<u64>,
+    /// Run profile (budgets, approval mode, context caps); "default" unless
+    /// given (or, with --continue/--fork, the parent's).
+    #[arg(long)]
+    pub profile: Option<String>,
     /// Model provider: a name from the config, a protocol (openai-chat,
     /// openai-responses, anthropic) with --base-url/--model/--api-key-env,
     /// `demo`, or `script` (replays --script FILE offline).

@@ -173,6 +173,15 @@ pub fn event_line(e: &EventEnvelope) -> String {
                 one_line(&names.join(", "), 160)
             )
         }
+        EventPayload::InstructionsLoaded {
+            path,
+            bytes,
+            truncated,
+            ..
+        } => format!(
+            "instructions: {path} ({bytes} bytes{})",
+            if *truncated { ", cut to fit" } else { "" }
+        ),
         EventPayload::McpServerUnavailable { server, reason } => {
             format!("mcp {server} unavailable: {}", one_line(reason, 200))
         }

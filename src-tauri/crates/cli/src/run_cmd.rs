@@ -8,7 +8,7 @@ use bearagent_kernel::ApprovalMode;
 use bearagent_kernel::{ApprovalScope, EventEnvelope, EventPayload, EventSeq, RunId};
 use bearagent_providers::{ModelProvider, ScriptedProvider};
 use bearagent_runtime::config::ProviderOverrides;
-use bearagent_runtime::{Application, Decision, LiveEvent, RunProfile, StartRun};
+use bearagent_runtime::{Application, Decision, LiveEvent, RunProfile, StartRun, ThreadStart};
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
@@ -24,10 +24,24 @@ pub(crate) fn overrides(args: &crate::args::OverrideArgs) -> ProviderOverrides {
 
 /// The profile from the config (or the built-in default), with the
 /// command line's budgets and approval mode on top; and the provider.
-fn choose(app: &Application, args: &RunArgs) -> Result<(RunProfile, Arc<dyn ModelProvider>), Exit> {
+fn choose(
+    app: &Application,
+    args: &RunArgs,
+    parent: Option<&ParentDefaults>,
+) -> Result<(RunProfile, Arc<dyn ModelProvider>), Exit> {
+    let profile_name = match (&args.profile, parent) {
+        (Some(name), _) => name.clone(),
+        (None, Some(p)) => p.profile.clone(),
+        (None, None) => "default".to_owned(),
+    };
     let (mut profile, profile_provider, profile_model) = app
-        .profile_named(&args.profile)
+        .profile_named(&profile_name)
         .map_err(|e| exit::report(&e))?;
+    // A follow-up keeps its parent's provider unless another profile is named.
+    let profile_provider = match (parent, &args.profile) {
+        (Some(p), None) => Some(p.provider.clone()),
+        _ => profile_provider,
+    };
     if let Some(mode) = &args.approve {
         profile.approval_mode = mode.parse::<ApprovalMode>().map_err(exit::usage)?;
     }
@@ -217,14 +231,64 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
     }
 }
 
+/// What a follow-up or fork takes from its parent unless told otherwise.
+struct ParentDefaults {
+    thread: ThreadStart,
+    profile: String,
+    provider: String,
+}
+
+/// `--continue RUN` / `--fork RUN --at SEQ`: the parent, checked before
+/// anything is written (bad ids, runs in progress, fork points past the
+/// end and vanished workspaces are usage errors, exit 2).
+fn parent_of(app: &Application, args: &RunArgs) -> Result<Option<ParentDefaults>, Exit> {
+    let (id, at) = match (&args.continue_run, &args.fork, args.at) {
+        (Some(id), None, _) => (id, None),
+        (None, Some(id), Some(at)) => (id, Some(EventSeq(at))),
+        (None, None, _) => return Ok(None),
+        _ => {
+            return Err(exit::usage(
+                "use either --continue RUN_ID or --fork RUN_ID --at SEQ",
+            ))
+        }
+    };
+    let thread = ThreadStart {
+        run_id: crate::query_cmd::parse_run(id)?,
+        at,
+    };
+    app.thread_parent(&thread).map_err(exit::usage)?;
+    let first = app
+        .list_events(thread.run_id, EventSeq(0), 1)
+        .map_err(|e| exit::report(&e))?;
+    let Some(EventPayload::RunCreated {
+        profile, provider, ..
+    }) = first.into_iter().next().map(|e| e.payload)
+    else {
+        return Err(exit::usage(format!("run {id} has no RunCreated event")));
+    };
+    Ok(Some(ParentDefaults {
+        thread,
+        profile,
+        provider,
+    }))
+}
+
 pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
-    let (profile, provider) = match choose(&app, &args) {
+    let parent = match parent_of(&app, &args) {
+        Ok(parent) => parent,
+        Err(code) => return code,
+    };
+    let (profile, provider) = match choose(&app, &args, parent.as_ref()) {
         Ok(chosen) => chosen,
         Err(code) => return code,
     };
-    let workspace = match args.workspace.canonicalize() {
-        Ok(p) => p.display().to_string(),
-        Err(e) => return exit::usage(format!("workspace {}: {e}", args.workspace.display())),
+    // Empty: the parent's workspace (start_follow_up fills it in).
+    let workspace = match &args.workspace {
+        Some(w) => match w.canonicalize() {
+            Ok(p) => p.display().to_string(),
+            Err(e) => return exit::usage(format!("workspace {}: {e}", w.display())),
+        },
+        None => String::new(),
     };
     let interactive = std::io::stdin().is_terminal();
     // Subscribe first so no event of the new run is missed.
@@ -235,7 +299,11 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
         profile,
         provider,
     };
-    let run_id = match app.start_run(start) {
+    let started = match &parent {
+        Some(p) => app.start_follow_up(start, p.thread),
+        None => app.start_run(start),
+    };
+    let run_id = match started {
         Ok(id) => id,
         Err(e) => return exit::report(&e),
     };
@@ -385,6 +453,7 @@ async fn handle(
         | EventPayload::LoopDetected { .. }
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
+        | EventPayload::InstructionsLoaded { .. }
         | EventPayload::ArtifactReverted { .. }
         | EventPayload::ArtifactReapplied { .. }
         | EventPayload::ArtifactKept { .. } => Flow::Continue,

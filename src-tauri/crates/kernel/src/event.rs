@@ -144,11 +144,24 @@ pub enum EventPayload {
         /// The profile's per-server/tool rules for MCP tools.
         #[serde(default)]
         mcp_rules: crate::mcp::McpRules,
+        /// The run this one follows up or forks (None: a new conversation).
+        #[serde(default)]
+        parent: Option<crate::thread::ParentRun>,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },
     /// The loop began executing the run.
     RunStarted,
+    /// Project instructions (`AGENTS.md`) read for the model: the file's
+    /// workspace-relative path and its content as the blob `blob` (cut to
+    /// the cap when `truncated`), so "what the model saw" stays exact after
+    /// the file changes.
+    InstructionsLoaded {
+        path: String,
+        blob: ContentHash,
+        bytes: u64,
+        truncated: bool,
+    },
     /// A model call is about to be made with a context of this version and
     /// size (rebuilt exactly by "what the model saw").
     ModelCallRequested {
@@ -365,6 +378,7 @@ impl EventPayload {
         match self {
             EventPayload::RunCreated { .. } => "run_created",
             EventPayload::RunStarted => "run_started",
+            EventPayload::InstructionsLoaded { .. } => "instructions_loaded",
             EventPayload::ModelCallRequested { .. } => "model_call_requested",
             EventPayload::ModelCallStarted { .. } => "model_call_started",
             EventPayload::ModelCallRetryScheduled { .. } => "model_call_retry_scheduled",

@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod message;
 pub mod reducer;
 pub mod settings;
+pub mod thread;
 
 pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
@@ -29,6 +30,7 @@ pub use message::{
 };
 pub use reducer::{apply, fold, ReduceError, RunProjection, RunStatus};
 pub use settings::{ApprovalMode, ContextCaps, ParseApprovalModeError};
+pub use thread::ParentRun;
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testkit;

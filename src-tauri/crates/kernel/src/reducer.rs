@@ -505,8 +505,12 @@ impl Transition<'_> {
                 self.state.open_tool_calls.remove(&result.call_id);
                 self.state.last_error = Some(result.content.clone());
             }
-            // Servers start when the loop does and may fail at any step.
-            EventPayload::McpServerStarted { .. } | EventPayload::McpServerUnavailable { .. } => {
+            // Servers start and instructions are read when the loop starts;
+            // servers may also fail at any step, and nested instructions
+            // are read when a write first reaches their folder.
+            EventPayload::McpServerStarted { .. }
+            | EventPayload::McpServerUnavailable { .. }
+            | EventPayload::InstructionsLoaded { .. } => {
                 self.require_status(&["running"])?;
             }
             EventPayload::ArtifactRecorded { .. }

@@ -31,6 +31,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         price: None,
         commands: Default::default(),
         mcp_rules: Default::default(),
+        parent: None,
     }
 }
 

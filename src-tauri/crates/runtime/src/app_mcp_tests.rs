@@ -59,10 +59,14 @@ fn results(f: &Fixture, run: RunId) -> Vec<(bool, String)> {
         .list_events(run, EventSeq(0), 1000)
         .unwrap()
         .into_iter()
-        .filter_map(|e| match e.payload {
-            EventPayload::ToolCallCompleted { result, .. } => Some((false, result.content)),
-            EventPayload::ToolCallFailed { result } => Some((true, result.content)),
-            _ => None,
+        .filter_map(|e| {
+            if let EventPayload::ToolCallCompleted { result, .. } = e.payload {
+                Some((false, result.content))
+            } else if let EventPayload::ToolCallFailed { result } = e.payload {
+                Some((true, result.content))
+            } else {
+                None
+            }
         })
         .collect()
 }
@@ -309,9 +313,12 @@ async fn a_server_that_cannot_start_is_reported_and_the_run_goes_on() {
         .list_events(run, EventSeq(0), 1000)
         .unwrap()
         .into_iter()
-        .filter_map(|e| match e.payload {
-            EventPayload::McpServerUnavailable { server, reason } => Some((server, reason)),
-            _ => None,
+        .filter_map(|e| {
+            if let EventPayload::McpServerUnavailable { server, reason } = e.payload {
+                Some((server, reason))
+            } else {
+                None
+            }
         })
         .collect();
     assert_eq!(reasons.len(), 2, "{reasons:?}");
@@ -328,4 +335,73 @@ async fn a_server_that_cannot_start_is_reported_and_the_run_goes_on() {
         "{results:?}"
     );
     assert!(!results[1].0, "{results:?}");
+}
+
+/// Pids of processes whose environment carries `marker` (our server).
+fn pids_with_env(marker: &str) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .map(|env| env.split(|b| *b == 0).any(|kv| kv == marker.as_bytes()))
+                .unwrap_or(false)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_dies_mid_call_is_reported_and_no_longer_offered() {
+    let f = fixture();
+    let marker = format!("BEARAGENT_TEST_MARKER={}", RunId::new());
+    let (key, value) = marker.split_once('=').unwrap();
+    with_everything(&f, &format!("env = {{ {key} = \"{value}\" }}\n"));
+    let mut rx = f.app.subscribe();
+    let run = start(
+        &f,
+        json!([
+            call("everything__trigger-long-running-operation", json!({"duration": 30, "steps": 30})),
+            call("list_dir", json!({})),
+            {"final_answer": "went on without it"}
+        ]),
+        ApprovalMode::AskWrites,
+    );
+    // The call runs once progress arrives; then the server is killed.
+    loop {
+        if let Ok(crate::live::LiveEvent::CommandOutput { .. }) = rx.recv().await {
+            break;
+        }
+    }
+    let pids = pids_with_env(&marker);
+    assert!(!pids.is_empty(), "the server's process was not found");
+    for pid in pids {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid.to_string()])
+            .status();
+    }
+    let p = finished(&f, run).await;
+    assert_eq!(p.status, RunStatus::Succeeded);
+    let results = results(&f, run);
+    assert!(
+        results[0].0 && results[0].1.contains("everything"),
+        "{results:?}"
+    );
+    let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
+    assert!(events.iter().any(|e| matches!(
+        &e.payload,
+        EventPayload::McpServerUnavailable { server, .. } if server == "everything"
+    )));
+    // The next request no longer offers the server's tools.
+    let last_request = events
+        .iter()
+        .filter(|e| matches!(e.payload, EventPayload::ModelCallRequested { .. }))
+        .map(|e| e.seq)
+        .next_back()
+        .unwrap();
+    let seen = f.app.model_context(run, last_request).unwrap().request;
+    assert!(!seen
+        .tools
+        .iter()
+        .any(|t| t.name.starts_with("everything__")));
+    assert!(seen.tools.iter().any(|t| t.name == "list_dir"));
 }

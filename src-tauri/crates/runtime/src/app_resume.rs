@@ -81,6 +81,7 @@ impl Application {
                 | EventPayload::LoopDetected { .. }
                 | EventPayload::McpServerStarted { .. }
                 | EventPayload::McpServerUnavailable { .. }
+                | EventPayload::InstructionsLoaded { .. }
                 | EventPayload::CommandStarted { .. }
                 | EventPayload::CommandFinished { .. }
                 | EventPayload::ArtifactReverted { .. }

@@ -35,6 +35,16 @@ impl Application {
     /// background. Returns once `RunCreated` and `RunStarted` are committed.
     #[instrument(skip(self, start), fields(goal_len = start.goal.len()))]
     pub fn start_run(&self, start: StartRun) -> Result<RunId, AppError> {
+        self.create_run(start, None)
+    }
+
+    /// `start_run` for a run that continues `parent` (a follow-up or fork,
+    /// already validated by the caller).
+    pub(crate) fn create_run(
+        &self,
+        start: StartRun,
+        parent: Option<bearagent_kernel::ParentRun>,
+    ) -> Result<RunId, AppError> {
         if start.goal.trim().is_empty() {
             return Err(AppError::InvalidInput("a goal is required".into()));
         }
@@ -83,6 +93,7 @@ impl Application {
                 price: info.price,
                 commands: start.profile.commands.clone(),
                 mcp_rules: start.profile.mcp_rules.clone(),
+                parent,
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;
@@ -121,6 +132,7 @@ impl Application {
             host: self.command_host(),
             mcp_tools: BTreeMap::new(),
             tool_rules: BTreeMap::new(),
+            ancestors: Arc::new(Vec::new()),
         };
         let span = tracing::info_span!("run", %run_id);
         let store = rec.store().clone();
@@ -128,7 +140,8 @@ impl Application {
         let live = rec.live().clone();
         let handle = tokio::spawn(
             async move {
-                let servers = match RunMcp::start(&mut rec, mcp, &deps.cancel).await {
+                let prepared = prepare_loop(&mut rec, &mut deps, &start, mcp).await;
+                let servers = match prepared {
                     Ok(servers) => servers,
                     Err(e) => {
                         abort_run(&store, clock.as_ref(), &live, run_id, &e);
@@ -324,6 +337,7 @@ impl Application {
         let Some(EventPayload::RunCreated {
             workspace_path,
             context_caps,
+            parent,
             ..
         }) = events.first().map(|e| &e.payload)
         else {
@@ -332,32 +346,73 @@ impl Application {
                 id: run_id.to_string(),
             });
         };
-        let is_request = events.iter().any(|e| {
-            e.seq == requested && matches!(e.payload, EventPayload::ModelCallRequested { .. })
-        });
-        if !is_request {
+        let Some(version) = events.iter().find_map(|e| {
+            if let EventPayload::ModelCallRequested {
+                context_version, ..
+            } = &e.payload
+            {
+                (e.seq == requested).then(|| context_version.clone())
+            } else {
+                None
+            }
+        }) else {
             return Err(AppError::NotFound {
                 what: "model call",
                 id: format!("{run_id}#{requested}"),
             });
-        }
+        };
         let before: Vec<EventEnvelope> = events
             .iter()
             .filter(|e| e.seq < requested)
             .cloned()
             .collect();
         let tools = crate::mcp::model_tools(&self.registry, &before);
-        Ok(crate::run::context::build(
-            &before,
-            &tools,
-            context_caps,
-            workspace_path,
-        ))
+        let ancestors = crate::thread::ancestors(&self.store, *parent)?;
+        let instructions = crate::thread::instructions_in(&self.store, &before)?;
+        crate::run::context::rebuild(
+            &version,
+            &crate::run::context::ContextInput {
+                ancestors: &ancestors,
+                events: &before,
+                tools: &tools,
+                caps: context_caps,
+                workspace: workspace_path,
+                instructions: &instructions,
+            },
+        )
+        .ok_or_else(|| {
+            AppError::Conflict(format!(
+                "model call {requested} was built with context version {version}, which this BearAgent cannot rebuild; a newer BearAgent recorded it"
+            ))
+        })
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
         self.live.subscribe()
     }
+}
+
+/// Before the first step: the thread the run continues, the workspace's
+/// `AGENTS.md` (read once, at a fresh start — a resumed run has it in its
+/// events) and the MCP servers.
+async fn prepare_loop(
+    rec: &mut Recorder,
+    deps: &mut LoopDeps,
+    start: &LoopStart,
+    mcp: crate::mcp::McpPlan,
+) -> Result<RunMcp, AppError> {
+    let mut parent = None;
+    if let Some(EventPayload::RunCreated { parent: p, .. }) =
+        rec.events().first().map(|e| &e.payload)
+    {
+        parent = *p;
+    }
+    deps.ancestors = Arc::new(crate::thread::ancestors(rec.store(), parent)?);
+    if matches!(start, LoopStart::Fresh) {
+        let root = deps.workspace.path().to_path_buf();
+        crate::thread::load_instructions(rec, &root, "")?;
+    }
+    RunMcp::start(rec, mcp, &deps.cancel).await
 }
 
 /// The loop could not record its run: say so once, loudly, and try to end
@@ -400,3 +455,7 @@ mod commands_tests;
 #[cfg(test)]
 #[path = "app_mcp_tests.rs"]
 mod mcp_tests;
+
+#[cfg(test)]
+#[path = "app_threads_tests.rs"]
+mod threads_tests;

@@ -179,6 +179,7 @@ impl Attribution {
                 | EventPayload::LoopDetected { .. }
                 | EventPayload::McpServerStarted { .. }
                 | EventPayload::McpServerUnavailable { .. }
+                | EventPayload::InstructionsLoaded { .. }
                 | EventPayload::CommandFinished { .. }
                 | EventPayload::ArtifactReverted { .. }
                 | EventPayload::ArtifactReapplied { .. }

@@ -134,6 +134,7 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     // Like the kernel: servers report only while the run is in progress; the projection does not change.
     case "mcp_server_started":
     case "mcp_server_unavailable":
+    case "instructions_loaded":
       if (run.status.kind !== "running") throw new Error(`invalid event ${p.type} at seq ${event.seq}: the run is ${run.status.kind}`);
       break;
     case "loop_detected":

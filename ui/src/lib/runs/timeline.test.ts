@@ -74,6 +74,12 @@ describe("row presentation", () => {
     expect(rowInfo({ type: "mcp_server_unavailable", server: "broken", reason: "r" })).toEqual({ title: "MCP server broken unavailable", tone: "danger", compact: false });
   });
 
+  it("names the instructions file, its size and whether it was cut", () => {
+    const loaded = { type: "instructions_loaded" as const, path: "AGENTS.md", blob: "h", bytes: 2150, truncated: false };
+    expect(rowInfo(loaded)).toEqual({ title: "Instructions: AGENTS.md, 2.1 KB", tone: "muted", compact: true });
+    expect(rowInfo({ ...loaded, path: "src/AGENTS.md", bytes: 40_000, truncated: true }).title).toBe("Instructions: src/AGENTS.md, 39.1 KB (cut to fit)");
+  });
+
   it("shows a command's start in full and its end by how it exited", () => {
     expect(rowInfo({ type: "command_started", call_id: "c", command: "ls", cwd: ".", sandboxed: true, network: false, rule: "r" })).toMatchObject({ compact: false });
     const end = { type: "command_finished" as const, call_id: "c", exit_code: 0 as number | null, signal: null, duration_ms: 5, output: null, output_bytes: 0, output_truncated: false, timed_out: false, cancelled: false, changed_files: 0 };

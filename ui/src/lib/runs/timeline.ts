@@ -1,6 +1,6 @@
 import type { Action, EventPayload, ModelErrorClass, Value } from "../../bindings";
 import { exitInfo } from "./commands";
-import type { StatusTone } from "./format";
+import { formatBytes, type StatusTone } from "./format";
 
 /** Tool results above this many bytes are collapsed to a preview. */
 export const COLLAPSE_BYTES = 2048;
@@ -154,6 +154,8 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: "File re-applied", tone: "plain", compact: true };
     case "artifact_kept":
       return { title: "File kept", tone: "muted", compact: true };
+    case "instructions_loaded":
+      return { title: `Instructions: ${p.path}, ${formatBytes(p.bytes)}${p.truncated ? " (cut to fit)" : ""}`, tone: "muted", compact: true };
     case "mcp_server_started":
       return { title: `MCP server ${p.server} started · ${p.tools.length === 1 ? "1 tool" : `${p.tools.length} tools`}`, tone: "info", compact: false };
     case "mcp_server_unavailable":

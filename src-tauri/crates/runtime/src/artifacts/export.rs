@@ -81,6 +81,7 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::LoopDetected { .. }
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
+            | EventPayload::InstructionsLoaded { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::ArtifactKept { .. } => {}
         }
@@ -162,6 +163,15 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::McpServerUnavailable { server, reason } => {
             format!("MCP server `{server}` unavailable: {reason}")
         }
+        EventPayload::InstructionsLoaded {
+            path,
+            bytes,
+            truncated,
+            ..
+        } => format!(
+            "instructions from `{path}` ({bytes} bytes{})",
+            if *truncated { ", cut" } else { "" }
+        ),
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }

@@ -114,6 +114,7 @@ pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
             | EventPayload::LoopDetected { .. }
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
+            | EventPayload::InstructionsLoaded { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. } => {}
         }

@@ -32,6 +32,8 @@ pub struct LoopDeps {
     pub mcp_tools: std::collections::BTreeMap<String, Arc<crate::mcp::McpToolAdapter>>,
     /// The profile's rules for those tools.
     pub tool_rules: std::collections::BTreeMap<String, bearagent_tools::ToolRule>,
+    /// The runs this one continues (a follow-up or fork), oldest first.
+    pub ancestors: Arc<Vec<Vec<bearagent_kernel::EventEnvelope>>>,
 }
 
 impl LoopDeps {
@@ -215,12 +217,15 @@ async fn model_step(
     if stop_if_needed(rec, deps, NextCall::Model)? {
         return Ok(Step::Finished);
     }
-    let built = context::build(
-        rec.events(),
+    let instructions = crate::thread::instructions_in(rec.store(), rec.events())?;
+    let built = context::build(&context::ContextInput {
+        ancestors: &deps.ancestors,
+        events: rec.events(),
         tools,
-        &deps.profile.context,
-        &deps.workspace.path().display().to_string(),
-    );
+        caps: &deps.profile.context,
+        workspace: &deps.workspace.path().display().to_string(),
+        instructions: &instructions,
+    });
     let info = deps.provider.info();
     if super::spend::cost_budget_blocks(rec, &info, built.bytes) {
         rec.record(

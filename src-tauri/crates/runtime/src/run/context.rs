@@ -8,8 +8,12 @@ use bearagent_kernel::{
 };
 use bearagent_providers::{ModelRequest, ToolSchema};
 
-/// Bumped whenever the way context is assembled changes.
-pub const CONTEXT_VERSION: &str = "context-v1";
+/// Bumped whenever the way context is assembled changes. Every version
+/// ever recorded stays buildable, so "what the model saw" rebuilds a past
+/// call exactly as it was sent.
+pub const CONTEXT_VERSION: &str = "context-v2";
+/// Goal, answers, calls and results of this run only.
+const CONTEXT_V1: &str = "context-v1";
 
 const RUNTIME_RULES: &str = "You are BearAgent, a careful coding agent working inside one workspace folder. \
 Use the tools to inspect and change files; paths are relative to the workspace root. \
@@ -55,17 +59,52 @@ fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
-fn history_from_events(events: &[EventEnvelope], caps: &ContextCaps) -> Vec<HistoryItem> {
+/// What one model request is built from: committed events only (the
+/// run's, its ancestors' up to where it branched) and the texts of the
+/// instructions its events reference.
+pub struct ContextInput<'a> {
+    /// The runs this one continues, oldest first, each cut at the event
+    /// the next one branched from.
+    pub ancestors: &'a [Vec<EventEnvelope>],
+    pub events: &'a [EventEnvelope],
+    pub tools: &'a [ToolSchema],
+    pub caps: &'a ContextCaps,
+    pub workspace: &'a str,
+    /// Project instructions in force: (workspace-relative path, text),
+    /// shallowest folder first.
+    pub instructions: &'a [(String, String)],
+}
+
+/// How a context version reads events.
+#[derive(Clone, Copy)]
+struct Flavour {
+    /// The model's own text beside its tool calls is kept (v2).
+    narration: bool,
+}
+
+fn history_from_events(
+    events: &[EventEnvelope],
+    caps: &ContextCaps,
+    flavour: Flavour,
+) -> Vec<HistoryItem> {
     let mut history = Vec::new();
     for event in events {
         match &event.payload {
             EventPayload::RunCreated { goal, .. } => {
                 history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
             }
-            EventPayload::ModelCallCompleted { action, .. } => match action {
+            EventPayload::ModelCallCompleted { action, text, .. } => match action {
                 // All of a turn's calls first, then their results as they come:
                 // the shape every protocol wants for parallel calls.
-                Action::ToolCalls { calls } => history.extend(calls.iter().cloned().map(HistoryItem::ToolCall)),
+                Action::ToolCalls { calls } => {
+                    if flavour.narration && !text.trim().is_empty() {
+                        history.push(HistoryItem::Message(Message::new(
+                            Role::Assistant,
+                            text.clone(),
+                        )));
+                    }
+                    history.extend(calls.iter().cloned().map(HistoryItem::ToolCall))
+                }
                 Action::FinalAnswer(answer) => history.push(HistoryItem::Message(Message::new(
                     Role::Assistant,
                     answer.content.clone(),
@@ -113,6 +152,7 @@ fn history_from_events(events: &[EventEnvelope], caps: &ContextCaps) -> Vec<Hist
             | EventPayload::LoopDetected { .. }
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
+                | EventPayload::InstructionsLoaded { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }
@@ -166,24 +206,93 @@ fn serialized_len(request: &ModelRequest) -> u64 {
     }
 }
 
-pub fn build(
-    events: &[EventEnvelope],
-    tools: &[ToolSchema],
-    caps: &ContextCaps,
-    workspace: &str,
+/// A calls of an ancestor that never got its result (the run stopped, or
+/// the fork cut between the call and its result) gets one saying so: every
+/// protocol wants each call answered.
+fn close_open_calls(history: &mut Vec<HistoryItem>) {
+    let answered: std::collections::HashSet<&str> = history
+        .iter()
+        .filter_map(|i| match i {
+            HistoryItem::ToolResult(r) => Some(r.call_id.as_str()),
+            HistoryItem::Message(_) | HistoryItem::ToolCall(_) => None,
+        })
+        .collect();
+    let open: Vec<_> = history
+        .iter()
+        .filter_map(|i| match i {
+            HistoryItem::ToolCall(c) if !answered.contains(c.call_id.as_str()) => {
+                Some(c.call_id.clone())
+            }
+            HistoryItem::ToolCall(_) | HistoryItem::Message(_) | HistoryItem::ToolResult(_) => None,
+        })
+        .collect();
+    for call_id in open {
+        history.push(HistoryItem::ToolResult(ToolResult {
+            call_id,
+            content: "not run: that run ended before this call finished".into(),
+            is_error: true,
+        }));
+    }
+}
+
+fn system_prompt(workspace: &str, instructions: &[(String, String)]) -> String {
+    let mut system = format!("{RUNTIME_RULES}\nWorkspace: {workspace}");
+    if !instructions.is_empty() {
+        system.push_str(
+            "\n\nProject instructions follow. Those in a deeper folder take precedence for files under that folder.",
+        );
+    }
+    for (path, text) in instructions {
+        system.push_str(&format!("\n\n--- {path} ---\n{text}"));
+    }
+    system
+}
+
+/// The request for the next model call, in the current version.
+pub fn build(input: &ContextInput<'_>) -> BuiltContext {
+    build_flavour(input, Flavour { narration: true }, CONTEXT_VERSION)
+}
+
+/// The request as the recorded `version` built it.
+pub fn rebuild(version: &str, input: &ContextInput<'_>) -> Option<BuiltContext> {
+    match version {
+        CONTEXT_VERSION => Some(build(input)),
+        CONTEXT_V1 => Some(build_flavour(
+            &ContextInput {
+                ancestors: &[],
+                instructions: &[],
+                ..*input
+            },
+            Flavour { narration: false },
+            CONTEXT_V1,
+        )),
+        _ => None,
+    }
+}
+
+fn build_flavour(
+    input: &ContextInput<'_>,
+    flavour: Flavour,
+    version: &'static str,
 ) -> BuiltContext {
-    let mut history = history_from_events(events, caps);
-    fit(&mut history, caps.max_context_bytes as usize);
+    let mut history = Vec::new();
+    for ancestor in input.ancestors {
+        let mut part = history_from_events(ancestor, input.caps, flavour);
+        close_open_calls(&mut part);
+        history.extend(part);
+    }
+    history.extend(history_from_events(input.events, input.caps, flavour));
+    fit(&mut history, input.caps.max_context_bytes as usize);
     let request = ModelRequest {
-        system: format!("{RUNTIME_RULES}\nWorkspace: {workspace}"),
+        system: system_prompt(input.workspace, input.instructions),
         history,
-        tools: tools.to_vec(),
+        tools: input.tools.to_vec(),
         max_output_tokens: None,
     };
     let bytes = serialized_len(&request);
     BuiltContext {
         request,
-        version: CONTEXT_VERSION,
+        version,
         bytes,
     }
 }
@@ -193,6 +302,17 @@ mod tests {
     use super::*;
     use bearagent_kernel::testkit::{at, run_created, valid_run_from_choices};
     use bearagent_kernel::{CallId, EventSeq, NewEvent, RunId, WorkspaceId};
+
+    fn simple(events: &[EventEnvelope], caps: &ContextCaps) -> BuiltContext {
+        build(&ContextInput {
+            ancestors: &[],
+            events,
+            tools: &[],
+            caps,
+            workspace: "/w",
+            instructions: &[],
+        })
+    }
 
     #[test]
     fn preview_keeps_head_and_tail_and_counts_what_it_cut() {
@@ -208,8 +328,8 @@ mod tests {
     fn the_same_events_always_give_byte_identical_context() {
         let events = valid_run_from_choices(RunId::new(), WorkspaceId::new(), &[0, 1, 2, 3, 0]);
         let caps = ContextCaps::default();
-        let a = build(&events, &[], &caps, "/w");
-        let b = build(&events.clone(), &[], &caps, "/w");
+        let a = simple(&events, &caps);
+        let b = simple(&events.clone(), &caps);
         assert_eq!(
             serde_json::to_vec(&a.request).unwrap(),
             serde_json::to_vec(&b.request).unwrap()
@@ -221,9 +341,7 @@ mod tests {
     #[test]
     fn goal_calls_results_and_invalid_output_feedback_enter_history_in_order() {
         let events = valid_run_from_choices(RunId::new(), WorkspaceId::new(), &[0, 3]);
-        let history = build(&events, &[], &ContextCaps::default(), "/w")
-            .request
-            .history;
+        let history = simple(&events, &ContextCaps::default()).request.history;
         assert!(matches!(&history[0], HistoryItem::Message(m) if m.content == "property goal"));
         assert!(
             matches!(&history[1], HistoryItem::ToolCall(c) if c.call_id == CallId::new("call_0").unwrap())
@@ -262,7 +380,7 @@ mod tests {
             max_context_bytes: 25_000,
             max_tool_result_bytes: 10_000,
         };
-        let history = build(&events, &[], &caps, "/w").request.history;
+        let history = simple(&events, &caps).request.history;
         let sizes: Vec<usize> = history.iter().map(item_bytes).collect();
         assert!(sizes.iter().sum::<usize>() <= 25_000, "{sizes:?}");
         assert!(
@@ -273,3 +391,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "context_thread_tests.rs"]
+mod thread_tests;

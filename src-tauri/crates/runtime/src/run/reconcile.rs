@@ -83,6 +83,7 @@ fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<Co
             | EventPayload::LoopDetected { .. }
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
+            | EventPayload::InstructionsLoaded { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }
@@ -255,6 +256,7 @@ mod tests {
                 price: None,
                 commands: Default::default(),
                 mcp_rules: Default::default(),
+                parent: None,
             },
             EventPayload::RunStarted,
         ];
@@ -285,6 +287,7 @@ mod tests {
                 price: None,
                 commands: Default::default(),
                 mcp_rules: Default::default(),
+                parent: None,
             },
             EventPayload::RunStarted,
         ];

@@ -88,6 +88,11 @@ pub(super) async fn run_tool_call(
         Err(e) => return fail(rec, requested, &call_id, format!("invalid arguments: {e}")),
     };
     remember_prepared(grants, &prepared);
+    // The folder's own AGENTS.md (nearest wins) informs the turns after it.
+    if let Some(target) = prepared.write_target() {
+        let root = deps.workspace.path().to_path_buf();
+        crate::thread::load_nested_for(rec, &root, &target.rel_path)?;
+    }
     let user_approval =
         match super::loops::guard(rec, deps, grants, requested, &call, &prepared).await? {
             super::loops::Guarded::Proceed { user_approval } => user_approval,

@@ -1,0 +1,174 @@
+//! Context of threads: given a parent run's events (and instructions),
+//! when a follow-up or fork builds its request, then the parent's
+//! conversation comes first, complete and valid, and the same input always
+//! gives the same bytes.
+
+use super::*;
+use bearagent_kernel::testkit::{at, run_created};
+use bearagent_kernel::{
+    validate_history, EventSeq, FinalAnswer, NewEvent, RunId, StopReason, TokenUsage, ToolCall,
+    WorkspaceId,
+};
+use serde_json::json;
+
+fn envelopes(payloads: Vec<EventPayload>) -> Vec<EventEnvelope> {
+    let run = RunId::new();
+    payloads
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            NewEvent::new(at(i as i64), None, p).into_envelope(run, EventSeq(i as u64 + 1))
+        })
+        .collect()
+}
+
+fn completed(action: Action, text: &str) -> EventPayload {
+    EventPayload::ModelCallCompleted {
+        action,
+        usage: TokenUsage::default(),
+        stop_reason: StopReason::EndTurn,
+        text: text.into(),
+        cost_micro_usd: None,
+    }
+}
+
+fn call(id: &str) -> ToolCall {
+    ToolCall::new(id, "read_file", json!({"path": "a.md"})).unwrap()
+}
+
+fn result(id: &str) -> EventPayload {
+    EventPayload::ToolCallCompleted {
+        result: ToolResult::new(id, "file a", false).unwrap(),
+        receipt: None,
+        truncated: false,
+        original_bytes: 6,
+    }
+}
+
+/// goal "first" → (narration + read a.md) → its result → answer "done".
+fn parent() -> Vec<EventEnvelope> {
+    envelopes(vec![
+        run_created(WorkspaceId::new(), "first"),
+        EventPayload::RunStarted,
+        completed(
+            Action::ToolCalls {
+                calls: vec![call("c1")],
+            },
+            "Let me read a.md.",
+        ),
+        EventPayload::ToolCallRequested { call: call("c1") },
+        EventPayload::ToolCallStarted {
+            call_id: bearagent_kernel::CallId::new("c1").unwrap(),
+        },
+        result("c1"),
+        completed(
+            Action::FinalAnswer(FinalAnswer {
+                content: "done".into(),
+            }),
+            "done",
+        ),
+        EventPayload::RunSucceeded {
+            answer: "done".into(),
+        },
+    ])
+}
+
+fn input<'a>(
+    ancestors: &'a [Vec<EventEnvelope>],
+    events: &'a [EventEnvelope],
+    instructions: &'a [(String, String)],
+) -> ContextInput<'a> {
+    static CAPS: std::sync::OnceLock<ContextCaps> = std::sync::OnceLock::new();
+    ContextInput {
+        ancestors,
+        events,
+        tools: &[],
+        caps: CAPS.get_or_init(ContextCaps::default),
+        workspace: "/w",
+        instructions,
+    }
+}
+
+fn texts(history: &[HistoryItem]) -> Vec<String> {
+    history
+        .iter()
+        .map(|i| match i {
+            HistoryItem::Message(m) => format!("{:?}: {}", m.role, m.content),
+            HistoryItem::ToolCall(c) => format!("call {}", c.call_id),
+            HistoryItem::ToolResult(r) => format!("result {}: {}", r.call_id, r.content),
+        })
+        .collect()
+}
+
+#[test]
+fn a_follow_up_starts_with_the_parents_conversation_then_the_new_message() {
+    let ancestors = [parent()];
+    let child = envelopes(vec![
+        run_created(WorkspaceId::new(), "now add tests"),
+        EventPayload::RunStarted,
+    ]);
+    let built = build(&input(&ancestors, &child, &[]));
+    assert_eq!(
+        texts(&built.request.history),
+        [
+            "User: first",
+            "Assistant: Let me read a.md.",
+            "call c1",
+            "result c1: file a",
+            "Assistant: done",
+            "User: now add tests",
+        ]
+    );
+    assert!(validate_history(&built.request.history).is_ok());
+    assert_eq!(built.version, CONTEXT_VERSION);
+}
+
+#[test]
+fn a_fork_between_a_call_and_its_result_answers_the_call_as_not_run() {
+    // The fork branches at the ToolCallStarted (seq 5): the result is after it.
+    let cut: Vec<EventEnvelope> = parent()
+        .into_iter()
+        .filter(|e| e.seq <= EventSeq(5))
+        .collect();
+    let ancestors = [cut];
+    let child = envelopes(vec![run_created(WorkspaceId::new(), "try b.md instead")]);
+    let history = build(&input(&ancestors, &child, &[])).request.history;
+    let t = texts(&history);
+    assert_eq!(t[2], "call c1");
+    assert!(t[3].starts_with("result c1: not run"), "{t:?}");
+    assert_eq!(t.last().unwrap(), "User: try b.md instead");
+    assert!(!t.iter().any(|l| l.contains("done")), "{t:?}");
+    assert!(validate_history(&history).is_ok());
+}
+
+#[test]
+fn version_1_is_rebuilt_as_it_was_sent_without_narration_ancestors_or_instructions() {
+    let events = parent();
+    let instructions = [("AGENTS.md".to_owned(), "Use tabs.".to_owned())];
+    let ancestors = [parent()];
+    let v1 = rebuild("context-v1", &input(&ancestors, &events, &instructions)).unwrap();
+    assert!(!texts(&v1.request.history)
+        .iter()
+        .any(|l| l.contains("Let me read")));
+    assert_eq!(v1.request.history.len(), 4);
+    assert!(!v1.request.system.contains("Use tabs."));
+    assert_eq!(v1.version, "context-v1");
+    assert!(rebuild("context-v99", &input(&[], &events, &[])).is_none());
+}
+
+#[test]
+fn instructions_join_the_system_prompt_and_rebuilding_is_byte_identical() {
+    let events = parent();
+    let instructions = [
+        ("AGENTS.md".to_owned(), "Use tabs.".to_owned()),
+        ("src/AGENTS.md".to_owned(), "Rust only.".to_owned()),
+    ];
+    let a = build(&input(&[], &events, &instructions));
+    let b = rebuild(CONTEXT_VERSION, &input(&[], &events.clone(), &instructions)).unwrap();
+    assert!(a.request.system.contains("--- AGENTS.md ---\nUse tabs."));
+    assert!(a.request.system.find("Use tabs.") < a.request.system.find("Rust only."));
+    assert_eq!(
+        serde_json::to_vec(&a.request).unwrap(),
+        serde_json::to_vec(&b.request).unwrap()
+    );
+}
