@@ -34,6 +34,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::runs::model_context,
             commands::runs::active_runs,
             commands::runs::quit_app,
+            commands::threads::reply_to_run,
+            commands::threads::get_thread,
             commands::settings::get_settings,
             commands::settings::save_provider,
             commands::settings::delete_provider,

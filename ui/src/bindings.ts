@@ -35,6 +35,13 @@ export const commands = {
 	 *  next start, and a pending approval can still be answered then.
 	 */
 	quitApp: () => typedError<null, ApiError>(__TAURI_INVOKE("quit_app")),
+	/**
+	 *  Starts a follow-up of a finished run with `message` as its goal; with
+	 *  `at_seq`, a fork that keeps the run's events up to that one.
+	 */
+	replyToRun: (runId: string, message: string, atSeq: number | null) => typedError<StartedRun, ApiError>(__TAURI_INVOKE("reply_to_run", { runId, message, atSeq })),
+	/**  The runs `run_id` continues, oldest first, then the run itself. */
+	getThread: (runId: string) => typedError<ThreadRunView[], ApiError>(__TAURI_INVOKE("get_thread", { runId })),
 	getSettings: () => typedError<SettingsView, ApiError>(__TAURI_INVOKE("get_settings")),
 	saveProvider: (provider: ProviderInput) => typedError<null, ApiError>(__TAURI_INVOKE("save_provider", { provider })),
 	deleteProvider: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_provider", { name })),
@@ -748,6 +755,8 @@ export type RunProjection = {
 	external_changes: number,
 	/**  Repeated calls refused as a loop. */
 	loops_detected?: number,
+	/**  The run this one follows up or forks. */
+	parent?: ParentRun | null,
 };
 
 export type RunStatus = { kind: "created" } | { kind: "running" } | { kind: "awaiting_approval" } | { kind: "succeeded" } | { kind: "failed"; reason: string } | { kind: "cancelled" } | { kind: "budget_exhausted"; which: BudgetKind } | { kind: "interrupted" };
@@ -773,6 +782,8 @@ export type RunSummaryView = {
 	outputTokens: number,
 	/**  Micro-USD; None when the provider has no price (unknown, not 0). */
 	costMicroUsd: number | null,
+	/**  The run this one follows up or forks (part of its thread). */
+	parentRunId: string | null,
 };
 
 /**  Where a value given to a server comes from. */
@@ -810,6 +821,14 @@ export type StartedRun = {
 };
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "other";
+
+/**  One run of a thread, oldest first; the last is the run asked about. */
+export type ThreadRunView = {
+	run: RunSummaryView,
+	finalAnswer: string | null,
+	/**  For a fork: the event of the run before it that it branched at. */
+	forkedAt: number | null,
+};
 
 export type TokenUsage = {
 	/**  Every input token, including those served from a prompt cache. */

@@ -5,4 +5,5 @@ pub mod artifacts;
 pub mod mcp;
 pub mod runs;
 pub mod settings;
+pub mod threads;
 pub mod workspace;

@@ -111,6 +111,8 @@ pub struct RunSummaryView {
     pub output_tokens: u64,
     /// Micro-USD; None when the provider has no price (unknown, not 0).
     pub cost_micro_usd: Option<u64>,
+    /// The run this one follows up or forks (part of its thread).
+    pub parent_run_id: Option<String>,
 }
 
 impl From<RunSummary> for RunSummaryView {
@@ -137,6 +139,7 @@ impl From<RunSummary> for RunSummaryView {
             model: r.model,
             created_at: r.created_at.to_rfc3339(),
             updated_at: r.updated_at.to_rfc3339(),
+            parent_run_id: r.parent_run_id.map(|p| p.to_string()),
             model_calls: r.model_calls,
             tool_calls: r.tool_calls,
             input_tokens: r.input_tokens,
@@ -150,3 +153,4 @@ pub mod artifacts;
 pub mod mcp;
 pub mod runs;
 pub mod settings;
+pub mod threads;

@@ -125,6 +125,9 @@ pub struct RunProjection {
     /// Repeated calls refused as a loop.
     #[serde(default)]
     pub loops_detected: u32,
+    /// The run this one follows up or forks.
+    #[serde(default)]
+    pub parent: Option<crate::thread::ParentRun>,
 }
 
 impl RunProjection {
@@ -229,6 +232,7 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         provider,
         model,
         price,
+        parent,
         ..
     } = &event.payload
     else {
@@ -270,6 +274,7 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         unknown_effects: 0,
         external_changes: 0,
         loops_detected: 0,
+        parent: *parent,
     })
 }
 

@@ -3,7 +3,7 @@
 //! its committed events.
 
 use crate::app::Application;
-use crate::profile::RunProfile;
+use crate::app_threads::RecordedRun;
 use crate::run::agent_loop::LoopStart;
 use crate::run::approvals::Decision;
 use crate::run::reconcile::all_events;
@@ -29,21 +29,7 @@ impl Application {
             _ => return Err(not_pending()),
         };
         let events = all_events(&self.store, run_id)?;
-        let Some(EventPayload::RunCreated {
-            workspace_path,
-            profile,
-            budgets,
-            approval_mode,
-            context_caps,
-            max_invalid_outputs,
-            max_repeated_calls,
-            provider,
-            model,
-            commands,
-            mcp_rules,
-            ..
-        }) = events.first().map(|e| e.payload.clone())
-        else {
+        let Some(recorded) = events.first().and_then(|e| RecordedRun::of(&e.payload)) else {
             return Err(AppError::Corrupt(format!(
                 "run {run_id} has no RunCreated event"
             )));
@@ -90,19 +76,11 @@ impl Application {
             })
             .ok_or_else(not_pending)?;
         let mcp = self.mcp_plan()?;
-        let provider = self.provider_for_resume(&provider, &model, projection.model_calls)?;
-        let workspace = WorkspaceRoot::new(std::path::Path::new(&workspace_path))
+        let provider =
+            self.provider_for_resume(&recorded.provider, &recorded.model, projection.model_calls)?;
+        let workspace = WorkspaceRoot::new(std::path::Path::new(&recorded.workspace_path))
             .map_err(|e| AppError::InvalidInput(format!("the run's workspace is gone: {e}")))?;
-        let profile = RunProfile {
-            name: profile,
-            budgets,
-            approval_mode,
-            max_invalid_outputs,
-            max_repeated_calls,
-            context: context_caps,
-            commands,
-            mcp_rules,
-        };
+        let profile = recorded.profile;
         // Committing RunResumed makes this process the run's owner (one
         // transaction; a second process resuming at once is refused).
         let mut rec = Recorder::resume(

@@ -3,9 +3,57 @@
 
 use crate::app::Application;
 use crate::app_runs::StartRun;
+use crate::profile::RunProfile;
+use crate::views::RunSummary;
 use crate::AppError;
 use bearagent_kernel::{EventPayload, EventSeq, ParentRun, RunId, RunStatus};
 use tracing::instrument;
+
+/// A run's settings as its `RunCreated` recorded them: what a resume or a
+/// reply runs with.
+pub(crate) struct RecordedRun {
+    pub workspace_path: String,
+    pub profile: RunProfile,
+    pub provider: String,
+    pub model: String,
+}
+
+impl RecordedRun {
+    pub fn of(payload: &EventPayload) -> Option<RecordedRun> {
+        let EventPayload::RunCreated {
+            workspace_path,
+            profile,
+            budgets,
+            approval_mode,
+            context_caps,
+            max_invalid_outputs,
+            max_repeated_calls,
+            provider,
+            model,
+            commands,
+            mcp_rules,
+            ..
+        } = payload
+        else {
+            return None;
+        };
+        Some(RecordedRun {
+            workspace_path: workspace_path.clone(),
+            profile: RunProfile {
+                name: profile.clone(),
+                budgets: *budgets,
+                approval_mode: *approval_mode,
+                max_invalid_outputs: *max_invalid_outputs,
+                max_repeated_calls: *max_repeated_calls,
+                context: *context_caps,
+                commands: commands.clone(),
+                mcp_rules: mcp_rules.clone(),
+            },
+            provider: provider.clone(),
+            model: model.clone(),
+        })
+    }
+}
 
 /// Which run to continue, and for a fork the event to branch at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,4 +131,66 @@ impl Application {
         }
         self.create_run(start, Some(parent))
     }
+
+    /// Replies to a finished run (the desktop's reply box, or "Fork from
+    /// here" with `at`): a follow-up with the parent's workspace, provider,
+    /// model and settings, and `message` as its goal.
+    #[instrument(skip(self, message), fields(parent = %parent))]
+    pub fn reply_to_run(
+        &self,
+        parent: RunId,
+        at: Option<EventSeq>,
+        message: String,
+    ) -> Result<RunId, AppError> {
+        let thread = ThreadStart { run_id: parent, at };
+        let first = self.list_events(parent, EventSeq(0), 1)?;
+        let recorded = first
+            .first()
+            .and_then(|e| RecordedRun::of(&e.payload))
+            .ok_or_else(|| AppError::NotFound {
+                what: "run",
+                id: parent.to_string(),
+            })?;
+        let provider = self.provider_for_follow_up(&recorded.provider, &recorded.model)?;
+        self.start_follow_up(
+            StartRun {
+                workspace: String::new(),
+                goal: message,
+                profile: recorded.profile,
+                provider,
+            },
+            thread,
+        )
+    }
+
+    /// The runs `run_id` continues, oldest first, then the run itself.
+    pub fn thread(&self, run_id: RunId) -> Result<Vec<ThreadRun>, AppError> {
+        let mut chain = Vec::new();
+        let mut next = Some(run_id);
+        while let Some(id) = next {
+            if chain.len() >= 256 {
+                return Err(AppError::Corrupt(format!(
+                    "run {run_id}'s thread is deeper than 256 runs"
+                )));
+            }
+            let projection = self.get_run(id)?;
+            next = projection.parent.map(|p| p.run_id);
+            chain.push(ThreadRun {
+                forked_at: projection.parent.filter(|p| p.fork).map(|p| p.through_seq),
+                final_answer: projection.final_answer.clone(),
+                summary: RunSummary::from(projection),
+            });
+        }
+        chain.reverse();
+        Ok(chain)
+    }
+}
+
+/// One run of a thread, for the thread view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThreadRun {
+    pub summary: RunSummary,
+    pub final_answer: Option<String>,
+    /// For a fork: the event of its parent it branched at.
+    pub forked_at: Option<EventSeq>,
 }

@@ -325,3 +325,54 @@ async fn an_oversized_agents_md_is_cut_with_a_note() {
     );
     assert!(system.len() < big.len() + 2_000);
 }
+
+#[tokio::test]
+async fn replying_to_the_demo_continues_its_thread_with_its_settings() {
+    let f = fixture();
+    let mut rx = f.app.subscribe();
+    let (_, demo) = f.app.start_demo_run().unwrap();
+    let call = next_approval(&mut rx).await;
+    f.app
+        .decide_approval(
+            demo,
+            &call,
+            crate::Decision {
+                approve: true,
+                scope: bearagent_kernel::ApprovalScope::Once,
+                reason: None,
+                by: "user".into(),
+                allow_prefix: None,
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        f.app.wait_run(demo).await.unwrap().status,
+        RunStatus::Succeeded
+    );
+    let reply = f
+        .app
+        .reply_to_run(demo, None, "Now add Spanish first".into())
+        .unwrap();
+    let done = f.app.wait_run(reply).await.unwrap();
+    assert_eq!(done.status, RunStatus::Succeeded);
+    assert!(done.final_answer.unwrap().starts_with("Demo follow-up"));
+    assert_eq!(done.provider, "demo");
+    assert_eq!(done.profile, "demo");
+    let thread = f.app.thread(reply).unwrap();
+    let ids: Vec<RunId> = thread.iter().map(|r| r.summary.run_id).collect();
+    assert_eq!(ids, [demo, reply]);
+    assert!(thread[0]
+        .final_answer
+        .as_deref()
+        .unwrap()
+        .contains("docs/plan.md"));
+    // "Fork from here" at the demo's third event.
+    let fork = f
+        .app
+        .reply_to_run(demo, Some(EventSeq(3)), "again".into())
+        .unwrap();
+    f.app.wait_run(fork).await.unwrap();
+    let thread = f.app.thread(fork).unwrap();
+    assert_eq!(thread[1].forked_at, Some(EventSeq(3)));
+    assert_eq!(thread[0].forked_at, None);
+}

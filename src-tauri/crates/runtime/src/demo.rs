@@ -38,6 +38,15 @@ const SCRIPT: &str = r##"[
    "after_error": {"final_answer": "I read docs/notes.md. The write to docs/plan.md did not happen (you declined it, or the file changed meanwhile), so nothing was changed; the plan would be: add a per-language greeting table to greet(), default to English, and test each language."}}
 ]"##;
 
+/// What the demo model does in a follow-up: it looks at the plan again and
+/// says, honestly, that it is scripted.
+const FOLLOW_UP_SCRIPT: &str = r##"[
+  {"text": "Looking at the plan again with our conversation in view. ",
+   "tool_call": {"tool_name": "read_file", "arguments": {"path": "docs/plan.md"}}},
+  {"final_answer": "Demo follow-up: I re-read docs/plan.md with the earlier conversation in view. The demo model is scripted, so it gives this answer to any message; connect a real provider in Settings for real replies.",
+   "after_error": {"final_answer": "Demo follow-up: docs/plan.md is not there (the write was declined or reverted). The demo model is scripted, so it gives this answer to any message; connect a real provider in Settings for real replies."}}
+]"##;
+
 /// The demo's scripted model.
 pub fn demo_provider() -> Result<ScriptedProvider, AppError> {
     ScriptedProvider::from_json(SCRIPT)
@@ -83,6 +92,24 @@ impl Application {
             .recent_workspace_by_path(&path)?
             .ok_or_else(|| AppError::Corrupt("the demo workspace was not recorded".into()))?;
         Ok((workspace, run_id))
+    }
+
+    /// The provider a follow-up of a run uses: the same one (the demo's
+    /// follow-up script for a demo run).
+    pub(crate) fn provider_for_follow_up(
+        &self,
+        name: &str,
+        model: &str,
+    ) -> Result<Arc<dyn bearagent_providers::ModelProvider>, AppError> {
+        if name == DEMO_PROVIDER {
+            let provider = ScriptedProvider::from_json(FOLLOW_UP_SCRIPT)
+                .map(|p| p.named(DEMO_PROVIDER).with_model("demo-script"))
+                .map_err(|e| {
+                    AppError::Corrupt(format!("the built-in demo script is invalid: {e}"))
+                })?;
+            return Ok(Arc::new(provider));
+        }
+        self.provider_for_resume(name, model, 0)
     }
 
     /// Rebuilds the provider a run used, for resuming it.

@@ -29,7 +29,7 @@ pub use app::Application;
 pub use app_mcp::McpServerTest;
 pub use app_runs::StartRun;
 pub use app_settings::{ProviderSummary, ProviderTest, Settings};
-pub use app_threads::ThreadStart;
+pub use app_threads::{ThreadRun, ThreadStart};
 pub use bearagent_kernel::{ApprovalMode, ContextCaps};
 pub use bearagent_mcp::McpTool;
 pub use bearagent_providers::ToolMode;

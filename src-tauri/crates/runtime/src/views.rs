@@ -40,6 +40,8 @@ pub struct RunSummary {
     pub output_tokens: u64,
     /// Micro-USD; None when the provider has no price (unknown, not 0).
     pub cost_micro_usd: Option<u64>,
+    /// The run this one follows up or forks.
+    pub parent_run_id: Option<RunId>,
 }
 
 impl From<RunProjection> for RunSummary {
@@ -58,6 +60,7 @@ impl From<RunProjection> for RunSummary {
             input_tokens: p.usage.input,
             output_tokens: p.usage.output,
             cost_micro_usd: p.cost_micro_usd,
+            parent_run_id: p.parent.map(|p| p.run_id),
         }
     }
 }

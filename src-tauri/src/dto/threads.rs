@@ -1,0 +1,25 @@
+//! IPC types of threads: the runs a follow-up or fork continues.
+
+use super::RunSummaryView;
+use bearagent_runtime::ThreadRun;
+use serde::Serialize;
+
+/// One run of a thread, oldest first; the last is the run asked about.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadRunView {
+    pub run: RunSummaryView,
+    pub final_answer: Option<String>,
+    /// For a fork: the event of the run before it that it branched at.
+    pub forked_at: Option<u64>,
+}
+
+impl From<ThreadRun> for ThreadRunView {
+    fn from(t: ThreadRun) -> Self {
+        Self {
+            run: t.summary.into(),
+            final_answer: t.final_answer,
+            forked_at: t.forked_at.map(|s| s.0),
+        }
+    }
+}
