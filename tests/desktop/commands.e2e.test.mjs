@@ -5,9 +5,9 @@
 // and its revert removes it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { startModel, toolTurn, answerTurn } from "./loopback-model.mjs";
 import { makeSandbox, startDriver, launchApp, byTestId, screenshot, step, pendingApproval, WAIT } from "./harness.mjs";
 
 let sandbox;
@@ -32,55 +32,12 @@ const TEST_PY = [
   "",
 ].join("\n");
 
-/** One SSE body in the Chat Completions stream shape. */
-function sse(chunks) {
-  return chunks.map((c) => `data: ${typeof c === "string" ? c : JSON.stringify(c)}\n\n`).join("");
-}
-
-function toolTurn(id, name, args) {
-  return sse([
-    {
-      id,
-      choices: [{
-        index: 0,
-        delta: { role: "assistant", tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: JSON.stringify(args) } }] },
-        finish_reason: null,
-      }],
-    },
-    { id, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
-    "[DONE]",
-  ]);
-}
-
-function answerTurn(text) {
-  return sse([
-    { id: "a", choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: null }] },
-    { id: "a", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-    "[DONE]",
-  ]);
-}
-
 const TURNS = [
   toolTurn("c1", "run_command", { command: "python3 test_calc.py" }),
   toolTurn("c2", "write_file", { path: "calc.py", content: FIXED }),
   toolTurn("c3", "run_command", { command: "python3 test_calc.py" }),
   answerTurn("The test failed because add subtracted; fixed calc.py and the tests pass now."),
 ];
-
-/** A loopback model that answers the turns in order. */
-function startModel() {
-  let next = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      const body = TURNS[Math.min(next, TURNS.length - 1)];
-      next += 1;
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(body);
-    });
-  });
-  return new Promise((ok) => server.listen(0, "127.0.0.1", () => ok({ server, port: server.address().port, calls: () => next })));
-}
 
 /** Scrolls the (virtualised) timeline top to bottom, collecting exit badges in order and colours seen. */
 async function scanTimeline(app) {
@@ -115,7 +72,7 @@ async function scanTimeline(app) {
 
 before(async () => {
   sandbox = makeSandbox();
-  model = await startModel();
+  model = await startModel(TURNS);
   writeFileSync(join(sandbox.workspace, "calc.py"), FAILING);
   writeFileSync(join(sandbox.workspace, "test_calc.py"), TEST_PY);
   mkdirSync(sandbox.data, { recursive: true });

@@ -149,3 +149,32 @@ export async function startDemo(app) {
 }
 
 export const pendingApproval = (app) => app.$('[data-testid="approval-row"][data-state="pending"]');
+
+/**
+ * Scrolls the (virtualised) timeline top to bottom and returns the text of
+ * every row seen, keyed by `data-type` and in seq order: [{type, seq, text}].
+ */
+export async function timelineRows(app) {
+  return app.execute(async () => {
+    const root = document.querySelector(".timeline");
+    if (!root) return [];
+    const scroller = [...root.querySelectorAll("*")].find((e) => e.scrollHeight > e.clientHeight + 10);
+    const rows = new Map();
+    const collect = () => {
+      for (const row of root.querySelectorAll('[data-testid="timeline-row"]')) {
+        const seq = Number(row.getAttribute("data-seq") ?? row.getAttribute("data-index") ?? rows.size);
+        rows.set(seq, { type: row.getAttribute("data-type"), seq, text: row.innerText });
+      }
+    };
+    if (scroller) {
+      for (let top = 0; top <= scroller.scrollHeight; top += scroller.clientHeight / 3) {
+        scroller.scrollTop = top;
+        await new Promise((r) => setTimeout(r, 120));
+        collect();
+      }
+    } else {
+      collect();
+    }
+    return [...rows.values()].sort((a, b) => a.seq - b.seq);
+  });
+}

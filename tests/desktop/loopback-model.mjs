@@ -1,0 +1,53 @@
+// A loopback model for desktop tests: an OpenAI-compatible Chat Completions
+// stream that answers each request with the next canned turn.
+import { createServer } from "node:http";
+
+/** One SSE body in the Chat Completions stream shape. */
+export function sse(chunks) {
+  return chunks.map((c) => `data: ${typeof c === "string" ? c : JSON.stringify(c)}\n\n`).join("");
+}
+
+/** A turn that calls one tool. */
+export function toolTurn(id, name, args) {
+  return sse([
+    {
+      id,
+      choices: [{
+        index: 0,
+        delta: { role: "assistant", tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: JSON.stringify(args) } }] },
+        finish_reason: null,
+      }],
+    },
+    { id, choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+    "[DONE]",
+  ]);
+}
+
+/** A turn that answers with text. */
+export function answerTurn(text) {
+  return sse([
+    { id: "a", choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: null }] },
+    { id: "a", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+    "[DONE]",
+  ]);
+}
+
+/** Serves `turns` in order (the last one again once they run out); records request bodies. */
+export function startModel(turns) {
+  let next = 0;
+  const bodies = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      bodies.push(body);
+      const turn = turns[Math.min(next, turns.length - 1)];
+      next += 1;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(turn);
+    });
+  });
+  return new Promise((ok) =>
+    server.listen(0, "127.0.0.1", () => ok({ server, port: server.address().port, calls: () => next, bodies })),
+  );
+}
