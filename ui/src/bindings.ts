@@ -209,6 +209,12 @@ export type ContextCaps = {
 	max_context_bytes: number,
 	/**  A tool result larger than this enters context as head + tail. */
 	max_tool_result_bytes: number,
+	/**
+	 *  Compact when the next request would pass this share of the model's
+	 *  window, in per mille (850 = 0.85); None: never compact — the run
+	 *  fails clearly when the window is exceeded.
+	 */
+	compact_at_permille?: number | null,
 };
 
 export type DecisionInput = {
@@ -386,6 +392,13 @@ allowed_prefix?: string | null } |
  *  was not executed, and the model is told why.
  */
 { type: "loop_detected"; call_id: CallId; tool_name: ToolName; repeats: number } | 
+/**
+ *  The context neared the model's window: a compaction call summarised
+ *  the conversation through `replaced_through_seq` (the blob `summary`),
+ *  and later requests are built from the summary plus what follows.
+ *  Its usage counts like any model call's.
+ */
+{ type: "context_compacted"; summary: ContentHash; replaced_through_seq: EventSeq; tokens_before: number; tokens_after: number; usage: TokenUsage; cost_micro_usd?: number | null } | 
 /**
  *  An MCP server started for this run: who answered, and the tools it
  *  offered — exactly what the model is shown from it from now on.
@@ -631,6 +644,8 @@ export type ProviderInput = {
 	toolMode: ToolModeView,
 	/**  None: runs with this provider have an unknown cost. */
 	price: PriceView | null,
+	/**  Tokens the model reads at most (None: its family's default). */
+	contextWindow?: number | null,
 };
 
 export type ProviderTestView = {
@@ -649,6 +664,8 @@ export type ProviderView = {
 	keyPresent: boolean,
 	toolMode: ToolModeView,
 	price: PriceView | null,
+	/**  Tokens the model reads at most (absent: its family's default). */
+	contextWindow?: number | null,
 };
 
 /**  The user tried to close the window while runs are in progress. */

@@ -106,6 +106,9 @@ pub struct ProviderInput {
     pub tool_mode: ToolModeView,
     /// None: runs with this provider have an unknown cost.
     pub price: Option<PriceView>,
+    /// Tokens the model reads at most (None: its family's default).
+    #[serde(default)]
+    pub context_window: Option<u64>,
 }
 
 impl ProviderInput {
@@ -126,6 +129,7 @@ impl ProviderInput {
                 key: self.key_source.into(),
                 tool_mode: self.tool_mode.into(),
                 price: self.price.map(PriceEntry::from),
+                context_window: self.context_window,
             },
         ))
     }
@@ -142,6 +146,9 @@ pub struct ProviderView {
     pub key_present: bool,
     pub tool_mode: ToolModeView,
     pub price: Option<PriceView>,
+    /// Tokens the model reads at most (absent: its family's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
@@ -202,6 +209,11 @@ impl ProfileView {
                 toolchain_dirs: Some(self.commands.toolchain_dirs),
                 command_env: Some(self.commands.env),
                 command_rules: Some(self.commands.rules),
+                compact: Some(self.context_caps.compact_at_permille.is_some()),
+                compact_at: self
+                    .context_caps
+                    .compact_at_permille
+                    .map(|p| f64::from(p) / 1000.0),
                 mcp_rules: Some(self.mcp_rules).filter(|r| !r.is_empty()),
             },
         )
@@ -237,6 +249,7 @@ impl SettingsView {
                     key_present: p.key_present,
                     tool_mode: p.entry.tool_mode.into(),
                     price: p.entry.price.map(PriceView::from),
+                    context_window: p.entry.context_window,
                 })
                 .collect(),
             profiles,

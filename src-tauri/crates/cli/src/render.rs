@@ -173,6 +173,14 @@ pub fn event_line(e: &EventEnvelope) -> String {
                 one_line(&names.join(", "), 160)
             )
         }
+        EventPayload::ContextCompacted {
+            replaced_through_seq,
+            tokens_before,
+            tokens_after,
+            ..
+        } => format!(
+            "context compacted through #{replaced_through_seq}: ~{tokens_before} → ~{tokens_after} tokens"
+        ),
         EventPayload::InstructionsLoaded {
             path,
             bytes,

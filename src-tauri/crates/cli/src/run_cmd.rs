@@ -454,6 +454,7 @@ async fn handle(
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
         | EventPayload::InstructionsLoaded { .. }
+        | EventPayload::ContextCompacted { .. }
         | EventPayload::ArtifactReverted { .. }
         | EventPayload::ArtifactReapplied { .. }
         | EventPayload::ArtifactKept { .. } => Flow::Continue,

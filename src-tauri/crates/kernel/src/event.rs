@@ -296,6 +296,19 @@ pub enum EventPayload {
         tool_name: ToolName,
         repeats: u32,
     },
+    /// The context neared the model's window: a compaction call summarised
+    /// the conversation through `replaced_through_seq` (the blob `summary`),
+    /// and later requests are built from the summary plus what follows.
+    /// Its usage counts like any model call's.
+    ContextCompacted {
+        summary: ContentHash,
+        replaced_through_seq: EventSeq,
+        tokens_before: u64,
+        tokens_after: u64,
+        usage: TokenUsage,
+        #[serde(default)]
+        cost_micro_usd: Option<u64>,
+    },
     /// An MCP server started for this run: who answered, and the tools it
     /// offered — exactly what the model is shown from it from now on.
     McpServerStarted {
@@ -403,6 +416,7 @@ impl EventPayload {
             EventPayload::RunInterrupted { .. } => "run_interrupted",
             EventPayload::RunResumed => "run_resumed",
             EventPayload::LoopDetected { .. } => "loop_detected",
+            EventPayload::ContextCompacted { .. } => "context_compacted",
             EventPayload::McpServerStarted { .. } => "mcp_server_started",
             EventPayload::McpServerUnavailable { .. } => "mcp_server_unavailable",
             EventPayload::CommandStarted { .. } => "command_started",

@@ -29,7 +29,9 @@ pub use message::{
     Action, FinalAnswer, HistoryItem, Message, MessageError, Role, ToolCall, ToolResult,
 };
 pub use reducer::{apply, fold, ReduceError, RunProjection, RunStatus};
-pub use settings::{ApprovalMode, ContextCaps, ParseApprovalModeError};
+pub use settings::{
+    ApprovalMode, ContextCaps, ParseApprovalModeError, DEFAULT_COMPACT_AT_PERMILLE,
+};
 pub use thread::ParentRun;
 
 #[cfg(any(test, feature = "test-support"))]

@@ -423,6 +423,17 @@ impl Transition<'_> {
                 self.state.model_call = None;
                 self.spend(*usage, *cost_micro_usd);
             }
+            // A compaction is a model call of its own, made between turns.
+            EventPayload::ContextCompacted {
+                usage,
+                cost_micro_usd,
+                ..
+            } => {
+                self.require_status(&["running"])?;
+                self.require_idle()?;
+                self.state.model_calls = self.state.model_calls.saturating_add(1);
+                self.spend(*usage, *cost_micro_usd);
+            }
             EventPayload::ModelCallFailed {
                 usage,
                 message,

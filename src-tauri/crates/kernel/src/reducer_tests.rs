@@ -343,3 +343,30 @@ fn given_a_running_run_when_mcp_servers_report_then_it_keeps_running_but_not_aft
     assert!(g.then_applying(started_server).is_err());
     assert!(g.then_applying(unavailable).is_err());
 }
+
+#[test]
+fn given_a_running_run_when_the_context_is_compacted_then_the_call_counts_but_not_mid_call() {
+    let compacted = EventPayload::ContextCompacted {
+        summary: crate::ContentHash::parse(&"ab".repeat(32)).unwrap(),
+        replaced_through_seq: EventSeq(2),
+        tokens_before: 9_000,
+        tokens_after: 1_200,
+        usage: TokenUsage {
+            input: 9_000,
+            output: 300,
+            cached_input: 0,
+        },
+        cost_micro_usd: None,
+    };
+    let g = given(started());
+    let state = g.then_applying(compacted.clone()).unwrap();
+    assert_eq!(state.model_calls, 1);
+    assert_eq!(state.usage.input, 9_000);
+    assert_eq!(state.status, RunStatus::Running);
+    let mut open = started();
+    open.push(EventPayload::ModelCallRequested {
+        context_version: "v".into(),
+        context_bytes: 1,
+    });
+    assert!(given(open).then_applying(compacted).is_err());
+}

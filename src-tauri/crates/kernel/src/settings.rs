@@ -46,6 +46,18 @@ pub struct ContextCaps {
     pub max_context_bytes: u32,
     /// A tool result larger than this enters context as head + tail.
     pub max_tool_result_bytes: u32,
+    /// Compact when the next request would pass this share of the model's
+    /// window, in per mille (850 = 0.85); None: never compact — the run
+    /// fails clearly when the window is exceeded.
+    #[serde(default = "default_compact_at")]
+    pub compact_at_permille: Option<u16>,
+}
+
+/// 0.85 of the window.
+pub const DEFAULT_COMPACT_AT_PERMILLE: u16 = 850;
+
+fn default_compact_at() -> Option<u16> {
+    Some(DEFAULT_COMPACT_AT_PERMILLE)
 }
 
 impl Default for ContextCaps {
@@ -53,6 +65,7 @@ impl Default for ContextCaps {
         Self {
             max_context_bytes: 400_000,
             max_tool_result_bytes: 16_384,
+            compact_at_permille: default_compact_at(),
         }
     }
 }

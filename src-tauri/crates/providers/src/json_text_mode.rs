@@ -92,6 +92,10 @@ impl ModelProvider for JsonTextProvider {
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
+        // A summary is plain text, not an action: nothing to parse.
+        if crate::window::is_compaction(&request) {
+            return self.inner.stream(plain_request(request));
+        }
         let inner = self.inner.stream(plain_request(request));
         let mut reply = String::new();
         Box::pin(inner.flat_map(move |item| {

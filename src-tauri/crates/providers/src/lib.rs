@@ -11,6 +11,7 @@ pub mod json_text;
 mod json_text_mode;
 mod port;
 pub mod scripted;
+mod window;
 
 pub use complete::{complete, ModelResponse, Progress};
 pub use error::ProviderError;
@@ -22,3 +23,4 @@ pub use port::{
     ModelProvider, ModelRequest, ModelStream, ProviderInfo, RetryNotice, StreamItem, ToolSchema,
 };
 pub use scripted::{ScriptError, ScriptedProvider};
+pub use window::{default_context_window, COMPACTION_PROMPT};

@@ -76,6 +76,8 @@ pub struct ProviderInfo {
     /// The most output tokens one call may produce when the request does
     /// not say (None: the provider does not limit it).
     pub max_output_tokens: Option<u32>,
+    /// Tokens the model reads at most: from the config, else its family's.
+    pub context_window: u64,
 }
 
 pub trait ModelProvider: Send + Sync {

@@ -96,6 +96,7 @@ pub struct ScriptedProvider {
     name: String,
     model: String,
     price: Option<bearagent_kernel::Price>,
+    context_window: u64,
     state: Arc<Mutex<State>>,
 }
 
@@ -113,6 +114,7 @@ impl ScriptedProvider {
             name: "script".into(),
             model: "scripted".into(),
             price: None,
+            context_window: 200_000,
             state: Arc::new(Mutex::new(State {
                 steps,
                 next: 0,
@@ -201,6 +203,51 @@ fn check_step(i: usize, step: &ScriptStep) -> Result<(), String> {
 }
 
 impl ScriptedProvider {
+    /// A smaller window, so tests can make runs outgrow it.
+    pub fn with_context_window(mut self, tokens: u64) -> Self {
+        self.context_window = tokens;
+        self
+    }
+
+    /// A scripted model answers a compaction request itself (no step is
+    /// used): a handoff summary naming the goal and counting the work, so
+    /// scripts need not know when compaction happens.
+    fn compaction_reply(
+        &self,
+        request: ModelRequest,
+        input_bytes: usize,
+    ) -> Vec<Result<StreamItem, ProviderError>> {
+        let goal = request
+            .history
+            .iter()
+            .find_map(|i| match i {
+                HistoryItem::Message(m) if m.role == bearagent_kernel::Role::User => {
+                    Some(m.content.lines().next().unwrap_or("").to_owned())
+                }
+                _ => None,
+            })
+            .unwrap_or_default();
+        let results = request
+            .history
+            .iter()
+            .filter(|i| matches!(i, HistoryItem::ToolResult(_)))
+            .count();
+        let summary = format!(
+            "Handoff summary (scripted): goal: {goal}. {results} tool results so far. Next: continue with the goal."
+        );
+        if let Ok(mut state) = self.state.lock() {
+            state.calls.push(request);
+        }
+        let usage = TokenUsage::new(estimate_tokens(input_bytes), estimate_tokens(summary.len()));
+        vec![
+            Ok(StreamItem::TextDelta(summary)),
+            Ok(StreamItem::Completed {
+                usage,
+                stop_reason: bearagent_kernel::StopReason::EndTurn,
+            }),
+        ]
+    }
+
     /// Every request received so far, in order.
     pub fn calls(&self) -> Vec<ModelRequest> {
         self.state
@@ -373,11 +420,17 @@ impl ModelProvider for ScriptedProvider {
             scripted: true,
             price: self.price,
             max_output_tokens: None,
+            context_window: self.context_window,
         }
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
         let input_bytes = request_bytes(&request);
+        if crate::window::is_compaction(&request) {
+            return Box::pin(futures::stream::iter(
+                self.compaction_reply(request, input_bytes),
+            ));
+        }
         let (delay_ms, items) = match self.next_step(request) {
             Ok((index, step)) => (step.delay_ms, step_items(index, step, input_bytes)),
             Err(e) => (0, vec![Err(e)]),

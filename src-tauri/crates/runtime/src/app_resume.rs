@@ -68,6 +68,7 @@ impl Application {
                 | EventPayload::McpServerStarted { .. }
                 | EventPayload::McpServerUnavailable { .. }
                 | EventPayload::InstructionsLoaded { .. }
+                | EventPayload::ContextCompacted { .. }
                 | EventPayload::CommandStarted { .. }
                 | EventPayload::CommandFinished { .. }
                 | EventPayload::ArtifactReverted { .. }

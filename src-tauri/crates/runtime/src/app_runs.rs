@@ -369,6 +369,7 @@ impl Application {
         let tools = crate::mcp::model_tools(&self.registry, &before);
         let ancestors = crate::thread::ancestors(&self.store, *parent)?;
         let instructions = crate::thread::instructions_in(&self.store, &before)?;
+        let summary = crate::run::compaction::summary_text(&self.store, &ancestors, &before)?;
         crate::run::context::rebuild(
             &version,
             &crate::run::context::ContextInput {
@@ -378,6 +379,7 @@ impl Application {
                 caps: context_caps,
                 workspace: workspace_path,
                 instructions: &instructions,
+                summary: summary.as_deref(),
             },
         )
         .ok_or_else(|| {
@@ -459,3 +461,7 @@ mod mcp_tests;
 #[cfg(test)]
 #[path = "app_threads_tests.rs"]
 mod threads_tests;
+
+#[cfg(test)]
+#[path = "app_compaction_tests.rs"]
+mod compaction_tests;

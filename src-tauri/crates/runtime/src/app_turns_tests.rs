@@ -133,7 +133,8 @@ async fn a_turn_of_several_calls_runs_each_in_order_and_the_model_sees_every_res
     assert_eq!(p.tool_calls, 2);
     assert!(!f.ws.path().join("b.txt").exists());
 
-    // The next request carries all three calls, then all three results.
+    // The next request carries the model's narration, all three calls,
+    // then all three results.
     let second = &recorder.calls()[1];
     let shape: Vec<String> = second
         .history
@@ -148,6 +149,7 @@ async fn a_turn_of_several_calls_runs_each_in_order_and_the_model_sees_every_res
         shape,
         [
             "User",
+            "Assistant",
             "call t1",
             "call t2",
             "call t3",

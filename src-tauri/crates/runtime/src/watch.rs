@@ -180,6 +180,7 @@ impl Attribution {
                 | EventPayload::McpServerStarted { .. }
                 | EventPayload::McpServerUnavailable { .. }
                 | EventPayload::InstructionsLoaded { .. }
+                | EventPayload::ContextCompacted { .. }
                 | EventPayload::CommandFinished { .. }
                 | EventPayload::ArtifactReverted { .. }
                 | EventPayload::ArtifactReapplied { .. }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EventPayload } from "../../bindings";
 import { envelope } from "./testSupport";
-import { actionSummary, argumentsSummary, argumentsText, byteLength, modelErrorLabel, resultPreview, rowInfo } from "./timeline";
+import { actionSummary, argumentsSummary, argumentsText, byteLength, instructionsLine, modelErrorLabel, resultPreview, rowInfo } from "./timeline";
 import { TimelineIndex } from "./timelineIndex";
 
 describe("resultPreview", () => {
@@ -74,6 +74,11 @@ describe("row presentation", () => {
     expect(rowInfo({ type: "mcp_server_unavailable", server: "broken", reason: "r" })).toEqual({ title: "MCP server broken unavailable", tone: "danger", compact: false });
   });
 
+  it("shows a compaction with its tokens before and after", () => {
+    const compacted = { type: "context_compacted" as const, summary: "h", replaced_through_seq: 40, tokens_before: 171_000, tokens_after: 12_500, usage: { input: 171_000, output: 900 }, cost_micro_usd: null };
+    expect(rowInfo(compacted)).toEqual({ title: "Context compacted: ~171,000 → ~12,500 tokens", tone: "info", compact: false });
+  });
+
   it("names the instructions file, its size and whether it was cut", () => {
     const loaded = { type: "instructions_loaded" as const, path: "AGENTS.md", blob: "h", bytes: 2150, truncated: false };
     expect(rowInfo(loaded)).toEqual({ title: "Instructions: AGENTS.md, 2.1 KB", tone: "muted", compact: true });
@@ -119,5 +124,35 @@ describe("TimelineIndex", () => {
     expect(index.interruptedAt).toBeNull();
     index.add(envelope(12, { type: "run_succeeded", answer: "a" }));
     expect(index.endedAt).toBe(12);
+  });
+});
+
+describe("project instructions", () => {
+  const loaded = (seq: number, path: string, bytes: number, truncated = false): EventPayload => ({ type: "instructions_loaded", path, blob: `b${seq}`, bytes, truncated });
+
+  it("titles the row and the header line with each file's size", () => {
+    expect(rowInfo(loaded(3, "AGENTS.md", 2150)).title).toBe("Instructions: AGENTS.md, 2.1 KB");
+    expect(rowInfo(loaded(3, "AGENTS.md", 40_000, true)).title).toBe("Instructions: AGENTS.md, 39.1 KB (cut to fit)");
+    expect(instructionsLine([])).toBeNull();
+    expect(
+      instructionsLine([
+        { path: "docs/AGENTS.md", bytes: 512, truncated: false, seq: 9 },
+        { path: "AGENTS.md", bytes: 2150, truncated: false, seq: 3 },
+        { path: "docs/AGENTS.md", bytes: 600, truncated: false, seq: 20 },
+      ]),
+    ).toBe("Instructions: AGENTS.md, 2.1 KB · docs/AGENTS.md, 600 B");
+  });
+
+  it("the index keeps the latest load of each file", () => {
+    const index = new TimelineIndex();
+    index.add(envelope(3, loaded(3, "AGENTS.md", 100)));
+    index.add(envelope(8, loaded(8, "src/AGENTS.md", 50)));
+    index.add(envelope(12, loaded(12, "AGENTS.md", 120)));
+    expect([...index.instructions.values()]).toEqual([
+      { path: "AGENTS.md", bytes: 120, truncated: false, seq: 12 },
+      { path: "src/AGENTS.md", bytes: 50, truncated: false, seq: 8 },
+    ]);
+    index.reset();
+    expect(index.instructions.size).toBe(0);
   });
 });

@@ -83,6 +83,34 @@ export function actionSummary(action: Action): string {
   return action.calls.length === 1 ? `Tool call: ${names}` : `${action.calls.length} tool calls: ${names}`;
 }
 
+/** One project instructions file (`AGENTS.md`) a run loaded for the model. */
+export interface LoadedInstructions {
+  path: string;
+  bytes: number;
+  truncated: boolean;
+  /** Its `instructions_loaded` event. */
+  seq: number;
+}
+
+/** "AGENTS.md, 2.1 KB" (and "(cut to fit)" when only the first part went to the model). */
+export function instructionsText(f: Pick<LoadedInstructions, "path" | "bytes" | "truncated">): string {
+  return `${f.path}, ${formatBytes(f.bytes)}${f.truncated ? " (cut to fit)" : ""}`;
+}
+
+/**
+ * The run header's line about its instructions: each file once (its
+ * latest load), shallowest folder first as the prompt lists them; null
+ * when the run loaded none.
+ */
+export function instructionsLine(files: Iterable<LoadedInstructions>): string | null {
+  const latest = new Map<string, LoadedInstructions>();
+  for (const f of files) if ((latest.get(f.path)?.seq ?? -1) < f.seq) latest.set(f.path, f);
+  if (latest.size === 0) return null;
+  const depth = (path: string) => path.split("/").length;
+  const sorted = [...latest.values()].sort((a, b) => depth(a.path) - depth(b.path) || a.path.localeCompare(b.path));
+  return `Instructions: ${sorted.map(instructionsText).join(" · ")}`;
+}
+
 /** A row's colour for a status badge's tone. */
 const TONE_ROW: Record<StatusTone, RowTone> = { neutral: "muted", active: "info", attention: "attention", success: "success", danger: "danger" };
 
@@ -154,8 +182,10 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: "File re-applied", tone: "plain", compact: true };
     case "artifact_kept":
       return { title: "File kept", tone: "muted", compact: true };
+    case "context_compacted":
+      return { title: `Context compacted: ~${p.tokens_before.toLocaleString("en-US")} → ~${p.tokens_after.toLocaleString("en-US")} tokens`, tone: "info", compact: false };
     case "instructions_loaded":
-      return { title: `Instructions: ${p.path}, ${formatBytes(p.bytes)}${p.truncated ? " (cut to fit)" : ""}`, tone: "muted", compact: true };
+      return { title: `Instructions: ${instructionsText(p)}`, tone: "muted", compact: true };
     case "mcp_server_started":
       return { title: `MCP server ${p.server} started · ${p.tools.length === 1 ? "1 tool" : `${p.tools.length} tools`}`, tone: "info", compact: false };
     case "mcp_server_unavailable":

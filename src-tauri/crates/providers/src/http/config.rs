@@ -157,6 +157,8 @@ pub struct HttpProviderConfig {
     pub tool_mode: crate::ToolMode,
     /// What the provider charges (None: the cost of a run is unknown).
     pub price: Option<bearagent_kernel::Price>,
+    /// Tokens the model reads at most (None: its family's default).
+    pub context_window: Option<u64>,
 }
 
 impl HttpProviderConfig {
@@ -180,6 +182,7 @@ impl HttpProviderConfig {
             max_output_tokens: Self::DEFAULT_MAX_OUTPUT_TOKENS,
             tool_mode: crate::ToolMode::Native,
             price: None,
+            context_window: None,
         }
     }
 

@@ -41,10 +41,14 @@ pub(crate) struct HttpProvider {
     retry: RetryPolicy,
     transport: Arc<Transport>,
     price: Option<bearagent_kernel::Price>,
+    context_window: u64,
 }
 
 impl HttpProvider {
     pub fn new(config: HttpProviderConfig) -> Result<Self, ProviderError> {
+        let context_window = config
+            .context_window
+            .unwrap_or_else(|| crate::default_context_window(&config.model));
         Ok(Self {
             protocol: config.protocol,
             transport: Arc::new(Transport::new(&config)?),
@@ -54,6 +58,7 @@ impl HttpProvider {
             },
             retry: config.retry,
             price: config.price,
+            context_window,
         })
     }
 }
@@ -90,6 +95,7 @@ impl ModelProvider for HttpProvider {
             scripted: false,
             price: self.price,
             max_output_tokens: Some(self.settings.max_output_tokens),
+            context_window: self.context_window,
         }
     }
 

@@ -82,6 +82,7 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
             | EventPayload::InstructionsLoaded { .. }
+            | EventPayload::ContextCompacted { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::ArtifactKept { .. } => {}
         }
@@ -163,6 +164,14 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::McpServerUnavailable { server, reason } => {
             format!("MCP server `{server}` unavailable: {reason}")
         }
+        EventPayload::ContextCompacted {
+            replaced_through_seq,
+            tokens_before,
+            tokens_after,
+            ..
+        } => format!(
+            "context compacted through #{replaced_through_seq}: ~{tokens_before} → ~{tokens_after} tokens"
+        ),
         EventPayload::InstructionsLoaded {
             path,
             bytes,

@@ -115,6 +115,7 @@ pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
             | EventPayload::InstructionsLoaded { .. }
+            | EventPayload::ContextCompacted { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. } => {}
         }

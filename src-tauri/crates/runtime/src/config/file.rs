@@ -92,6 +92,9 @@ pub struct ProviderEntry {
     /// None: runs with this provider have an unknown cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<PriceEntry>,
+    /// Tokens the model reads at most (None: its family's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
 }
 
 fn is_unset(k: &KeySource) -> bool {
@@ -155,6 +158,13 @@ pub struct ProfileEntry {
     /// `[{ prefix = "cargo test", decision = "allow" }, …]`
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_rules: Option<Vec<bearagent_kernel::CommandRule>>,
+    /// Compact the context when a request would pass this share of the
+    /// model's window (0.1 to 0.99; default 0.85).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compact_at: Option<f64>,
+    /// `false`: never compact; a run whose context outgrows the window fails.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compact: Option<bool>,
     /// `{ everything = "ask", "everything.echo" = "allow" }`: per MCP
     /// server or tool (the server's own tool name), beats the tool's hint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -301,6 +311,15 @@ pub fn validate(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
                 .to_price()
                 .map_err(|e| invalid(path, field("price"), e.to_string()))?;
         }
+        if let Some(window) = p.context_window {
+            if !(1_000..=10_000_000).contains(&window) {
+                return Err(invalid(
+                    path,
+                    field("context_window"),
+                    format!("must be between 1000 and 10000000 tokens, got {window}"),
+                ));
+            }
+        }
     }
     for (name, server) in &config.mcp_servers {
         super::mcp::validate_server(name, server)
@@ -346,6 +365,9 @@ pub fn validate(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
         }
         if let Some(usd) = profile.max_cost {
             max_cost_micro_usd(usd).map_err(|e| invalid(path, field("max_cost"), e))?;
+        }
+        if let Some(share) = profile.compact_at {
+            compact_at_permille(share).map_err(|e| invalid(path, field("compact_at"), e))?;
         }
         validate_commands(profile).map_err(|(f, e)| invalid(path, field(f), e))?;
     }
@@ -408,6 +430,17 @@ pub(crate) fn is_variable_name(name: &str) -> bool {
     !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !name.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// `compact_at` (a share of the window) in per mille: 0.1 to 0.99.
+pub fn compact_at_permille(share: f64) -> Result<u16, String> {
+    if share.is_finite() && (0.1..=0.99).contains(&share) {
+        Ok((share * 1000.0).round() as u16)
+    } else {
+        Err(format!(
+            "must be between 0.1 and 0.99 of the window, got {share}"
+        ))
+    }
 }
 
 /// A spend limit in USD as micro-USD: a positive, finite amount.

@@ -223,3 +223,48 @@ fn command_settings_parse_and_bad_ones_name_the_field() {
     .to_string();
     assert!(err.contains("/cfg/config.toml:"), "{err}");
 }
+
+#[test]
+fn a_context_window_and_compaction_settings_parse_and_bad_ones_name_the_field() {
+    let set = |provider_extra: &str, profile_extra: &str| {
+        GOOD.replace(
+            "model = \"qwen\"",
+            &format!("model = \"qwen\"\n{provider_extra}"),
+        )
+        .replace(
+            "max_model_calls = 20",
+            &format!("max_model_calls = 20\n{profile_extra}"),
+        )
+    };
+    let c = parse(p(), &set("context_window = 32000", "compact_at = 0.7")).unwrap();
+    assert_eq!(c.providers["local"].context_window, Some(32_000));
+    let (profile, _, _) = crate::config::resolve::profile(&c, "careful").unwrap();
+    assert_eq!(profile.context.compact_at_permille, Some(700));
+    let off = parse(p(), &set("", "compact = false")).unwrap();
+    let (profile, _, _) = crate::config::resolve::profile(&off, "careful").unwrap();
+    assert_eq!(profile.context.compact_at_permille, None);
+    let (default, _, _) =
+        crate::config::resolve::profile(&parse(p(), GOOD).unwrap(), "careful").unwrap();
+    assert_eq!(default.context.compact_at_permille, Some(850));
+    for (provider_extra, profile_extra, field) in [
+        ("context_window = 10", "", "providers.local.context_window"),
+        (
+            "context_window = 99999999999",
+            "",
+            "providers.local.context_window",
+        ),
+        ("", "compact_at = 1.5", "profiles.careful.compact_at"),
+        ("", "compact_at = 0.0", "profiles.careful.compact_at"),
+        ("", "compact_at = nan", "profiles.careful.compact_at"),
+    ] {
+        let err = parse(p(), &set(provider_extra, profile_extra))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(field),
+            "{provider_extra}{profile_extra}: {err}"
+        );
+        assert!(err.contains("/cfg/config.toml:"), "{err}");
+    }
+    assert!(parse(p(), &set("", "compact = \"no\"")).is_err());
+}

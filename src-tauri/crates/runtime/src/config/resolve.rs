@@ -98,6 +98,7 @@ pub fn http_config(
             .map(|p| p.to_price())
             .transpose()
             .map_err(|e| AppError::InvalidInput(format!("provider {name}: price: {e}")))?,
+        context_window: config.providers.get(name).and_then(|e| e.context_window),
     })
 }
 
@@ -140,6 +141,14 @@ pub fn profile(
         );
     }
     let c = &mut p.context;
+    c.compact_at_permille = match (entry.compact, entry.compact_at) {
+        (Some(false), _) => None,
+        (_, Some(share)) => Some(
+            super::file::compact_at_permille(share)
+                .map_err(|e| AppError::InvalidInput(format!("profile {name}: compact_at {e}")))?,
+        ),
+        (_, None) => c.compact_at_permille,
+    };
     c.max_context_bytes = entry.max_context_bytes.unwrap_or(c.max_context_bytes);
     c.max_tool_result_bytes = entry
         .max_tool_result_bytes

@@ -3,7 +3,6 @@
 //! a terminal event. Every fact is committed before the loop acts on it.
 
 use super::approvals::ApprovalGate;
-use super::context;
 use super::recorder::Recorder;
 use super::tool_step::{run_tool_call, ToolStepEnd};
 use crate::live::LiveEvent;
@@ -217,15 +216,10 @@ async fn model_step(
     if stop_if_needed(rec, deps, NextCall::Model)? {
         return Ok(Step::Finished);
     }
-    let instructions = crate::thread::instructions_in(rec.store(), rec.events())?;
-    let built = context::build(&context::ContextInput {
-        ancestors: &deps.ancestors,
-        events: rec.events(),
-        tools,
-        caps: &deps.profile.context,
-        workspace: &deps.workspace.path().display().to_string(),
-        instructions: &instructions,
-    });
+    let built = super::compaction::build_request(rec, deps, tools, rec.events())?;
+    let Some(built) = super::compaction::fit_window(rec, deps, tools, built).await? else {
+        return Ok(Step::Finished);
+    };
     let info = deps.provider.info();
     if super::spend::cost_budget_blocks(rec, &info, built.bytes) {
         rec.record(

@@ -3,8 +3,8 @@
 //! the model saw" can be rebuilt for any past call.
 
 use bearagent_kernel::{
-    Action, ContextCaps, EventEnvelope, EventPayload, HistoryItem, Message, ModelErrorClass, Role,
-    ToolResult,
+    Action, ContentHash, ContextCaps, EventEnvelope, EventPayload, EventSeq, HistoryItem, Message,
+    ModelErrorClass, Role, ToolResult,
 };
 use bearagent_providers::{ModelRequest, ToolSchema};
 
@@ -73,7 +73,43 @@ pub struct ContextInput<'a> {
     /// Project instructions in force: (workspace-relative path, text),
     /// shallowest folder first.
     pub instructions: &'a [(String, String)],
+    /// The text of the summary of the thread's latest compaction (the blob
+    /// [`latest_compaction`] names); None when there is none.
+    pub summary: Option<&'a str>,
 }
+
+/// Where the thread's latest compaction is: the index of its run among
+/// `ancestors` then `events` (so `ancestors.len()` is the run itself), the
+/// last seq it replaced, and its summary blob.
+pub fn latest_compaction<'a>(
+    ancestors: &'a [Vec<EventEnvelope>],
+    events: &'a [EventEnvelope],
+) -> Option<(usize, EventSeq, &'a ContentHash)> {
+    let runs = ancestors
+        .iter()
+        .map(Vec::as_slice)
+        .chain(std::iter::once(events));
+    runs.enumerate()
+        .filter_map(|(i, run)| {
+            run.iter().rev().find_map(|e| {
+                if let EventPayload::ContextCompacted {
+                    summary,
+                    replaced_through_seq,
+                    ..
+                } = &e.payload
+                {
+                    Some((i, *replaced_through_seq, summary))
+                } else {
+                    None
+                }
+            })
+        })
+        .last()
+}
+
+/// How the summary opens in the history the model sees.
+const SUMMARY_HEAD: &str =
+    "Summary of the conversation so far (earlier messages were compacted into it):";
 
 /// How a context version reads events.
 #[derive(Clone, Copy)]
@@ -153,6 +189,7 @@ fn history_from_events(
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
                 | EventPayload::InstructionsLoaded { .. }
+                | EventPayload::ContextCompacted { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }
@@ -169,6 +206,11 @@ fn item_bytes(item: &HistoryItem) -> usize {
         HistoryItem::ToolCall(c) => c.arguments.len() * 16 + c.tool_name.as_str().len(),
         HistoryItem::ToolResult(r) => r.content.len(),
     }
+}
+
+/// [`fit`] for callers outside the builder (the compaction request).
+pub fn fit_history(history: &mut [HistoryItem], max_bytes: usize) {
+    fit(history, max_bytes);
 }
 
 /// Keeps the total under the cap by replacing the oldest tool results'
@@ -261,6 +303,7 @@ pub fn rebuild(version: &str, input: &ContextInput<'_>) -> Option<BuiltContext> 
             &ContextInput {
                 ancestors: &[],
                 instructions: &[],
+                summary: None,
                 ..*input
             },
             Flavour { narration: false },
@@ -276,12 +319,43 @@ fn build_flavour(
     version: &'static str,
 ) -> BuiltContext {
     let mut history = Vec::new();
-    for ancestor in input.ancestors {
-        let mut part = history_from_events(ancestor, input.caps, flavour);
-        close_open_calls(&mut part);
+    let current = input.ancestors.len();
+    // Everything before the latest compaction is its summary; the run's own
+    // goal stays first whatever was compacted.
+    let compaction = latest_compaction(input.ancestors, input.events);
+    if let (Some((at, _, _)), Some(summary)) = (compaction, input.summary) {
+        if at == current {
+            if let Some(EventPayload::RunCreated { goal, .. }) =
+                input.events.first().map(|e| &e.payload)
+            {
+                history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
+            }
+        }
+        history.push(HistoryItem::Message(Message::new(
+            Role::User,
+            format!("{SUMMARY_HEAD}\n{summary}"),
+        )));
+    }
+    let runs = input
+        .ancestors
+        .iter()
+        .map(Vec::as_slice)
+        .chain(std::iter::once(input.events));
+    for (i, run) in runs.enumerate() {
+        let run = match compaction {
+            Some((at, _, _)) if i < at => continue,
+            Some((at, through, _)) if i == at => {
+                let from = run.partition_point(|e| e.seq <= through);
+                &run[from..]
+            }
+            _ => run,
+        };
+        let mut part = history_from_events(run, input.caps, flavour);
+        if i < current {
+            close_open_calls(&mut part);
+        }
         history.extend(part);
     }
-    history.extend(history_from_events(input.events, input.caps, flavour));
     fit(&mut history, input.caps.max_context_bytes as usize);
     let request = ModelRequest {
         system: system_prompt(input.workspace, input.instructions),
@@ -311,6 +385,7 @@ mod tests {
             caps,
             workspace: "/w",
             instructions: &[],
+            summary: None,
         })
     }
 
@@ -379,6 +454,7 @@ mod tests {
         let caps = ContextCaps {
             max_context_bytes: 25_000,
             max_tool_result_bytes: 10_000,
+            ..ContextCaps::default()
         };
         let history = simple(&events, &caps).request.history;
         let sizes: Vec<usize> = history.iter().map(item_bytes).collect();

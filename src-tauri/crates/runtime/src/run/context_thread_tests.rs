@@ -86,6 +86,7 @@ fn input<'a>(
         caps: CAPS.get_or_init(ContextCaps::default),
         workspace: "/w",
         instructions,
+        summary: None,
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod agent_loop;
 pub mod approvals;
 mod command_step;
+pub mod compaction;
 pub mod context;
 pub(crate) mod loops;
 mod mcp_step;

@@ -84,6 +84,7 @@ fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<Co
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
             | EventPayload::InstructionsLoaded { .. }
+            | EventPayload::ContextCompacted { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }

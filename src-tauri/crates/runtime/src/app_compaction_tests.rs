@@ -1,0 +1,131 @@
+//! Compaction through the application API. Given a model with a small
+//! window and a run that reads about three times that much, when the
+//! context nears the window, then it is compacted (recorded, counted,
+//! rebuilt exactly) and no request passes the window; with compaction off
+//! the run fails clearly instead.
+
+use super::tests::{fixture, Fixture};
+use super::*;
+use crate::{RunProfile, StartRun};
+use bearagent_kernel::{ApprovalMode, EventPayload, EventSeq, RunStatus};
+use bearagent_providers::ScriptedProvider;
+use serde_json::json;
+use std::sync::Arc;
+
+const WINDOW: u64 = 6_000;
+
+fn reads(f: &Fixture, n: usize) -> serde_json::Value {
+    let mut steps = Vec::new();
+    for i in 0..n {
+        let text: String = (0..9_000)
+            .map(|j| char::from(b'a' + ((i + j) % 26) as u8))
+            .collect();
+        std::fs::write(f.ws.path().join(format!("part{i}.txt")), text).unwrap();
+        steps.push(json!({"tool_call": {"tool_name": "read_file", "arguments": {"path": format!("part{i}.txt")}}}));
+    }
+    steps.push(json!({"final_answer": "read them all"}));
+    json!(steps)
+}
+
+fn start(f: &Fixture, provider: &ScriptedProvider, compact: Option<u16>) -> RunId {
+    let mut profile = RunProfile {
+        approval_mode: ApprovalMode::AllowAll,
+        ..RunProfile::default()
+    };
+    profile.context.compact_at_permille = compact;
+    f.app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "read every part and report".into(),
+            profile,
+            provider: Arc::new(provider.clone()),
+        })
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_run_reading_three_windows_compacts_and_never_sends_more_than_the_window() {
+    let f = fixture();
+    let steps = reads(&f, 6);
+    let provider = ScriptedProvider::from_json(&steps.to_string())
+        .unwrap()
+        .with_context_window(WINDOW);
+    let run = start(&f, &provider, Some(850));
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded, "{:?}", p.last_error);
+    let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
+    let compactions: Vec<(EventSeq, u64, u64)> = events
+        .iter()
+        .filter_map(|e| {
+            if let EventPayload::ContextCompacted {
+                replaced_through_seq,
+                tokens_before,
+                tokens_after,
+                ..
+            } = &e.payload
+            {
+                Some((*replaced_through_seq, *tokens_before, *tokens_after))
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert!(!compactions.is_empty(), "no compaction");
+    for (_, before, after) in &compactions {
+        assert!(after < before, "{compactions:?}");
+    }
+    // Every request the model got, compaction calls included, fits.
+    let sent = provider.calls();
+    for request in &sent {
+        let bytes = serde_json::to_vec(request).unwrap().len() as u64;
+        assert!(bytes / 3 <= WINDOW, "a request of ~{} tokens", bytes / 3);
+    }
+    // Compaction calls count as model calls.
+    assert_eq!(p.model_calls as usize, sent.len());
+    // The goal is in every request; after a compaction, so is the summary.
+    let turns: Vec<_> = sent.iter().filter(|r| !r.tools.is_empty()).collect();
+    for request in &turns {
+        let first = serde_json::to_string(&request.history[0]).unwrap();
+        assert!(first.contains("read every part and report"), "{first}");
+    }
+    assert!(serde_json::to_string(turns.last().unwrap())
+        .unwrap()
+        .contains("Handoff summary"));
+    // "What the model saw" rebuilds each turn exactly.
+    let requested: Vec<EventSeq> = events
+        .iter()
+        .filter(|e| matches!(e.payload, EventPayload::ModelCallRequested { .. }))
+        .map(|e| e.seq)
+        .collect();
+    assert_eq!(requested.len(), turns.len());
+    for (seq, sent) in requested.into_iter().zip(turns) {
+        let seen = f.app.model_context(run, seq).unwrap().request;
+        assert_eq!(
+            serde_json::to_vec(&seen).unwrap(),
+            serde_json::to_vec(sent).unwrap()
+        );
+    }
+}
+
+#[tokio::test]
+async fn with_compaction_off_a_run_past_the_window_fails_clearly() {
+    let f = fixture();
+    let steps = reads(&f, 6);
+    let provider = ScriptedProvider::from_json(&steps.to_string())
+        .unwrap()
+        .with_context_window(WINDOW);
+    let run = start(&f, &provider, None);
+    let p = f.app.wait_run(run).await.unwrap();
+    let RunStatus::Failed { reason } = p.status else {
+        panic!("expected a failure, got {:?}", p.status);
+    };
+    assert!(reason.contains("compaction is off"), "{reason}");
+    assert!(reason.contains("6000 tokens"), "{reason}");
+    // The model itself never counted more than its window in a request.
+    for e in f.app.list_events(run, EventSeq(0), 1000).unwrap() {
+        if let EventPayload::ModelCallCompleted { usage, .. } = e.payload {
+            assert!(usage.input <= WINDOW, "{usage:?}");
+        }
+    }
+    assert!(!provider.calls().is_empty());
+}

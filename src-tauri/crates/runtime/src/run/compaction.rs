@@ -1,0 +1,252 @@
+//! Token-aware context: every request is estimated in tokens against the
+//! model's window. Past the profile's share of it, a compaction call
+//! summarises the conversation, recorded as `ContextCompacted`; later
+//! requests are the goal, the summary and what followed. With compaction
+//! off, a request over the window fails the run clearly. Nothing is ever
+//! dropped silently.
+
+use super::agent_loop::{stop_if_needed, LoopDeps};
+use super::context::{self, BuiltContext, ContextInput};
+use super::recorder::Recorder;
+use crate::AppError;
+use bearagent_kernel::{
+    EventEnvelope, EventPayload, EventSeq, HistoryItem, Message, NewEvent, NextCall, Role,
+};
+use bearagent_providers::{complete, ModelRequest, ToolSchema, COMPACTION_PROMPT};
+use bearagent_store::Store;
+
+/// Bytes per token when no call of the run has reported its usage yet
+/// (the conservative end for code and prose).
+const BYTES_PER_TOKEN: f64 = 3.0;
+/// The newest turn stays verbatim unless it alone is over this share of
+/// the window.
+const VERBATIM_TAIL_SHARE: f64 = 0.25;
+/// Attempts at a usable (non-empty) summary before the run fails.
+const SUMMARY_ATTEMPTS: u32 = 2;
+/// Longest summary asked for.
+const SUMMARY_MAX_TOKENS: u32 = 2_000;
+
+const INSTRUCTIONS: &str = "Write a handoff summary another engineer could continue from, as plain text: \
+the goal; decisions made and why; progress so far; files read, created or changed; open problems; the next steps. \
+Be specific (paths, names, numbers). Do not call tools.";
+
+/// The summary text of the thread's latest compaction, if any.
+pub fn summary_text(
+    store: &Store,
+    ancestors: &[Vec<EventEnvelope>],
+    events: &[EventEnvelope],
+) -> Result<Option<String>, AppError> {
+    let Some((_, _, blob)) = context::latest_compaction(ancestors, events) else {
+        return Ok(None);
+    };
+    let bytes = store
+        .get_blob(blob)?
+        .ok_or_else(|| AppError::Corrupt(format!("the compaction summary {blob} is missing")))?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+/// The next request as the run's events give it.
+pub(super) fn build_request(
+    rec: &Recorder,
+    deps: &LoopDeps,
+    tools: &[ToolSchema],
+    events: &[EventEnvelope],
+) -> Result<BuiltContext, AppError> {
+    let instructions = crate::thread::instructions_in(rec.store(), events)?;
+    let summary = summary_text(rec.store(), &deps.ancestors, events)?;
+    Ok(context::build(&ContextInput {
+        ancestors: &deps.ancestors,
+        events,
+        tools,
+        caps: &deps.profile.context,
+        workspace: &deps.workspace.path().display().to_string(),
+        instructions: &instructions,
+        summary: summary.as_deref(),
+    }))
+}
+
+/// Tokens a request of `bytes` is estimated at: calibrated by the run's
+/// last call whose provider reported its input tokens, else 1 per 3 bytes.
+pub fn estimate_tokens(events: &[EventEnvelope], bytes: u64) -> u64 {
+    let mut requested_bytes = None;
+    let mut ratio = None;
+    for e in events {
+        if let EventPayload::ModelCallRequested { context_bytes, .. } = &e.payload {
+            requested_bytes = Some(*context_bytes);
+        } else if let EventPayload::ModelCallCompleted { usage, .. } = &e.payload {
+            if let Some(sent) = requested_bytes.filter(|b| *b > 0) {
+                if usage.input > 0 {
+                    // Bounded: a provider's odd report must not make the
+                    // estimate absurd either way.
+                    ratio = Some((usage.input as f64 / sent as f64).clamp(1.0 / 8.0, 1.0));
+                }
+            }
+        }
+    }
+    let per_byte = ratio.unwrap_or(1.0 / BYTES_PER_TOKEN);
+    (bytes as f64 * per_byte).ceil() as u64
+}
+
+/// Makes sure `built` fits the window: compacts when it passes the
+/// profile's share. `None`: the run ended (failed, cancelled or out of
+/// budget) and its terminal event is recorded.
+pub(super) async fn fit_window(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    tools: &[ToolSchema],
+    built: BuiltContext,
+) -> Result<Option<BuiltContext>, AppError> {
+    let window = deps.provider.info().context_window;
+    let before = estimate_tokens(rec.events(), built.bytes);
+    let Some(permille) = deps.profile.context.compact_at_permille else {
+        if before > window {
+            fail(rec, format!(
+                "the next request (~{before} tokens) is larger than the model's window ({window} tokens), and compaction is off in profile {} (compact = false)",
+                deps.profile.name
+            ))?;
+            return Ok(None);
+        }
+        return Ok(Some(built));
+    };
+    let threshold = window.saturating_mul(u64::from(permille)) / 1000;
+    if before <= threshold {
+        return Ok(Some(built));
+    }
+    if stop_if_needed(rec, deps, NextCall::Model)? {
+        return Ok(None);
+    }
+    let through = replaced_through(rec.events(), window);
+    let already = context::latest_compaction(&deps.ancestors, rec.events())
+        .filter(|(at, _, _)| *at == deps.ancestors.len())
+        .map(|(_, seq, _)| seq);
+    if already.is_some_and(|seq| seq >= through) {
+        fail(rec, format!(
+            "the context (~{before} tokens) still passes {permille}‰ of the model's window ({window} tokens) right after a compaction; nothing more can be summarised"
+        ))?;
+        return Ok(None);
+    }
+    let (summary, usage) = match summarise(deps, &built.request, window).await {
+        Ok(done) => done,
+        Err(why) => {
+            fail(rec, format!("the context could not be compacted, so the run stops with its history intact: {why}"))?;
+            return Ok(None);
+        }
+    };
+    let blob = rec
+        .store()
+        .put_blob(summary.as_bytes(), rec.clock().now())?;
+    // What the next request will be, to record its size with the event.
+    let provisional = EventPayload::ContextCompacted {
+        summary: blob.clone(),
+        replaced_through_seq: through,
+        tokens_before: before,
+        tokens_after: 0,
+        usage,
+        cost_micro_usd: None,
+    };
+    let mut events = rec.events().to_vec();
+    let next_seq = rec.last_seq().map_or(EventSeq(1), EventSeq::next);
+    events.push(
+        NewEvent::new(rec.clock().now(), None, provisional).into_envelope(rec.run_id(), next_seq),
+    );
+    let after = estimate_tokens(
+        rec.events(),
+        build_request(rec, deps, tools, &events)?.bytes,
+    );
+    rec.record(
+        rec.last_seq(),
+        EventPayload::ContextCompacted {
+            summary: blob,
+            replaced_through_seq: through,
+            tokens_before: before,
+            tokens_after: after,
+            cost_micro_usd: super::spend::cost_of(rec, usage),
+            usage,
+        },
+    )?;
+    let rebuilt = build_request(rec, deps, tools, rec.events())?;
+    let after = estimate_tokens(rec.events(), rebuilt.bytes);
+    if after > window {
+        fail(rec, format!(
+            "even compacted, the next request (~{after} tokens) is larger than the model's window ({window} tokens)"
+        ))?;
+        return Ok(None);
+    }
+    Ok(Some(rebuilt))
+}
+
+/// The last seq the compaction replaces: everything before the newest
+/// model turn, which stays verbatim unless it alone is too large.
+fn replaced_through(events: &[EventEnvelope], window: u64) -> EventSeq {
+    let last = events.last().map_or(EventSeq(1), |e| e.seq);
+    let Some(turn) = events
+        .iter()
+        .rev()
+        .find(|e| matches!(e.payload, EventPayload::ModelCallCompleted { .. }))
+    else {
+        return last;
+    };
+    let tail_bytes: u64 = events
+        .iter()
+        .filter(|e| e.seq >= turn.seq)
+        .map(|e| serde_json::to_vec(&e.payload).map_or(0, |v| v.len() as u64))
+        .sum();
+    let tail_tokens = (tail_bytes as f64 / BYTES_PER_TOKEN) as u64;
+    if tail_tokens as f64 > window as f64 * VERBATIM_TAIL_SHARE || turn.seq.0 <= 1 {
+        last
+    } else {
+        EventSeq(turn.seq.0 - 1)
+    }
+}
+
+/// The compaction call: the conversation as it stands (oldest results cut
+/// to fit the window), then the request for a summary; no tools.
+async fn summarise(
+    deps: &LoopDeps,
+    request: &ModelRequest,
+    window: u64,
+) -> Result<(String, bearagent_kernel::TokenUsage), String> {
+    let mut history = request.history.clone();
+    let room = (window as f64 * 0.8 * BYTES_PER_TOKEN) as usize;
+    context::fit_history(&mut history, room);
+    history.push(HistoryItem::Message(Message::new(
+        Role::User,
+        format!("{COMPACTION_PROMPT}\n{INSTRUCTIONS}"),
+    )));
+    let ask = ModelRequest {
+        system: request.system.clone(),
+        history,
+        tools: Vec::new(),
+        max_output_tokens: Some(SUMMARY_MAX_TOKENS),
+    };
+    let mut spent = bearagent_kernel::TokenUsage::default();
+    let mut last_problem = String::new();
+    for _ in 0..SUMMARY_ATTEMPTS {
+        let call = complete(deps.provider.as_ref(), ask.clone(), |_| {});
+        let reply = tokio::select! {
+            r = call => r,
+            _ = deps.cancel.cancelled() => return Err("cancelled by the user".into()),
+        };
+        match reply {
+            Ok(response) => {
+                spent = spent.saturating_add(response.usage);
+                let text = response.text.trim();
+                if !text.is_empty() {
+                    return Ok((text.to_owned(), spent));
+                }
+                last_problem = "the model returned an empty summary".into();
+            }
+            Err(e) => last_problem = e.to_string(),
+        }
+    }
+    Err(last_problem)
+}
+
+fn fail(rec: &mut Recorder, reason: String) -> Result<(), AppError> {
+    rec.record(rec.last_seq(), EventPayload::RunFailed { reason })?;
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "compaction_tests.rs"]
+mod tests;
