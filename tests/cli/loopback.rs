@@ -44,12 +44,21 @@ pub struct Server {
 }
 
 pub fn serve(responses: Vec<Canned>) -> Server {
+    let mut responses = responses.into_iter();
+    serve_with(move |_| responses.next())
+}
+
+/// Like [`serve`], but `respond` picks each answer from the request's body
+/// (None: stop serving).
+pub fn serve_with(
+    mut respond: impl FnMut(&serde_json::Value) -> Option<Canned> + Send + 'static,
+) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let base_url = format!("http://{}", listener.local_addr().unwrap());
     let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
     let seen = requests.clone();
     std::thread::spawn(move || {
-        for (stream, canned) in listener.incoming().zip(responses) {
+        for stream in listener.incoming() {
             let Ok(mut stream) = stream else { return };
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let mut line = String::new();
@@ -74,6 +83,7 @@ pub fn serve(responses: Vec<Canned>) -> Server {
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
             let body = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+            let Some(canned) = respond(&body) else { return };
             seen.lock().unwrap().push(Recorded {
                 path,
                 headers,

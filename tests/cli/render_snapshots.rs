@@ -46,6 +46,7 @@ fn the_human_timeline_reads_as_expected() {
         (r"\d+ ms", "[n] ms"),
         (r"after \d+\.\d s", "after [n] s"),
         (r"\d+ bytes of context", "[n] bytes of context"),
+        (r"~\d+ of (\d+) tokens", "~[n] of $1 tokens"),
         (r"\d+ in / \d+ out tokens", "[n] in / [n] out tokens"),
     ]}, {
         insta::assert_snapshot!(text);

@@ -177,3 +177,114 @@ fn bad_parents_are_usage_errors_and_write_nothing() {
 fn uuid_like() -> String {
     "00000000-0000-7000-8000-000000000000".to_owned()
 }
+
+/// A config with a provider whose window is small: `context_window = 6000`.
+fn tiny_window_config(env: &support::Env, base_url: &str) {
+    std::fs::write(
+        env.home.path().join("config.toml"),
+        format!(
+            "version = 1\n[providers.tiny]\nprotocol = \"openai-chat\"\nbase_url = \"{base_url}\"\nmodel = \"m\"\nkey = \"none\"\ncontext_window = 6000\n"
+        ),
+    )
+    .unwrap();
+}
+
+fn is_compaction(body: &Value) -> bool {
+    let last = body["messages"].as_array().and_then(|m| m.last()).cloned();
+    body.get("tools")
+        .is_none_or(|t| t.as_array().is_none_or(|a| a.is_empty()))
+        && last.is_some_and(|m| {
+            m["content"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("Compaction request")
+        })
+}
+
+#[test]
+fn a_run_reading_three_windows_compacts_and_succeeds_and_compact_prepares_a_follow_up() {
+    let env = support::env();
+    let mut turns = Vec::new();
+    for i in 0..6 {
+        let text: String = (0..9_000)
+            .map(|j| char::from(b'a' + ((i + j) % 26) as u8))
+            .collect();
+        env.write(&format!("part{i}.txt"), &text);
+        turns.push(chat_read(&format!("part{i}.txt")));
+    }
+    turns.push(chat_text("read all six parts"));
+    turns.push(chat_text("nothing more to do"));
+    let mut turns = turns.into_iter();
+    let server = loopback::serve_with(move |body| {
+        if is_compaction(body) {
+            Some(chat_text(
+                "Handoff: the goal is to read six parts; parts read so far are done.",
+            ))
+        } else {
+            turns.next()
+        }
+    });
+    tiny_window_config(&env, &server.base_url);
+    let ws = env.ws().display().to_string();
+    let out = env
+        .command()
+        .args([
+            "run",
+            "--json",
+            "--approve",
+            "all",
+            "--provider",
+            "tiny",
+            "--workspace",
+            &ws,
+        ])
+        .arg("read every part")
+        .output()
+        .unwrap();
+    let r = support::RunResult::from_output_pub(out);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let compactions = r.of_type("context_compacted");
+    assert!(!compactions.is_empty(), "{:?}", r.types());
+    let requests = server.requests.lock().unwrap().clone();
+    assert!(requests.iter().any(|q| is_compaction(&q.body)));
+    for q in &requests {
+        let bytes = serde_json::to_vec(&q.body).unwrap().len();
+        assert!(bytes / 4 <= 6_000, "a request of {bytes} bytes");
+    }
+    // Compacting the finished run by hand: its follow-up starts from it.
+    let run = r.run_id();
+    let compact = env.bearagent(&["compact", &run, "--json"]);
+    assert!(
+        compact.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compact.stderr)
+    );
+    let done: Value = serde_json::from_slice(&compact.stdout).unwrap();
+    assert!(done["tokens_after"].as_u64() < done["tokens_before"].as_u64());
+    let follow = env
+        .command()
+        .args([
+            "run",
+            "--json",
+            "--approve",
+            "all",
+            "--continue",
+            &run,
+            "and now?",
+        ])
+        .output()
+        .unwrap();
+    let follow = support::RunResult::from_output_pub(follow);
+    assert_eq!(follow.code, 0, "{}\n{}", follow.stdout, follow.stderr);
+    let requests = server.requests.lock().unwrap().clone();
+    let first = requests.last().unwrap();
+    let text = serde_json::to_string(&first.body).unwrap();
+    assert!(
+        text.contains("Handoff: the goal is to read six parts"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(&"abcdefghij".repeat(3)),
+        "the old reads are gone"
+    );
+}

@@ -313,7 +313,11 @@ config_versions: { [key in string]: string } } |
  *  A model call is about to be made with a context of this version and
  *  size (rebuilt exactly by "what the model saw").
  */
-{ type: "model_call_requested"; context_version: string; context_bytes: number } | 
+{ type: "model_call_requested"; context_version: string; context_bytes: number; 
+/**  The request's size in tokens as estimated against the window. */
+estimated_tokens?: number | null; 
+/**  The model's window in tokens. */
+context_window?: number | null } | 
 /**  The request went to this provider and model. */
 { type: "model_call_started"; provider: string; model: string } | 
 /**

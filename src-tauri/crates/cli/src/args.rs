@@ -26,6 +26,9 @@ pub enum Command {
     Changes(ChangesArgs),
     /// Put a run's files back to how they were before the run.
     Revert(RevertArgs),
+    /// Summarise a finished run's conversation now, so its next follow-up
+    /// (`run --continue`) starts from the summary.
+    Compact(InspectArgs),
     /// Check the configuration file.
     #[command(subcommand)]
     Config(ConfigCommand),

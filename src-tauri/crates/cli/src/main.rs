@@ -6,6 +6,7 @@
 
 mod args;
 mod changes_cmd;
+mod compact_cmd;
 mod exit;
 mod mcp_cmd;
 mod query_cmd;
@@ -63,6 +64,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Events(q) => query_cmd::events(&app, q),
         args::Command::Changes(q) => changes_cmd::changes(&app, q),
         args::Command::Revert(q) => changes_cmd::revert(&app, q),
+        args::Command::Compact(q) => compact_cmd::compact(&app, q).await,
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),
         args::Command::Mcp(args::McpCommand::List { json }) => mcp_cmd::list(&app, json),
         args::Command::Mcp(args::McpCommand::Test { name, json }) => {

@@ -37,9 +37,17 @@ pub fn event_line(e: &EventEnvelope) -> String {
             )
         }
         EventPayload::RunStarted => "run started".into(),
-        EventPayload::ModelCallRequested { context_bytes, .. } => {
-            format!("model call requested ({context_bytes} bytes of context)")
-        }
+        EventPayload::ModelCallRequested {
+            context_bytes,
+            estimated_tokens,
+            context_window,
+            ..
+        } => match (estimated_tokens, context_window) {
+            (Some(tokens), Some(window)) => format!(
+                "model call requested ({context_bytes} bytes of context, ~{tokens} of {window} tokens)"
+            ),
+            _ => format!("model call requested ({context_bytes} bytes of context)"),
+        },
         EventPayload::ModelCallStarted { provider, model } => {
             format!("model call started: {provider}/{model}")
         }

@@ -167,6 +167,12 @@ pub enum EventPayload {
     ModelCallRequested {
         context_version: String,
         context_bytes: u64,
+        /// The request's size in tokens as estimated against the window.
+        #[serde(default)]
+        estimated_tokens: Option<u64>,
+        /// The model's window in tokens.
+        #[serde(default)]
+        context_window: Option<u64>,
     },
     /// The request went to this provider and model.
     ModelCallStarted { provider: String, model: String },

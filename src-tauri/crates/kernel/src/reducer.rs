@@ -374,6 +374,8 @@ impl Transition<'_> {
                 | EventPayload::ArtifactKept { .. }
                 | EventPayload::EffectVerified { .. }
                 | EventPayload::EffectUnknown { .. }
+                // By hand, for the next follow-up.
+                | EventPayload::ContextCompacted { .. }
         );
         if self.state.status.is_terminal() && !annotation {
             return Err(ReduceError::AfterTerminal {
@@ -423,14 +425,20 @@ impl Transition<'_> {
                 self.state.model_call = None;
                 self.spend(*usage, *cost_micro_usd);
             }
-            // A compaction is a model call of its own, made between turns.
+            // A compaction is a model call of its own, made between turns,
+            // or by hand on a finished run (for its next follow-up).
             EventPayload::ContextCompacted {
                 usage,
                 cost_micro_usd,
                 ..
             } => {
-                self.require_status(&["running"])?;
-                self.require_idle()?;
+                if self.state.status == RunStatus::Running {
+                    self.require_idle()?;
+                } else if self.state.status != RunStatus::Interrupted
+                    && !self.state.status.is_terminal()
+                {
+                    return Err(self.invalid("a compaction needs the run between turns or ended"));
+                }
                 self.state.model_calls = self.state.model_calls.saturating_add(1);
                 self.spend(*usage, *cost_micro_usd);
             }

@@ -51,6 +51,8 @@ fn model_turn(action: Action, usage: TokenUsage) -> Vec<EventPayload> {
         EventPayload::ModelCallRequested {
             context_version: "1".into(),
             context_bytes: 10,
+            estimated_tokens: None,
+            context_window: None,
         },
         EventPayload::ModelCallStarted {
             provider: "script".into(),
@@ -203,6 +205,8 @@ fn given_an_open_model_call_then_success_is_rejected() {
     events.push(EventPayload::ModelCallRequested {
         context_version: "1".into(),
         context_bytes: 1,
+        estimated_tokens: None,
+        context_window: None,
     });
     let g = given(events);
     assert!(matches!(
@@ -280,6 +284,8 @@ fn failed_model_calls_still_count_their_tokens() {
     events.push(EventPayload::ModelCallRequested {
         context_version: "1".into(),
         context_bytes: 1,
+        estimated_tokens: None,
+        context_window: None,
     });
     events.push(EventPayload::ModelCallStarted {
         provider: "p".into(),
@@ -367,6 +373,14 @@ fn given_a_running_run_when_the_context_is_compacted_then_the_call_counts_but_no
     open.push(EventPayload::ModelCallRequested {
         context_version: "v".into(),
         context_bytes: 1,
+        estimated_tokens: None,
+        context_window: None,
     });
-    assert!(given(open).then_applying(compacted).is_err());
+    assert!(given(open).then_applying(compacted.clone()).is_err());
+    // By hand, on a finished run: counted, the run stays as it ended.
+    let mut ended = started();
+    ended.push(EventPayload::RunSucceeded { answer: "a".into() });
+    let state = given(ended).then_applying(compacted).unwrap();
+    assert_eq!(state.status, RunStatus::Succeeded);
+    assert_eq!(state.model_calls, 1);
 }

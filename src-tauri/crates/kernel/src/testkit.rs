@@ -60,6 +60,8 @@ pub fn valid_run_from_choices(
         payloads.push(EventPayload::ModelCallRequested {
             context_version: "1".into(),
             context_bytes: 100,
+            estimated_tokens: None,
+            context_window: None,
         });
         payloads.push(EventPayload::ModelCallStarted {
             provider: "script".into(),

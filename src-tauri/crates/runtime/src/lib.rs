@@ -4,6 +4,7 @@
 
 mod app;
 mod app_commands;
+mod app_compact;
 mod app_mcp;
 mod app_resume;
 mod app_runs;
@@ -26,6 +27,7 @@ mod views;
 pub mod watch;
 
 pub use app::Application;
+pub use app_compact::Compacted;
 pub use app_mcp::McpServerTest;
 pub use app_runs::StartRun;
 pub use app_settings::{ProviderSummary, ProviderTest, Settings};

@@ -235,6 +235,11 @@ async fn model_step(
         EventPayload::ModelCallRequested {
             context_version: built.version.to_owned(),
             context_bytes: built.bytes,
+            estimated_tokens: Some(super::compaction::estimate_tokens(
+                rec.events(),
+                built.bytes,
+            )),
+            context_window: Some(info.context_window),
         },
     )?;
     let started = rec.record(

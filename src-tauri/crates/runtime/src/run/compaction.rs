@@ -125,7 +125,14 @@ pub(super) async fn fit_window(
         ))?;
         return Ok(None);
     }
-    let (summary, usage) = match summarise(deps, &built.request, window).await {
+    let (summary, usage) = match summarise(
+        deps.provider.as_ref(),
+        &deps.cancel,
+        &built.request,
+        window,
+    )
+    .await
+    {
         Ok(done) => done,
         Err(why) => {
             fail(rec, format!("the context could not be compacted, so the run stops with its history intact: {why}"))?;
@@ -201,8 +208,9 @@ fn replaced_through(events: &[EventEnvelope], window: u64) -> EventSeq {
 
 /// The compaction call: the conversation as it stands (oldest results cut
 /// to fit the window), then the request for a summary; no tools.
-async fn summarise(
-    deps: &LoopDeps,
+pub(crate) async fn summarise(
+    provider: &dyn bearagent_providers::ModelProvider,
+    cancel: &tokio_util::sync::CancellationToken,
     request: &ModelRequest,
     window: u64,
 ) -> Result<(String, bearagent_kernel::TokenUsage), String> {
@@ -222,10 +230,10 @@ async fn summarise(
     let mut spent = bearagent_kernel::TokenUsage::default();
     let mut last_problem = String::new();
     for _ in 0..SUMMARY_ATTEMPTS {
-        let call = complete(deps.provider.as_ref(), ask.clone(), |_| {});
+        let call = complete(provider, ask.clone(), |_| {});
         let reply = tokio::select! {
             r = call => r,
-            _ = deps.cancel.cancelled() => return Err("cancelled by the user".into()),
+            _ = cancel.cancelled() => return Err("cancelled by the user".into()),
         };
         match reply {
             Ok(response) => {

@@ -23,6 +23,8 @@ fn without_reported_usage_a_token_is_three_bytes_and_a_report_calibrates_it() {
         EventPayload::ModelCallRequested {
             context_version: "v".into(),
             context_bytes: 4_000,
+            estimated_tokens: None,
+            context_window: None,
         },
         EventPayload::ModelCallStarted {
             provider: "p".into(),

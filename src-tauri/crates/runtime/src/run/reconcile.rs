@@ -209,6 +209,8 @@ mod tests {
             EventPayload::ModelCallRequested {
                 context_version: "1".into(),
                 context_bytes: 1,
+                estimated_tokens: None,
+                context_window: None,
             },
             EventPayload::ModelCallStarted {
                 provider: "p".into(),

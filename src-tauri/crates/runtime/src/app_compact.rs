@@ -1,0 +1,93 @@
+//! Compacting a finished run by hand (`bearagent compact RUN_ID`, the run
+//! view's "Compact"): its conversation is summarised now, so its next
+//! follow-up starts from the summary instead of the whole history.
+
+use crate::app::Application;
+use crate::app_threads::RecordedRun;
+use crate::run::compaction::{estimate_tokens, summarise, summary_text};
+use crate::run::context::{self, ContextInput};
+use crate::run::reconcile::all_events;
+use crate::run::recorder::append_beside;
+use crate::AppError;
+use bearagent_kernel::{EventPayload, NewEvent, RunId, RunStatus};
+use tracing::instrument;
+
+/// What a compaction by hand did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compacted {
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+}
+
+impl Application {
+    /// Summarises a finished (or interrupted) run's conversation with its
+    /// own provider and records `ContextCompacted` on it.
+    #[instrument(skip(self))]
+    pub async fn compact_run(&self, run_id: RunId) -> Result<Compacted, AppError> {
+        let projection = self.get_run(run_id)?;
+        if !(projection.status.is_terminal() || projection.status == RunStatus::Interrupted) {
+            return Err(AppError::Conflict(format!(
+                "run {run_id} is still in progress; it compacts itself when its context nears the window"
+            )));
+        }
+        let events = all_events(&self.store, run_id)?;
+        let recorded = events
+            .first()
+            .and_then(|e| RecordedRun::of(&e.payload))
+            .ok_or_else(|| AppError::Corrupt(format!("run {run_id} has no RunCreated event")))?;
+        let provider = self.provider_for_follow_up(&recorded.provider, &recorded.model)?;
+        let ancestors = crate::thread::ancestors(&self.store, projection.parent)?;
+        let instructions = crate::thread::instructions_in(&self.store, &events)?;
+        let build = |events: &[bearagent_kernel::EventEnvelope], summary: Option<&str>| {
+            context::build(&ContextInput {
+                ancestors: &ancestors,
+                events,
+                tools: &[],
+                caps: &recorded.profile.context,
+                workspace: &recorded.workspace_path,
+                instructions: &instructions,
+                summary,
+            })
+        };
+        let summary_before = summary_text(&self.store, &ancestors, &events)?;
+        let built = build(&events, summary_before.as_deref());
+        let before = estimate_tokens(&events, built.bytes);
+        let window = provider.info().context_window;
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let (summary, usage) = summarise(provider.as_ref(), &cancel, &built.request, window)
+            .await
+            .map_err(|why| {
+                AppError::Unavailable(format!("the run could not be compacted: {why}"))
+            })?;
+        let blob = self.store.put_blob(summary.as_bytes(), self.clock.now())?;
+        let through = projection.last_seq;
+        let mut compacted = EventPayload::ContextCompacted {
+            summary: blob,
+            replaced_through_seq: through,
+            tokens_before: before,
+            tokens_after: 0,
+            usage,
+            cost_micro_usd: projection.price.map(|p| p.cost_micro_usd(usage)),
+        };
+        let mut provisional = events.clone();
+        provisional.push(
+            NewEvent::new(self.clock.now(), None, compacted.clone())
+                .into_envelope(run_id, through.next()),
+        );
+        let after = estimate_tokens(&events, build(&provisional, Some(&summary)).bytes);
+        if let EventPayload::ContextCompacted { tokens_after, .. } = &mut compacted {
+            *tokens_after = after;
+        }
+        append_beside(
+            &self.store,
+            self.clock.as_ref(),
+            &self.live,
+            run_id,
+            compacted,
+        )?;
+        Ok(Compacted {
+            tokens_before: before,
+            tokens_after: after,
+        })
+    }
+}
