@@ -36,6 +36,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::runs::quit_app,
             commands::threads::reply_to_run,
             commands::threads::get_thread,
+            commands::threads::compact_run,
+            commands::threads::event_text,
             commands::settings::get_settings,
             commands::settings::save_provider,
             commands::settings::delete_provider,

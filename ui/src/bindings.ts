@@ -42,6 +42,13 @@ export const commands = {
 	replyToRun: (runId: string, message: string, atSeq: number | null) => typedError<StartedRun, ApiError>(__TAURI_INVOKE("reply_to_run", { runId, message, atSeq })),
 	/**  The runs `run_id` continues, oldest first, then the run itself. */
 	getThread: (runId: string) => typedError<ThreadRunView[], ApiError>(__TAURI_INVOKE("get_thread", { runId })),
+	/**  Summarises a finished run now, for its next follow-up. */
+	compactRun: (runId: string) => typedError<CompactedView, ApiError>(__TAURI_INVOKE("compact_run", { runId })),
+	/**
+	 *  The text of a compaction summary or of instructions a run's event
+	 *  references.
+	 */
+	eventText: (runId: string, blob: string) => typedError<string, ApiError>(__TAURI_INVOKE("event_text", { runId, blob })),
 	getSettings: () => typedError<SettingsView, ApiError>(__TAURI_INVOKE("get_settings")),
 	saveProvider: (provider: ProviderInput) => typedError<null, ApiError>(__TAURI_INVOKE("save_provider", { provider })),
 	deleteProvider: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_provider", { name })),
@@ -198,6 +205,12 @@ export type CommandSettings = {
 	 */
 	env: string[],
 	rules: CommandRule[],
+};
+
+/**  What compacting a run by hand did, in estimated tokens. */
+export type CompactedView = {
+	tokensBefore: number,
+	tokensAfter: number,
 };
 
 /**  SHA-256 of some content, lowercase hex. Names blobs and file versions. */

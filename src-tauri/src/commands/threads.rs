@@ -2,7 +2,7 @@
 //! its events) and read the thread a run belongs to.
 
 use crate::dto::runs::{parse_run_id, StartedRun};
-use crate::dto::threads::ThreadRunView;
+use crate::dto::threads::{CompactedView, ThreadRunView};
 use crate::dto::ApiError;
 use crate::state::AppState;
 use bearagent_kernel::EventSeq;
@@ -40,4 +40,36 @@ pub async fn get_thread(
     let run_id = parse_run_id(&run_id)?;
     let thread = state.app()?.thread(run_id)?;
     Ok(thread.into_iter().map(ThreadRunView::from).collect())
+}
+
+/// Summarises a finished run now, for its next follow-up.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn compact_run(
+    state: State<'_, AppState>,
+    run_id: String,
+) -> Result<CompactedView, ApiError> {
+    let run_id = parse_run_id(&run_id)?;
+    let done = state.app()?.compact_run(run_id).await?;
+    Ok(CompactedView {
+        tokens_before: done.tokens_before,
+        tokens_after: done.tokens_after,
+    })
+}
+
+/// The text of a compaction summary or of instructions a run's event
+/// references.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn event_text(
+    state: State<'_, AppState>,
+    run_id: String,
+    blob: String,
+) -> Result<String, ApiError> {
+    let run_id = parse_run_id(&run_id)?;
+    let blob = bearagent_kernel::ContentHash::parse(&blob)
+        .map_err(|e| ApiError::new(crate::dto::ErrorCode::InvalidInput, e.to_string()))?;
+    Ok(state.app()?.event_text(run_id, &blob)?)
 }

@@ -23,3 +23,11 @@ impl From<ThreadRun> for ThreadRunView {
         }
     }
 }
+
+/// What compacting a run by hand did, in estimated tokens.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactedView {
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+}

@@ -91,3 +91,33 @@ impl Application {
         })
     }
 }
+
+impl Application {
+    /// The text of a blob one of the run's events references as a summary
+    /// or instructions (what the timeline expands); any other blob is not
+    /// found, so a hash from elsewhere reveals nothing.
+    pub fn event_text(
+        &self,
+        run_id: RunId,
+        blob: &bearagent_kernel::ContentHash,
+    ) -> Result<String, AppError> {
+        let referenced = all_events(&self.store, run_id)?.iter().any(|e| {
+            if let EventPayload::ContextCompacted { summary, .. } = &e.payload {
+                summary == blob
+            } else if let EventPayload::InstructionsLoaded { blob: b, .. } = &e.payload {
+                b == blob
+            } else {
+                false
+            }
+        });
+        let not_found = || AppError::NotFound {
+            what: "text",
+            id: blob.to_string(),
+        };
+        if !referenced {
+            return Err(not_found());
+        }
+        let bytes = self.store.get_blob(blob)?.ok_or_else(not_found)?;
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
+    }
+}

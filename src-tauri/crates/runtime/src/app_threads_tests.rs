@@ -376,3 +376,31 @@ async fn replying_to_the_demo_continues_its_thread_with_its_settings() {
     assert_eq!(thread[1].forked_at, Some(EventSeq(3)));
     assert_eq!(thread[0].forked_at, None);
 }
+
+#[tokio::test]
+async fn an_events_text_is_readable_and_other_blobs_are_not() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("AGENTS.md"), "Use tabs.").unwrap();
+    let p = script(json!([{"final_answer": "ok"}]));
+    let run = f.app.start_run(start("go", &f, &p)).unwrap();
+    f.app.wait_run(run).await.unwrap();
+    let blob = f
+        .app
+        .list_events(run, EventSeq(0), 100)
+        .unwrap()
+        .into_iter()
+        .find_map(|e| {
+            if let EventPayload::InstructionsLoaded { blob, .. } = e.payload {
+                Some(blob)
+            } else {
+                None
+            }
+        })
+        .unwrap();
+    assert_eq!(f.app.event_text(run, &blob).unwrap(), "Use tabs.");
+    let other = f.app.store.put_blob(b"secret", f.app.clock.now()).unwrap();
+    assert!(matches!(
+        f.app.event_text(run, &other),
+        Err(AppError::NotFound { .. })
+    ));
+}
