@@ -97,6 +97,12 @@ test("run view: start → streaming text → approval by keyboard → final answ
 
     // The long read_file result is collapsed to a preview and expands to the full text.
     await page.evaluate(() => (document.querySelector('[data-testid="timeline"]').scrollTop = 0));
+    // Rows are windowed: scroll down from the top until it is rendered.
+    await page.waitForFunction(() => {
+      if (document.querySelector('[data-testid="tool-result"][data-collapsed="true"]')) return true;
+      document.querySelector('[data-testid="timeline"]').scrollTop += 120;
+      return false;
+    });
     const result = page.locator('[data-testid="tool-result"][data-collapsed="true"]').first();
     await result.waitFor();
     assert.ok(Number(await result.getAttribute("data-bytes")) > 2048);

@@ -10,7 +10,8 @@ import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts } from "./artifacts";
 import { MockRunEngine } from "./runEngine";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
-import { DEMO_SCRIPT, commandScript, mcpScript, providerScript } from "./scripts";
+import { DEFAULT_AGENTS_MD, DEMO_SCRIPT, commandScript, followUpScript, mcpScript, providerScript } from "./scripts";
+import { checkReply, lastWrittenPath, parentsFirst, threadOf } from "./threads";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
@@ -41,6 +42,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       artifacts.record(runId, relPath, before ?? contents.get(full) ?? null, content);
       files.add(full);
       contents.set(full, content);
+    },
+    // A workspace's AGENTS.md is read when the seed lists it among the files.
+    readInstructions: (workspacePath, relPath) => {
+      const full = `${workspacePath}/${relPath}`;
+      return files.has(full) ? (contents.get(full) ?? DEFAULT_AGENTS_MD) : null;
     },
   });
   // What the mock's files hold, where it matters for a diff.
@@ -107,6 +113,33 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     return { runId: run.id };
   }
 
+  /** Like `reply_to_run`: a follow-up (or, with `atSeq`, a fork) with the parent's workspace, provider and settings. */
+  function replyToRun(runId: string, message: string, atSeq: number | null) {
+    const { created, parent, goal } = checkReply(engine, runId, message, atSeq, {
+      provider: (name) => name === "demo" || settings.hasProvider(name),
+      folder: (path) => directories.has(path),
+    });
+    const workspace = workspaceById(created.workspace_id) ?? open(created.workspace_path);
+    const run = engine.create({
+      workspace,
+      goal,
+      provider: created.provider,
+      model: created.model,
+      profile: created.profile,
+      approvalMode: created.approval_mode,
+      budgets: created.budgets,
+      price: created.price ?? null,
+      commands: created.commands,
+      parent,
+    });
+    const demo = created.provider === "demo";
+    const path = demo ? "docs/plan.md" : (lastWrittenPath(engine, parent) ?? "README.md");
+    const full = `${created.workspace_path}/${path}`;
+    const content = files.has(full) ? (contents.get(full) ?? `# ${path}\n`) : null;
+    engine.start(run, followUpScript(demo, goal, path, content), settings.mcp.startups());
+    return { runId: run.id };
+  }
+
   function startDemo() {
     demos += 1;
     const path = `/tmp/bearagent-demo-${String(demos).padStart(2, "0")}`;
@@ -129,7 +162,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   for (const path of config.recent) open(path);
   for (const [path, runs] of Object.entries(config.runs)) {
     const workspace = workspaces.get(normalise(path)) ?? open(path);
-    for (const summary of runs) seedFromSummary(engine, workspace, summary);
+    for (const summary of parentsFirst(runs)) seedFromSummary(engine, workspace, summary);
   }
   for (const [runId, seeds] of Object.entries(config.artifacts)) artifacts.seed(runId, seeds);
   current = config.current ? open(config.current) : null;
@@ -155,6 +188,10 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return startRun(input.request as StartRunRequest);
           case "start_demo_run":
             return startDemo();
+          case "reply_to_run":
+            return replyToRun(String(input.runId), String(input.message ?? ""), input.atSeq == null ? null : Number(input.atSeq));
+          case "get_thread":
+            return threadOf(engine, String(input.runId));
           case "cancel_run":
             runOf(engine, String(input.runId));
             if (!engine.cancel(String(input.runId))) throw new MockError({ code: "conflict", message: "the run is not in progress" });
@@ -287,6 +324,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       void emit("run-aborted", { runId, message });
     },
     editFile: (runId: string, path: string, content: string | null) => artifacts.touch(runId, path, content),
+    removeFolder: (path: string) => void directories.delete(normalise(path)),
     requestQuit() {
       const active = [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);
       void emit("quit-requested", { activeRuns: active });

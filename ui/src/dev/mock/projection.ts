@@ -61,6 +61,7 @@ export function emptyProjection(first: EventEnvelope): RunProjection {
     open_tool_calls: {},
     unknown_effects: 0,
     external_changes: 0,
+    parent: p.parent ?? null,
   };
 }
 
@@ -85,6 +86,11 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "model_call_started":
       run.model_call = "started";
       run.model_calls += 1;
+      break;
+    // Like the kernel: a compaction is a model call of its own, between turns.
+    case "context_compacted":
+      run.model_calls += 1;
+      spend(run, p.usage, p.cost_micro_usd);
       break;
     case "model_call_completed":
     case "model_call_failed":
@@ -207,5 +213,6 @@ export function summary(run: RunProjection): RunSummaryView {
     toolCalls: run.tool_calls,
     inputTokens: run.usage.input,
     outputTokens: run.usage.output,
+    parentRunId: run.parent?.run_id ?? null,
   };
 }

@@ -10,6 +10,7 @@ import type {
   EventEnvelope,
   EventPayload,
   ModelTextPushed,
+  ParentRun,
   Price,
   RunEventPushed,
   RunOwnerView,
@@ -35,6 +36,8 @@ export interface EngineOptions {
   gateCommands: boolean;
   /** `before`: what the file held, when the mock knows (else what it last wrote there). */
   onWrite(workspacePath: string, relPath: string, content: string, runId: string, before?: string | null): void;
+  /** The text of `relPath` (an `AGENTS.md`) in the workspace; null when there is none. */
+  readInstructions?(workspacePath: string, relPath: string): string | null;
 }
 
 export interface MockRun {
@@ -50,6 +53,8 @@ export interface MockRun {
   allowPrefixes: string[];
   /** Stored output of each finished command, by call id (what `command_output` serves). */
   outputs: Map<string, string>;
+  /** Text of each `AGENTS.md` it loaded, by path (what the model's system prompt holds). */
+  instructions: Map<string, string>;
 }
 
 export interface NewRun {
@@ -64,7 +69,13 @@ export interface NewRun {
   price?: Price | null;
   /** Command settings (default: like a run started from the desktop, sandboxed, no rules). */
   commands?: CommandSettings;
+  /** The run this one follows up or forks. */
+  parent?: ParentRun | null;
 }
+
+/** Like the runtime: instructions over 32 KiB reach the model cut. */
+const MAX_INSTRUCTION_BYTES = 32 * 1024;
+const INSTRUCTIONS_FILE = "AGENTS.md";
 
 /** Like the runtime: an HTTP provider's output cap per call; the demo has none. */
 const MAX_OUTPUT_TOKENS_PER_CALL = 8_192;
@@ -104,10 +115,11 @@ export class MockRunEngine {
         model: spec.model,
         price: spec.price ?? null,
         commands: structuredClone(spec.commands ?? DEFAULT_COMMANDS),
+        parent: spec.parent ?? null,
         config_versions: { config: "1", prompt: "p1", context: "c1" },
       },
     };
-    const run: MockRun = { id, events: [created], projection: emptyProjection(created), active: false, owner: { kind: "nobody" }, cancelled: false, waiting: null, allowPrefixes: [], outputs: new Map() };
+    const run: MockRun = { id, events: [created], projection: emptyProjection(created), active: false, owner: { kind: "nobody" }, cancelled: false, waiting: null, allowPrefixes: [], outputs: new Map(), instructions: new Map() };
     this.runs.set(id, run);
     return run;
   }
@@ -128,7 +140,10 @@ export class MockRunEngine {
     return event;
   }
 
-  /** `servers`: the MCP server starts (or failures) recorded before the first model call. */
+  /**
+   * `servers`: the MCP server starts (or failures) recorded before the
+   * first model call, after the workspace's AGENTS.md (like the runtime).
+   */
   start(run: MockRun, script: MockStep[], servers: EventPayload[] = []): void {
     run.active = true;
     run.owner = { kind: "here" };
@@ -225,6 +240,7 @@ export class MockRunEngine {
   async #drive(run: MockRun, script: MockStep[], servers: EventPayload[]): Promise<void> {
     const { stepMs, streamMs } = this.options;
     this.commit(run, { type: "run_started" });
+    this.#loadInstructions(run, INSTRUCTIONS_FILE);
     for (const server of servers) {
       await sleep(stepMs);
       if (run.cancelled) return void this.commit(run, { type: "run_cancelled", reason: "cancelled by the user" });
@@ -264,6 +280,8 @@ export class MockRunEngine {
       await sleep(stepMs);
       const asked = this.commit(run, { type: "tool_call_requested", call }, done.seq);
       let cause = asked.seq;
+      // Like the runtime: a write first reads the AGENTS.md of each folder on its way.
+      if (step.call.writes) this.#loadNested(run, String(step.call.args.path));
       const command = step.call.command ? { text: String(step.call.args.command), cwd: String(step.call.args.cwd ?? ".") } : null;
       const settings = this.#commands(run);
       const verdict = command ? verdictFor(command.text, settings, run.allowPrefixes) : null;
@@ -312,6 +330,12 @@ export class MockRunEngine {
       }
       if (step.call.progress && !(await this.#mcpProgress(run, call.call_id, step.call.progress, toolStarted.seq))) return;
       await sleep(stepMs);
+      if (step.call.error) {
+        // The model's next turn knows the call failed (it answers as after a denial).
+        denied = true;
+        this.commit(run, { type: "tool_call_failed", result: { call_id: call.call_id, content: step.call.result, is_error: true } }, toolStarted.seq);
+        continue;
+      }
       const result = { call_id: call.call_id, content: step.call.result, is_error: false };
       const receipt = step.call.writes
         ? { path: String(step.call.args.path), before_hash: null, after_hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", bytes_written: String(step.call.args.content ?? "").length }
@@ -340,6 +364,25 @@ export class MockRunEngine {
     this.commit(run, { type: "tool_call_failed", result: { call_id: callId, content: "cancelled by the user", is_error: true } }, startedSeq);
     this.commit(run, { type: "run_cancelled", reason: "cancelled by the user" });
     return false;
+  }
+
+  /** Records `relPath` (an AGENTS.md) when the workspace has it, cut like the runtime cuts it. */
+  #loadInstructions(run: MockRun, relPath: string): void {
+    const text = this.options.readInstructions?.(run.projection.workspace_path, relPath) ?? null;
+    if (text === null) return;
+    const bytes = utf8Bytes(text);
+    const truncated = bytes > MAX_INSTRUCTION_BYTES;
+    run.instructions.set(relPath, truncated ? `${text.slice(0, MAX_INSTRUCTION_BYTES)}\n[${relPath} cut here]` : text);
+    this.commit(run, { type: "instructions_loaded", path: relPath, blob: FAKE_INSTRUCTIONS_HASH, bytes, truncated });
+  }
+
+  /** The AGENTS.md of each folder on the way to `relPath` not read yet (nearest wins in the prompt). */
+  #loadNested(run: MockRun, relPath: string): void {
+    const parts = relPath.split("/").slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) {
+      const candidate = `${parts.slice(0, i).join("/")}/${INSTRUCTIONS_FILE}`;
+      if (!run.instructions.has(candidate)) this.#loadInstructions(run, candidate);
+    }
   }
 
   #commands(run: MockRun): CommandSettings {
@@ -398,4 +441,5 @@ export class MockRunEngine {
 
 const FAKE_BEFORE_HASH = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
 const FAKE_AFTER_HASH = "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9";
+const FAKE_INSTRUCTIONS_HASH = "4e07408562bedb8b60ce05c1decfe3ad16b72230967de01f640b7e4729b49fce";
 const FAKE_OUTPUT_HASH = "baa5a0964d3320fbc0c6a922140453c8513ea24ab8fd0577034804a967248096";

@@ -1,6 +1,7 @@
 // Development-only: run commands of the mock backend on top of the engine.
 import type {
   BudgetKind,
+  EventEnvelope,
   EventPage,
   ModelContextView,
   RunDetailView,
@@ -12,6 +13,7 @@ import type {
 import type { MockRun, MockRunEngine } from "./runEngine";
 import { isTerminal } from "../../lib/runs/status";
 import { summary } from "./projection";
+import { ancestorEvents } from "./threads";
 import { MockError } from "./settings";
 
 export const MOCK_TOOLS: ModelContextView["tools"] = [
@@ -88,29 +90,46 @@ export function checkStart(request: StartRunRequest, workspace: WorkspaceView | 
   return workspace;
 }
 
-/** What the model saw for a model call: rebuilt from the events before it. */
+/** One run's part of the conversation: its goal, its calls and results, its final answer. */
+function conversation(events: readonly EventEnvelope[]): ModelContextView["history"] {
+  const history: ModelContextView["history"] = [];
+  for (const event of events) {
+    const p = event.payload;
+    if (p.type === "run_created") history.push({ type: "message", role: "user", content: p.goal });
+    else if (p.type === "model_call_completed" && p.action.type === "tool_calls") {
+      for (const call of p.action.calls) history.push({ type: "tool_call", ...call });
+    } else if (p.type === "model_call_completed" && p.action.type === "final_answer") {
+      history.push({ type: "message", role: "assistant", content: p.action.content });
+    } else if (p.type === "tool_call_completed" || p.type === "tool_call_failed") {
+      history.push({ type: "tool_result", ...p.result });
+    }
+  }
+  return history;
+}
+
+/**
+ * What the model saw for a model call: rebuilt from the events before it,
+ * after the conversation of the runs it continues (a follow-up or fork),
+ * with the AGENTS.md it loaded in the system prompt.
+ */
 export function modelContext(engine: MockRunEngine, runId: string, requestedSeq: number): ModelContextView {
   const run = runOf(engine, runId);
   const requested = run.events[requestedSeq - 1];
   if (!requested || requested.payload.type !== "model_call_requested") {
     throw new MockError({ code: "not_found", message: `no model call requested at seq ${requestedSeq}` });
   }
-  const history: ModelContextView["history"] = [{ type: "message", role: "user", content: run.projection.goal }];
-  for (const event of run.events.slice(0, requestedSeq - 1)) {
-    const p = event.payload;
-    if (p.type === "model_call_completed" && p.action.type === "tool_calls") {
-      for (const call of p.action.calls) history.push({ type: "tool_call", ...call });
-    } else if (p.type === "tool_call_completed" || p.type === "tool_call_failed") {
-      history.push({ type: "tool_result", ...p.result });
-    }
-  }
-  const system = [
+  const history = [...ancestorEvents(engine, run.projection.parent).flatMap(conversation), ...conversation(run.events.slice(0, requestedSeq - 1))];
+  const lines = [
     "You are BearAgent, a coding agent working inside one workspace folder.",
     `Workspace: ${run.projection.workspace_path}`,
     "Use the tools to read and change files; every change may need the user's approval.",
     "When you are done, reply with a final answer.",
-  ].join("\n");
-  return { system, history, tools: MOCK_TOOLS, version: "c1", bytes: requested.payload.context_bytes };
+  ];
+  const loaded = new Set(run.events.slice(0, requestedSeq - 1).flatMap((e) => (e.payload.type === "instructions_loaded" ? [e.payload.path] : [])));
+  const instructions = [...run.instructions].filter(([path]) => loaded.has(path));
+  if (instructions.length > 0) lines.push("", "Project instructions follow. Those in a deeper folder take precedence for files under that folder.");
+  for (const [path, text] of instructions) lines.push("", `--- ${path} ---`, text);
+  return { system: lines.join("\n"), history, tools: MOCK_TOOLS, version: "c1", bytes: requested.payload.context_bytes };
 }
 
 const BUDGET_KINDS: BudgetKind[] = ["model_calls", "tool_calls", "input_tokens", "output_tokens", "wall_time", "cost"];
@@ -121,8 +140,11 @@ function budgetKindOf(detail: string | null): BudgetKind {
   return BUDGET_KINDS.find((k) => k === kind) ?? "model_calls";
 }
 
-/** A seeded run list row; a `costMicroUsd` makes it a priced run with that total. */
-export type SeededRun = Omit<RunSummaryView, "workspaceId" | "costMicroUsd"> & { costMicroUsd?: number | null };
+/**
+ * A seeded run list row; a `costMicroUsd` makes it a priced run with that
+ * total, a `parentRunId` a follow-up of that (seeded) run.
+ */
+export type SeededRun = Omit<RunSummaryView, "workspaceId" | "costMicroUsd" | "parentRunId"> & { costMicroUsd?: number | null; parentRunId?: string | null };
 
 /** gpt-4.1's list price, for seeded runs that have a cost. */
 const SEED_PRICE = { input_micro_usd_per_mtok: 2_000_000, output_micro_usd_per_mtok: 8_000_000, cached_input_micro_usd_per_mtok: 500_000 };
@@ -130,6 +152,7 @@ const SEED_PRICE = { input_micro_usd_per_mtok: 2_000_000, output_micro_usd_per_m
 /** A stored run behind a seeded summary, so the list and the run view agree. */
 export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView, s: SeededRun): void {
   const priced = typeof s.costMicroUsd === "number";
+  const parentRun = s.parentRunId ? engine.runs.get(s.parentRunId) : undefined;
   const run = engine.create(
     {
       workspace,
@@ -140,6 +163,7 @@ export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView,
       approvalMode: "ask_writes",
       budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
       price: priced ? SEED_PRICE : null,
+      parent: parentRun ? { run_id: parentRun.id, through_seq: parentRun.projection.last_seq, fork: false } : null,
     },
     s.createdAt,
     s.runId,

@@ -14,6 +14,8 @@ export interface MockToolStep {
   command?: MockCommand;
   /** An MCP tool's progress notifications, as the runtime pushes them (command-output-pushed lines). */
   progress?: string[];
+  /** The tool fails with `result` as its error (e.g. a file that is not there). */
+  error?: boolean;
 }
 
 export interface MockStep {
@@ -22,7 +24,7 @@ export interface MockStep {
   usage: { input: number; output: number };
   call?: MockToolStep;
   answer?: string;
-  /** The answer instead, once the user denied an earlier request. */
+  /** The answer instead, once the user denied an earlier request (or a call failed). */
   answerIfDenied?: string;
 }
 
@@ -215,3 +217,98 @@ export function mcpScript(servers: EventPayload[]): MockStep[] | null {
   });
   return steps;
 }
+
+/**
+ * What a follow-up or fork does in the mock: one read with the earlier
+ * conversation in view, then an answer. For the demo it is the Rust demo's
+ * follow-up script (re-read docs/plan.md; a missing file fails the read and
+ * changes the answer); otherwise it re-reads `path` (the last file the
+ * thread wrote, or the README) and answers `message`.
+ */
+export function followUpScript(demo: boolean, message: string, path: string, content: string | null): MockStep[] {
+  if (demo) {
+    return [
+      {
+        text: "Looking at the plan again with our conversation in view. ",
+        usage: { input: 1_420, output: 28 },
+        call: { tool: "read_file", args: { path: "docs/plan.md" }, writes: false, result: content ?? "no such file: docs/plan.md", error: content === null },
+      },
+      {
+        text: "",
+        usage: { input: 1_610, output: 52 },
+        answer:
+          "Demo follow-up: I re-read docs/plan.md with the earlier conversation in view. The demo model is scripted, so it gives this answer to any message; connect a real provider in Settings for real replies.",
+        answerIfDenied:
+          "Demo follow-up: docs/plan.md is not there (the write was declined or reverted). The demo model is scripted, so it gives this answer to any message; connect a real provider in Settings for real replies.",
+      },
+    ];
+  }
+  const short = message.length > 80 ? `${message.slice(0, 77)}…` : message;
+  return [
+    {
+      text: `Picking up where we left off: re-reading ${path} with our conversation in view. `,
+      usage: { input: 9_120, output: 34 },
+      call: { tool: "read_file", args: { path }, writes: false, result: content ?? `no such file: ${path}`, error: content === null },
+    },
+    {
+      text: "",
+      usage: { input: 9_480, output: 96 },
+      answer: `Follow-up on “${short}”: I re-read ${path} with the earlier conversation in view; it still holds what the last run concluded, so nothing needed to change.`,
+      answerIfDenied: `Follow-up on “${short}”: I could not read ${path}, so I answered from the earlier conversation alone.`,
+    },
+  ];
+}
+
+/** A project's AGENTS.md as the mock serves it (about 2.1 KB, like a real one). */
+export const DEFAULT_AGENTS_MD = `# AGENTS.md
+
+Guidance for coding agents working in this repository.
+
+## Layout
+
+- \`src/\` holds the library; every public function has a doc comment.
+- \`docs/\` holds design notes and plans. Plans go in \`docs/plan.md\`.
+- \`outputs/\` is for generated reports; never edit files there by hand.
+- \`tests/\` mirrors \`src/\`: one test module per source module.
+
+## Style
+
+- Keep functions short and named for what they return, not how.
+- Prefer plain data and pure functions; keep side effects at the edges.
+- Write comments that say why, not what. Delete comments that repeat the code.
+- No new dependencies without a note in \`docs/dependencies.md\` saying why.
+
+## Checks before you finish
+
+1. Run \`cargo fmt --all\` and \`cargo clippy --all-targets -- -D warnings\`.
+2. Run \`cargo test\`; all tests must pass. Add a test for every bug you fix.
+3. If you changed user-facing text, update \`README.md\` in the same change.
+
+## Greetings
+
+- The greeter's API is \`greet(name, lang)\`; keep it stable.
+- Languages are ISO 639-1 codes. Unknown codes fall back to English.
+- French puts a narrow no-break space before "!"; tests check for it.
+- Add new languages to the table in \`src/lib.rs\` and to \`tests/languages.rs\`.
+
+## Commits
+
+- One logical change per commit, subject in the imperative, under 72 characters.
+- Mention the issue number in the body when there is one.
+- Never commit generated files from \`target/\` or \`outputs/\`.
+
+## Safety
+
+- Do not run commands that need the network; the sandbox blocks them anyway.
+- Do not delete files you did not create in this run unless asked to.
+- Ask before changing anything under \`.github/\` or the release scripts.
+- When unsure what the user wants, stop and say what you would do instead.
+
+## Reviews
+
+- Summarise what you changed and why in the final answer, with file paths.
+- List anything you could not verify (a command that failed, a file you could not read).
+- Keep the summary short: a reviewer reads it before the diff, not instead of it.
+- Link the plan or note the change follows, so the reviewer can check it against the goal.
+- Say which checks you ran and what they printed at the end, in one line each.
+`;

@@ -9,7 +9,7 @@ import type { SeededRun } from "./runs";
 export interface MockSeed {
   /** Absolute paths that exist and are folders. */
   directories?: string[];
-  /** Absolute paths that exist but are files. */
+  /** Absolute paths that exist but are files (a workspace's `AGENTS.md` listed here is loaded by its runs). */
   files?: string[];
   /** Paths opened earlier, oldest first. */
   recent?: string[];
@@ -75,6 +75,8 @@ export interface MockHooks {
   abortRun(runId: string, message: string): void;
   /** Change a file a run wrote, as an editor would (makes it a conflict). */
   editFile(runId: string, path: string, content: string | null): void;
+  /** The folder is gone (deleted or moved): runs in it cannot be continued. */
+  removeFolder(path: string): void;
   /** Like closing the window: asks before quitting when runs are active. */
   requestQuit(): void;
 }

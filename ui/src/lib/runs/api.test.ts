@@ -11,6 +11,8 @@ const mocks = vi.hoisted(() => ({
     listEvents: vi.fn(),
     modelContext: vi.fn(),
     quitApp: vi.fn(),
+    replyToRun: vi.fn(),
+    getThread: vi.fn(),
   },
   listen: { run: vi.fn(), text: vi.fn(), quit: vi.fn(), aborted: vi.fn(), discarded: vi.fn() },
 }));
@@ -43,6 +45,19 @@ describe("tauriRunsApi", () => {
 
     mocks.commands.modelContext.mockRejectedValue(new Error("IPC down"));
     await expect(tauriRunsApi.modelContext("r1", 7)).resolves.toEqual({ ok: false, error: { code: "internal", message: "IPC down" } });
+  });
+
+  it("replies (a follow-up, or a fork at a seq) and reads threads", async () => {
+    mocks.commands.replyToRun.mockResolvedValue({ status: "ok", data: { runId: "r2" } });
+    await expect(tauriRunsApi.reply("r1", "and the tests?", null)).resolves.toEqual({ ok: true, value: { runId: "r2" } });
+    expect(mocks.commands.replyToRun).toHaveBeenLastCalledWith("r1", "and the tests?", null);
+    mocks.commands.replyToRun.mockResolvedValue({ status: "error", error: { code: "conflict", message: "still in progress" } });
+    await expect(tauriRunsApi.reply("r1", "try again", 7)).resolves.toEqual({ ok: false, error: { code: "conflict", message: "still in progress" } });
+    expect(mocks.commands.replyToRun).toHaveBeenLastCalledWith("r1", "try again", 7);
+
+    mocks.commands.getThread.mockResolvedValue({ status: "ok", data: [] });
+    await expect(tauriRunsApi.thread("r2")).resolves.toEqual({ ok: true, value: [] });
+    expect(mocks.commands.getThread).toHaveBeenCalledWith("r2");
   });
 
   it("unwraps event payloads", async () => {

@@ -14,6 +14,7 @@ import type {
   RunSummaryView,
   StartRunRequest,
   StartedRun,
+  ThreadRunView,
   WorkspaceView,
 } from "../../bindings";
 import { call, type Outcome } from "../ipc/outcome";
@@ -34,6 +35,13 @@ export interface RunsApi {
   /** A finished command's stored output (head and tail, ANSI colours kept). */
   commandOutput(runId: string, callId: string): Promise<Outcome<string>>;
   quit(): Promise<Outcome<null>>;
+  /**
+   * Continues a finished run with `message` as the new run's goal; with
+   * `atSeq`, a fork keeping the run's events up to that one.
+   */
+  reply(runId: string, message: string, atSeq: number | null): Promise<Outcome<StartedRun>>;
+  /** The runs `runId` continues, oldest first, then the run itself. */
+  thread(runId: string): Promise<Outcome<ThreadRunView[]>>;
   onRunEvent(handler: (pushed: RunEventPushed) => void): Promise<Unlisten>;
   onModelText(handler: (pushed: ModelTextPushed) => void): Promise<Unlisten>;
   /** Output of a running command as it arrives (not an event: `command_finished` is). */
@@ -57,6 +65,8 @@ export const tauriRunsApi: RunsApi = {
   modelContext: (runId, requestedSeq) => call(() => commands.modelContext(runId, requestedSeq)),
   commandOutput: (runId, callId) => call(() => commands.commandOutput(runId, callId)),
   quit: () => call(() => commands.quitApp()),
+  reply: (runId, message, atSeq) => call(() => commands.replyToRun(runId, message, atSeq)),
+  thread: (runId) => call(() => commands.getThread(runId)),
   onRunEvent: (handler) => events.runEventPushed.listen((event) => handler(event.payload)),
   onModelText: (handler) => events.modelTextPushed.listen((event) => handler(event.payload)),
   onCommandOutput: (handler) => events.commandOutputPushed.listen((event) => handler(event.payload)),

@@ -8,7 +8,7 @@ function summary(runId: string, workspaceId = "ws-1"): RunSummaryView {
   return {
     runId, workspaceId, goal: "write the report", status: "succeeded", statusDetail: null, provider: "local", model: "m",
     createdAt: "2025-03-14T09:30:00Z", updatedAt: "2025-03-14T09:31:00Z",
-    modelCalls: 2, toolCalls: 1, inputTokens: 1200, outputTokens: 300, costMicroUsd: null,
+    modelCalls: 2, toolCalls: 1, inputTokens: 1200, outputTokens: 300, costMicroUsd: null, parentRunId: null,
   };
 }
 

@@ -16,6 +16,7 @@ import { CommandOutputs, type CommandOutputOptions } from "./commandOutput.svelt
 import type { CommandFinished, CommandStarted } from "./commands";
 import { EventLog } from "./eventLog";
 import { otherOwnerOf, type OtherOwner } from "./ownership";
+import type { LoadedInstructions } from "./timeline";
 import { TimelineIndex } from "./timelineIndex";
 
 /** Resolves after pending rendering work had a chance to run. */
@@ -154,6 +155,12 @@ export class RunViewStore {
   requestedSeqOf(event: EventEnvelope): number | null {
     void this.version;
     return this.#index.requestedSeqOf(event);
+  }
+
+  /** The project instructions (`AGENTS.md`) the run loaded for the model, latest per path. */
+  get instructions(): LoadedInstructions[] {
+    void this.version;
+    return [...this.#index.instructions.values()];
   }
 
   /** Another BearAgent process executes this run: its approvals and cancel are answered there. */

@@ -1,6 +1,6 @@
 // Test doubles for the runs port (imported by *.test.ts only).
 import { vi } from "vitest";
-import type { CommandOutputPushed, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView } from "../../bindings";
+import type { CommandOutputPushed, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunsApi } from "./api";
 
@@ -66,6 +66,8 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
     modelContext: vi.fn(async () => ok({ system: "sys", history: [], tools: [], version: "c1", bytes: 10 })),
     commandOutput: vi.fn(async (): Promise<Outcome<string>> => ok("stored output\n")),
     quit: vi.fn(async () => ok(null)),
+    reply: vi.fn(async (): Promise<Outcome<StartedRun>> => ok({ runId: "run-2" })),
+    thread: vi.fn(async (): Promise<Outcome<ThreadRunView[]>> => ok([])),
     onRunEvent: vi.fn(async (handler: (e: RunEventPushed) => void) => {
       runHandlers.push(handler);
       return unlisten;
@@ -104,6 +106,28 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
     abort: (message: string, runId = "run-1") => abortedHandlers.forEach((h) => h({ runId, message })),
     /** The backend retries a model call whose stream failed after text arrived. */
     discard: (modelCall: number, runId = "run-1") => discardedHandlers.forEach((h) => h({ runId, modelCall })),
+  };
+}
+
+/** A run list row (succeeded, unpriced, no parent unless overridden). */
+export function runSummary(overrides: Partial<RunSummaryView> = {}): RunSummaryView {
+  return {
+    runId: "run-1",
+    workspaceId: "ws-1",
+    goal: "write the plan",
+    status: "succeeded",
+    statusDetail: null,
+    provider: "openai",
+    model: "gpt-4.1",
+    createdAt: "2025-03-14T09:30:00Z",
+    updatedAt: "2025-03-14T09:31:00Z",
+    modelCalls: 2,
+    toolCalls: 1,
+    inputTokens: 1200,
+    outputTokens: 300,
+    costMicroUsd: null,
+    parentRunId: null,
+    ...overrides,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from "../../bindings";
+import type { LoadedInstructions } from "./timeline";
 
 /** Where the events of one tool call sit in the log. */
 export interface CallSeqs {
@@ -26,6 +27,8 @@ export interface ModelCallSeqs {
 export class TimelineIndex {
   readonly calls = new Map<string, CallSeqs>();
   readonly modelCalls = new Map<number, ModelCallSeqs>();
+  /** Project instructions the run loaded, latest per path. */
+  readonly instructions = new Map<string, LoadedInstructions>();
   #openModelCall: number | null = null;
   #lastRequested: number | null = null;
   /** Seq of the run's final event (succeeded, failed, cancelled, budget exhausted). */
@@ -87,6 +90,9 @@ export class TimelineIndex {
       case "run_resumed":
         this.interruptedAt = null;
         break;
+      case "instructions_loaded":
+        this.instructions.set(p.path, { path: p.path, bytes: p.bytes, truncated: p.truncated, seq });
+        break;
       default:
         break;
     }
@@ -111,6 +117,7 @@ export class TimelineIndex {
   reset(): void {
     this.calls.clear();
     this.modelCalls.clear();
+    this.instructions.clear();
     this.#openModelCall = null;
     this.#lastRequested = null;
     this.endedAt = null;

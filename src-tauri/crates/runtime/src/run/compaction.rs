@@ -78,7 +78,7 @@ pub fn estimate_tokens(events: &[EventEnvelope], bytes: u64) -> u64 {
                 if usage.input > 0 {
                     // Bounded: a provider's odd report must not make the
                     // estimate absurd either way.
-                    ratio = Some((usage.input as f64 / sent as f64).clamp(1.0 / 8.0, 1.0));
+                    ratio = Some((usage.input as f64 / sent as f64).clamp(1.0 / 6.0, 1.0));
                 }
             }
         }
@@ -215,7 +215,10 @@ pub(crate) async fn summarise(
     window: u64,
 ) -> Result<(String, bearagent_kernel::TokenUsage), String> {
     let mut history = request.history.clone();
-    let room = (window as f64 * 0.8 * BYTES_PER_TOKEN) as usize;
+    // The summary request must fit too: its history gets what the window
+    // leaves after the system prompt, the ask and room for the answer.
+    let room = ((window as f64 * 0.75 * BYTES_PER_TOKEN) as usize)
+        .saturating_sub(request.system.len() + INSTRUCTIONS.len() + COMPACTION_PROMPT.len());
     context::fit_history(&mut history, room);
     history.push(HistoryItem::Message(Message::new(
         Role::User,
