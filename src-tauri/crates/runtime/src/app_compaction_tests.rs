@@ -184,3 +184,71 @@ async fn whatever_the_reads_no_request_passes_the_window_and_goal_and_instructio
         }
     }
 }
+
+/// A model that answers every compaction request with nothing.
+struct EmptySummaries(ScriptedProvider);
+
+impl bearagent_providers::ModelProvider for EmptySummaries {
+    fn info(&self) -> bearagent_providers::ProviderInfo {
+        self.0.info()
+    }
+
+    fn stream(
+        &self,
+        request: bearagent_providers::ModelRequest,
+    ) -> bearagent_providers::ModelStream {
+        if request.tools.is_empty() {
+            return Box::pin(futures::stream::iter(vec![Ok(
+                bearagent_providers::StreamItem::Completed {
+                    usage: Default::default(),
+                    stop_reason: bearagent_kernel::StopReason::EndTurn,
+                },
+            )]));
+        }
+        self.0.stream(request)
+    }
+}
+
+#[tokio::test]
+async fn an_empty_summary_is_retried_then_fails_the_run_with_its_history_intact() {
+    let f = fixture();
+    let steps = reads(&f, 6);
+    let inner = ScriptedProvider::from_json(&steps.to_string())
+        .unwrap()
+        .with_context_window(WINDOW);
+    let mut profile = RunProfile {
+        approval_mode: ApprovalMode::AllowAll,
+        ..RunProfile::default()
+    };
+    profile.context.compact_at_permille = Some(850);
+    let run = f
+        .app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "read every part and report".into(),
+            profile,
+            provider: Arc::new(EmptySummaries(inner)),
+        })
+        .unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    let RunStatus::Failed { reason } = p.status else {
+        panic!("expected a failure, got {:?}", p.status);
+    };
+    assert!(reason.contains("could not be compacted"), "{reason}");
+    assert!(
+        reason.contains("empty summary") || reason.contains("neither text"),
+        "{reason}"
+    );
+    let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e.payload, EventPayload::ContextCompacted { .. })));
+    // Every result the run got is still in its events.
+    assert!(
+        events
+            .iter()
+            .filter(|e| matches!(e.payload, EventPayload::ToolCallCompleted { .. }))
+            .count()
+            >= 1
+    );
+}
