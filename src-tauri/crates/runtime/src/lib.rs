@@ -40,7 +40,9 @@ pub use error::{AppError, ErrorCode};
 pub use live::LiveEvent;
 pub use profile::RunProfile;
 pub use run::approvals::Decision;
-pub use run::context::{build as build_context, BuiltContext, CONTEXT_VERSION};
+pub use run::context::{
+    build as build_context, BuiltContext, ContextCache, ContextInput, CONTEXT_VERSION,
+};
 pub use run::snapshot;
 pub use system_clock::SystemClock;
 pub use views::{RunSummary, Workspace};

@@ -76,6 +76,8 @@ pub(super) struct RunGrants {
     pub command_rules: Vec<bearagent_kernel::CommandRule>,
     /// MCP servers found gone during the run (reported once each).
     pub mcp_down: std::collections::BTreeSet<String>,
+    /// The history built so far, so each step maps only its new events.
+    pub context: super::context::ContextCache,
 }
 
 enum Step {
@@ -216,7 +218,13 @@ async fn model_step(
     if stop_if_needed(rec, deps, NextCall::Model)? {
         return Ok(Step::Finished);
     }
-    let built = super::compaction::build_request(rec, deps, tools, rec.events())?;
+    let built = super::compaction::build_request(
+        rec,
+        deps,
+        tools,
+        rec.events(),
+        Some(&mut grants.context),
+    )?;
     let Some(built) = super::compaction::fit_window(rec, deps, tools, built).await? else {
         return Ok(Step::Finished);
     };

@@ -45,16 +45,18 @@ pub fn summary_text(
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
-/// The next request as the run's events give it.
+/// The next request as the run's events give it (with the loop's cache,
+/// only the new events are mapped).
 pub(super) fn build_request(
     rec: &Recorder,
     deps: &LoopDeps,
     tools: &[ToolSchema],
     events: &[EventEnvelope],
+    cache: Option<&mut context::ContextCache>,
 ) -> Result<BuiltContext, AppError> {
     let instructions = crate::thread::instructions_in(rec.store(), events)?;
     let summary = summary_text(rec.store(), &deps.ancestors, events)?;
-    Ok(context::build(&ContextInput {
+    let input = ContextInput {
         ancestors: &deps.ancestors,
         events,
         tools,
@@ -62,7 +64,11 @@ pub(super) fn build_request(
         workspace: &deps.workspace.path().display().to_string(),
         instructions: &instructions,
         summary: summary.as_deref(),
-    }))
+    };
+    Ok(match cache {
+        Some(cache) => cache.build(&input),
+        None => context::build(&input),
+    })
 }
 
 /// Tokens a request of `bytes` is estimated at: calibrated by the run's
@@ -158,7 +164,7 @@ pub(super) async fn fit_window(
     );
     let after = estimate_tokens(
         rec.events(),
-        build_request(rec, deps, tools, &events)?.bytes,
+        build_request(rec, deps, tools, &events, None)?.bytes,
     );
     rec.record(
         rec.last_seq(),
@@ -171,7 +177,7 @@ pub(super) async fn fit_window(
             usage,
         },
     )?;
-    let rebuilt = build_request(rec, deps, tools, rec.events())?;
+    let rebuilt = build_request(rec, deps, tools, rec.events(), None)?;
     let after = estimate_tokens(rec.events(), rebuilt.bytes);
     if after > window {
         fail(rec, format!(

@@ -208,6 +208,10 @@ fn item_bytes(item: &HistoryItem) -> usize {
     }
 }
 
+fn omitted_marker(bytes: usize) -> String {
+    format!("[result omitted to fit the context: {bytes} bytes]")
+}
+
 /// [`fit`] for callers outside the builder (the compaction request).
 pub fn fit_history(history: &mut [HistoryItem], max_bytes: usize) {
     fit(history, max_bytes);
@@ -223,7 +227,7 @@ fn fit(history: &mut [HistoryItem], max_bytes: usize) {
         }
         if let HistoryItem::ToolResult(result) = item {
             let before = result.content.len();
-            result.content = format!("[result omitted to fit the context: {before} bytes]");
+            result.content = omitted_marker(before);
             total = total - before + result.content.len();
         }
     }
@@ -318,6 +322,100 @@ fn build_flavour(
     flavour: Flavour,
     version: &'static str,
 ) -> BuiltContext {
+    finish(input, unfitted_history(input, flavour), version)
+}
+
+/// The loop's context, kept between steps: the history items of the
+/// events already seen, so a step maps only its new events (a compaction
+/// starts it over). "What the model saw" never uses it — it rebuilds from
+/// the events — and the tests check the two agree byte for byte.
+#[derive(Debug, Default)]
+pub struct ContextCache {
+    /// Events of the run already mapped into `items`.
+    seen: usize,
+    /// The history, already fitted to the caps: old results that had to
+    /// go are markers (once cut, a result stays cut as the history grows).
+    items: Vec<HistoryItem>,
+    /// Sum of [`item_bytes`] over `items`.
+    total: usize,
+    /// Items before this index were already considered for cutting.
+    next: usize,
+    started: bool,
+}
+
+impl ContextCache {
+    /// The same request [`build`] makes from `input`.
+    pub fn build(&mut self, input: &ContextInput<'_>) -> BuiltContext {
+        let flavour = Flavour { narration: true };
+        let new = input.events.get(self.seen..).unwrap_or(&[]);
+        let restart = !self.started
+            || self.seen > input.events.len()
+            || new
+                .iter()
+                .any(|e| matches!(e.payload, EventPayload::ContextCompacted { .. }));
+        let added = if restart {
+            self.items.clear();
+            self.total = 0;
+            self.next = 0;
+            unfitted_history(input, flavour)
+        } else {
+            history_from_events(new, input.caps, flavour)
+        };
+        self.total += added.iter().map(item_bytes).sum::<usize>();
+        self.items.extend(added);
+        self.cut_to(input.caps.max_context_bytes as usize);
+        self.seen = input.events.len();
+        self.started = true;
+        request_from(input, self.items.clone(), CONTEXT_VERSION)
+    }
+
+    /// [`fit`], carried on from where the last step stopped: the same cuts
+    /// a fit of the whole history makes.
+    fn cut_to(&mut self, max_bytes: usize) {
+        while self.next < self.items.len() && self.total > max_bytes {
+            if let HistoryItem::ToolResult(result) = &mut self.items[self.next] {
+                let before = result.content.len();
+                result.content = omitted_marker(before);
+                self.total = self.total - before + result.content.len();
+            }
+            self.next += 1;
+        }
+    }
+}
+
+/// The request from a history: cut to the caps, measured.
+fn finish(
+    input: &ContextInput<'_>,
+    mut history: Vec<HistoryItem>,
+    version: &'static str,
+) -> BuiltContext {
+    fit(&mut history, input.caps.max_context_bytes as usize);
+    request_from(input, history, version)
+}
+
+/// The request from a history already fitted, measured.
+fn request_from(
+    input: &ContextInput<'_>,
+    history: Vec<HistoryItem>,
+    version: &'static str,
+) -> BuiltContext {
+    let request = ModelRequest {
+        system: system_prompt(input.workspace, input.instructions),
+        history,
+        tools: input.tools.to_vec(),
+        max_output_tokens: None,
+    };
+    let bytes = serialized_len(&request);
+    BuiltContext {
+        request,
+        version,
+        bytes,
+    }
+}
+
+/// Ancestors (or the latest compaction's summary), then the run's own
+/// items: everything before fitting.
+fn unfitted_history(input: &ContextInput<'_>, flavour: Flavour) -> Vec<HistoryItem> {
     let mut history = Vec::new();
     let current = input.ancestors.len();
     // Everything before the latest compaction is its summary; the run's own
@@ -356,19 +454,7 @@ fn build_flavour(
         }
         history.extend(part);
     }
-    fit(&mut history, input.caps.max_context_bytes as usize);
-    let request = ModelRequest {
-        system: system_prompt(input.workspace, input.instructions),
-        history,
-        tools: input.tools.to_vec(),
-        max_output_tokens: None,
-    };
-    let bytes = serialized_len(&request);
-    BuiltContext {
-        request,
-        version,
-        bytes,
-    }
+    history
 }
 
 #[cfg(test)]

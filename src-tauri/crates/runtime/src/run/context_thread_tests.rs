@@ -173,3 +173,106 @@ fn instructions_join_the_system_prompt_and_rebuilding_is_byte_identical() {
         serde_json::to_vec(&b.request).unwrap()
     );
 }
+
+#[test]
+fn the_loops_cache_gives_byte_for_byte_what_a_rebuild_from_events_gives() {
+    let mut events = parent();
+    // Drop the terminal event and go on: more turns, then a compaction.
+    events.pop();
+    let run = events[0].run_id;
+    let more = vec![
+        completed(
+            Action::ToolCalls {
+                calls: vec![call("c2")],
+            },
+            "And again.",
+        ),
+        EventPayload::ToolCallRequested { call: call("c2") },
+        result("c2"),
+        EventPayload::ContextCompacted {
+            summary: bearagent_kernel::ContentHash::parse(&"cd".repeat(32)).unwrap(),
+            replaced_through_seq: EventSeq(8),
+            tokens_before: 100,
+            tokens_after: 10,
+            usage: TokenUsage::default(),
+            cost_micro_usd: None,
+        },
+        completed(
+            Action::ToolCalls {
+                calls: vec![call("c3")],
+            },
+            "",
+        ),
+        result("c3"),
+    ];
+    for (i, p) in more.into_iter().enumerate() {
+        let seq = EventSeq(events.len() as u64 + 1);
+        events.push(NewEvent::new(at(100 + i as i64), None, p).into_envelope(run, seq));
+    }
+    let ancestors = [parent()];
+    let mut cache = ContextCache::default();
+    for n in 1..=events.len() {
+        let prefix = &events[..n];
+        let summary = latest_compaction(&ancestors, prefix).map(|_| "the summary");
+        let input = ContextInput {
+            summary,
+            ..input(&ancestors, prefix, &[])
+        };
+        let cached = cache.build(&input);
+        let rebuilt = build(&input);
+        assert_eq!(
+            serde_json::to_vec(&cached.request).unwrap(),
+            serde_json::to_vec(&rebuilt.request).unwrap(),
+            "after {n} events"
+        );
+        assert_eq!(cached.bytes, rebuilt.bytes);
+    }
+}
+
+#[test]
+fn the_cache_cuts_old_results_exactly_as_a_rebuild_does() {
+    let mut payloads = vec![
+        run_created(WorkspaceId::new(), "many reads"),
+        EventPayload::RunStarted,
+    ];
+    for i in 0..60 {
+        let id = format!("c{i}");
+        payloads.push(completed(
+            Action::ToolCalls {
+                calls: vec![call(&id)],
+            },
+            "",
+        ));
+        payloads.push(EventPayload::ToolCallCompleted {
+            result: ToolResult::new(&id, "x".repeat(300 + i * 37), false).unwrap(),
+            receipt: None,
+            truncated: false,
+            original_bytes: 0,
+        });
+    }
+    let events = envelopes(payloads);
+    let caps = ContextCaps {
+        max_context_bytes: 6_000,
+        ..ContextCaps::default()
+    };
+    let mut cache = ContextCache::default();
+    let mut cut = 0;
+    for n in 1..=events.len() {
+        let input = ContextInput {
+            caps: &caps,
+            ..input(&[], &events[..n], &[])
+        };
+        let cached = cache.build(&input);
+        let rebuilt = build(&input);
+        assert_eq!(
+            serde_json::to_vec(&cached.request).unwrap(),
+            serde_json::to_vec(&rebuilt.request).unwrap(),
+            "after {n} events"
+        );
+        cut = texts(&rebuilt.request.history)
+            .iter()
+            .filter(|t| t.contains("result omitted"))
+            .count();
+    }
+    assert!(cut > 10, "the caps cut old results ({cut})");
+}
