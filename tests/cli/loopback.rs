@@ -116,3 +116,34 @@ pub fn sse(events: &[(&str, &str)]) -> String {
         })
         .collect()
 }
+
+/// A Chat Completions stream answering `text`.
+pub fn chat_text(text: &str) -> Canned {
+    chat_answer(text, None)
+}
+
+/// [`chat_text`] whose last chunk reports `(prompt, completion)` tokens.
+pub fn chat_answer(text: &str, usage: Option<(u64, u64)>) -> Canned {
+    let content = serde_json::to_string(text).unwrap();
+    let first = format!(
+        r#"{{"id":"t","choices":[{{"index":0,"delta":{{"role":"assistant","content":{content}}},"finish_reason":null}}]}}"#
+    );
+    let usage = usage.map(|(prompt, completion)| {
+        format!(
+            r#"{{"id":"t","choices":[],"usage":{{"prompt_tokens":{prompt},"completion_tokens":{completion},"total_tokens":{}}}}}"#,
+            prompt + completion
+        )
+    });
+    let mut events = vec![
+        ("", first.as_str()),
+        (
+            "",
+            r#"{"id":"t","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        ),
+    ];
+    if let Some(usage) = &usage {
+        events.push(("", usage.as_str()));
+    }
+    events.push(("", "[DONE]"));
+    Canned::sse(&sse(&events))
+}

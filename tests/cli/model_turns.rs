@@ -74,24 +74,7 @@ fn several_tool_calls_in_one_turn_run_in_order() {
 
 /// A chat completion whose whole content is `text` (a plain chat model).
 fn chat_text(text: &str) -> Canned {
-    let content = serde_json::to_string(text).unwrap();
-    Canned::sse(&sse(&[
-        (
-            "",
-            &format!(
-                r#"{{"id":"t","choices":[{{"index":0,"delta":{{"role":"assistant","content":{content}}},"finish_reason":null}}]}}"#
-            ),
-        ),
-        (
-            "",
-            r#"{"id":"t","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
-        ),
-        (
-            "",
-            r#"{"id":"t","choices":[],"usage":{"prompt_tokens":40,"completion_tokens":9,"total_tokens":49}}"#,
-        ),
-        ("", "[DONE]"),
-    ]))
+    loopback::chat_answer(text, Some((40, 9)))
 }
 
 /// JSON-text tool mode against a model with no tool calling: it answers in

@@ -7,25 +7,8 @@
 mod loopback;
 mod support;
 
-use loopback::{serve, sse, Canned};
+use loopback::{chat_text, serve, sse, Canned};
 use serde_json::Value;
-
-fn chat_text(text: &str) -> Canned {
-    let content = serde_json::to_string(text).unwrap();
-    Canned::sse(&sse(&[
-        (
-            "",
-            &format!(
-                r#"{{"id":"t","choices":[{{"index":0,"delta":{{"role":"assistant","content":{content}}},"finish_reason":null}}]}}"#
-            ),
-        ),
-        (
-            "",
-            r#"{"id":"t","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
-        ),
-        ("", "[DONE]"),
-    ]))
-}
 
 fn chat_read(path: &str) -> Canned {
     Canned::sse(&sse(&[

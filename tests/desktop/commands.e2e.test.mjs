@@ -5,9 +5,9 @@
 // and its revert removes it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startModel, toolTurn, answerTurn } from "./loopback-model.mjs";
+import { startModel, toolTurn, answerTurn, writeLoopbackConfig } from "./loopback-model.mjs";
 import { makeSandbox, startDriver, launchApp, byTestId, screenshot, step, pendingApproval, WAIT } from "./harness.mjs";
 
 let sandbox;
@@ -75,22 +75,8 @@ before(async () => {
   model = await startModel(TURNS);
   writeFileSync(join(sandbox.workspace, "calc.py"), FAILING);
   writeFileSync(join(sandbox.workspace, "test_calc.py"), TEST_PY);
-  mkdirSync(sandbox.data, { recursive: true });
-  writeFileSync(
-    join(sandbox.data, "config.toml"),
-    [
-      "version = 1",
-      "[providers.local]",
-      'protocol = "openai-chat"',
-      `base_url = "http://127.0.0.1:${model.port}"`,
-      'model = "loopback"',
-      'key = "none"',
-      "[profiles.default]",
-      'provider = "local"',
-      'command_rules = [{ prefix = "python3 test_calc.py", decision = "allow" }]',
-      "",
-    ].join("\n"),
-  );
+  writeLoopbackConfig(sandbox.data, model.port, ['command_rules = [{ prefix = "python3 test_calc.py", decision = "allow" }]']);
+
   driver = await startDriver(sandbox);
 });
 

@@ -1,6 +1,8 @@
 // A loopback model for desktop tests: an OpenAI-compatible Chat Completions
 // stream that answers each request with the next canned turn.
 import { createServer } from "node:http";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 /** One SSE body in the Chat Completions stream shape. */
 export function sse(chunks) {
@@ -49,5 +51,25 @@ export function startModel(turns) {
   });
   return new Promise((ok) =>
     server.listen(0, "127.0.0.1", () => ok({ server, port: server.address().port, calls: () => next, bodies })),
+  );
+}
+
+/** Writes a config whose default profile runs on the loopback model at `port`. */
+export function writeLoopbackConfig(dataDir, port, profileLines = []) {
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(
+    join(dataDir, "config.toml"),
+    [
+      "version = 1",
+      "[providers.local]",
+      'protocol = "openai-chat"',
+      `base_url = "http://127.0.0.1:${port}"`,
+      'model = "loopback"',
+      'key = "none"',
+      "[profiles.default]",
+      'provider = "local"',
+      ...profileLines,
+      "",
+    ].join("\n"),
   );
 }

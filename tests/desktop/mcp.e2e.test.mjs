@@ -4,9 +4,9 @@
 // the echoed text show in the timeline.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { startModel, toolTurn, answerTurn } from "./loopback-model.mjs";
+import { startModel, toolTurn, answerTurn, writeLoopbackConfig } from "./loopback-model.mjs";
 import { makeSandbox, startDriver, launchApp, byTestId, screenshot, step, timelineRows, repoRoot, WAIT } from "./harness.mjs";
 
 const SERVER_BIN = join(repoRoot, "tests/mcp/node_modules/.bin/mcp-server-everything");
@@ -23,21 +23,8 @@ before(async () => {
     toolTurn("m1", "everything__echo", { message: ECHOED }),
     answerTurn("The server echoed the message back."),
   ]);
-  mkdirSync(sandbox.data, { recursive: true });
-  writeFileSync(
-    join(sandbox.data, "config.toml"),
-    [
-      "version = 1",
-      "[providers.local]",
-      'protocol = "openai-chat"',
-      `base_url = "http://127.0.0.1:${model.port}"`,
-      'model = "loopback"',
-      'key = "none"',
-      "[profiles.default]",
-      'provider = "local"',
-      "",
-    ].join("\n"),
-  );
+  writeLoopbackConfig(sandbox.data, model.port);
+
   driver = await startDriver(sandbox);
 });
 

@@ -35,6 +35,18 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
     }
 }
 
+/// `payloads` as one new run's events, seq 1, 2, … one millisecond apart.
+pub fn envelopes(payloads: Vec<EventPayload>) -> Vec<EventEnvelope> {
+    let run = RunId::new();
+    payloads
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            NewEvent::new(at(i as i64), None, p).into_envelope(run, EventSeq(i as u64 + 1))
+        })
+        .collect()
+}
+
 pub fn call_id(n: usize) -> CallId {
     CallId::new(format!("call_{n}")).expect("non-blank call id")
 }

@@ -1,17 +1,6 @@
 use super::*;
-use bearagent_kernel::testkit::{at, run_created};
-use bearagent_kernel::{RunId, StopReason, TokenUsage, WorkspaceId};
-
-fn envelopes(payloads: Vec<EventPayload>) -> Vec<EventEnvelope> {
-    let run = RunId::new();
-    payloads
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| {
-            NewEvent::new(at(i as i64), None, p).into_envelope(run, EventSeq(i as u64 + 1))
-        })
-        .collect()
-}
+use bearagent_kernel::testkit::{envelopes, run_created};
+use bearagent_kernel::{StopReason, TokenUsage, WorkspaceId};
 
 #[test]
 fn without_reported_usage_a_token_is_three_bytes_and_a_report_calibrates_it() {

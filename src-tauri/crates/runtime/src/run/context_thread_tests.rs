@@ -4,23 +4,12 @@
 //! gives the same bytes.
 
 use super::*;
-use bearagent_kernel::testkit::{at, run_created};
+use bearagent_kernel::testkit::{at, envelopes, run_created};
 use bearagent_kernel::{
-    validate_history, EventSeq, FinalAnswer, NewEvent, RunId, StopReason, TokenUsage, ToolCall,
+    validate_history, EventSeq, FinalAnswer, NewEvent, StopReason, TokenUsage, ToolCall,
     WorkspaceId,
 };
 use serde_json::json;
-
-fn envelopes(payloads: Vec<EventPayload>) -> Vec<EventEnvelope> {
-    let run = RunId::new();
-    payloads
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| {
-            NewEvent::new(at(i as i64), None, p).into_envelope(run, EventSeq(i as u64 + 1))
-        })
-        .collect()
-}
 
 fn completed(action: Action, text: &str) -> EventPayload {
     EventPayload::ModelCallCompleted {
