@@ -165,6 +165,15 @@ async fn whatever_the_reads_no_request_passes_the_window_and_goal_and_instructio
             "{files}×{size}: {:?}",
             p.last_error
         );
+        // AGENTS.md is read at the start and again after each compaction.
+        let events = f.app.list_events(run, EventSeq(0), 2000).unwrap();
+        let count = |t: &str| events.iter().filter(|e| e.payload.type_name() == t).count();
+        assert!(count("context_compacted") >= 1, "{files}×{size}");
+        assert_eq!(
+            count("instructions_loaded"),
+            1 + count("context_compacted"),
+            "{files}×{size}"
+        );
         for request in provider.calls() {
             let bytes = serde_json::to_vec(&request).unwrap().len() as u64;
             // At 4 bytes a token (the scripted model's own count, which

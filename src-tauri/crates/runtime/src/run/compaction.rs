@@ -177,6 +177,10 @@ pub(super) async fn fit_window(
             usage,
         },
     )?;
+    // The instructions are read again: what the model works from after a
+    // compaction is the summary and the project's current rules.
+    let root = deps.workspace.path().to_path_buf();
+    crate::thread::load_instructions(rec, &root, "")?;
     let rebuilt = build_request(rec, deps, tools, rec.events(), None)?;
     let after = estimate_tokens(rec.events(), rebuilt.bytes);
     if after > window {
