@@ -8,9 +8,10 @@ import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { EventPayload, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts } from "./artifacts";
+import { compactByHand, eventText } from "./compaction";
 import { MockRunEngine } from "./runEngine";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
-import { DEFAULT_AGENTS_MD, DEMO_SCRIPT, commandScript, followUpScript, mcpScript, providerScript } from "./scripts";
+import { DEFAULT_AGENTS_MD, DEMO_SCRIPT, commandScript, followUpScript, longScript, mcpScript, providerScript } from "./scripts";
 import { checkReply, lastWrittenPath, parentsFirst, threadOf } from "./threads";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
@@ -90,25 +91,32 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const price = priceFromView(provider?.price);
     const workspace = checkStart(request, workspaceById(request.workspaceId), known, price !== null);
     open(workspace.path);
+    // The run takes its profile's compaction setting (the form already filled in the rest).
+    const profile = settings.view().profiles.find((p) => p.name === request.profile);
     const run = engine.create({
       workspace,
       goal: request.goal.trim(),
       provider: request.provider,
       model: provider?.model ?? "demo-script",
-      profile: "default",
+      profile: profile?.name ?? "default",
       approvalMode: request.approvalMode,
       budgets: request.budgets,
       price,
+      contextWindow: provider?.contextWindow ?? null,
+      compactAtPermille: profile?.contextCaps.compact_at_permille,
     });
     // Like the runtime: each enabled MCP server starts with the run.
     const servers = settings.mcp.startups();
-    // A goal about tests gets a run that uses run_command; one naming MCP calls the servers' tools.
+    // A goal about tests gets a run that uses run_command; one naming MCP calls the servers' tools;
+    // one about long files reads logs that fill the window, so it compacts.
     const script =
       request.provider === "demo"
         ? DEMO_SCRIPT
         : /\btests?\b/i.test(request.goal)
           ? commandScript()
-          : (/\bmcp\b/i.test(request.goal) ? mcpScript(servers) : null) ?? providerScript(request.goal);
+          : /\blong\b/i.test(request.goal)
+            ? longScript()
+            : (/\bmcp\b/i.test(request.goal) ? mcpScript(servers) : null) ?? providerScript(request.goal);
     engine.start(run, script, servers);
     return { runId: run.id };
   }
@@ -131,6 +139,9 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       price: created.price ?? null,
       commands: created.commands,
       parent,
+      // Like the runtime: the provider's window as configured now, the parent's compaction setting.
+      contextWindow: settings.view().providers.find((p) => p.name === created.provider)?.contextWindow ?? null,
+      compactAtPermille: created.context_caps.compact_at_permille,
     });
     const demo = created.provider === "demo";
     const path = demo ? "docs/plan.md" : (lastWrittenPath(engine, parent) ?? "README.md");
@@ -192,6 +203,14 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return replyToRun(String(input.runId), String(input.message ?? ""), input.atSeq == null ? null : Number(input.atSeq));
           case "get_thread":
             return threadOf(engine, String(input.runId));
+          case "compact_run":
+            return compactByHand(engine, String(input.runId), {
+              known: (name) => name === "demo" || settings.hasProvider(name),
+              // Like Test connection: a server on port 9 refuses.
+              answers: (name) => !/localhost:9\b|127\.0\.0\.1:9\b/.test(settings.view().providers.find((p) => p.name === name)?.baseUrl ?? ""),
+            });
+          case "event_text":
+            return eventText(engine, String(input.runId), String(input.blob ?? ""));
           case "cancel_run":
             runOf(engine, String(input.runId));
             if (!engine.cancel(String(input.runId))) throw new MockError({ code: "conflict", message: "the run is not in progress" });

@@ -18,7 +18,9 @@ import type {
   TokenUsage,
   WorkspaceView,
 } from "../../bindings";
+import { compactAtOf, DEFAULT_COMPACT_AT_PERMILLE } from "../../lib/runs/compaction";
 import { DEFAULT_COMMANDS, commandSummary, modelText, utf8Bytes, verdictFor, type MockCommand } from "./commands";
+import { compactMidRun, contextSize, defaultContextWindow, fakeHash } from "./compaction";
 import { apply, costOf, emptyProjection } from "./projection";
 import type { MockStep } from "./scripts";
 
@@ -55,6 +57,10 @@ export interface MockRun {
   outputs: Map<string, string>;
   /** Text of each `AGENTS.md` it loaded, by path (what the model's system prompt holds). */
   instructions: Map<string, string>;
+  /** The model's context window in tokens (the provider's, else its family's). */
+  window: number;
+  /** Tokens a long result stands for in the context, by call id (the mock keeps only an excerpt of it). */
+  weights: Map<string, number>;
 }
 
 export interface NewRun {
@@ -71,6 +77,10 @@ export interface NewRun {
   commands?: CommandSettings;
   /** The run this one follows up or forks. */
   parent?: ParentRun | null;
+  /** The provider's configured window (absent or null: the model family's). */
+  contextWindow?: number | null;
+  /** The profile's compaction share in per mille (absent: the default 850; null: off). */
+  compactAtPermille?: number | null;
 }
 
 /** Like the runtime: instructions over 32 KiB reach the model cut. */
@@ -86,6 +96,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class MockRunEngine {
   readonly runs = new Map<string, MockRun>();
+  /** Content by blob hash (instructions, compaction summaries), like the store's blobs. */
+  readonly blobs = new Map<string, string>();
   #next = 1;
   #gates: (() => void)[] = [];
   #released = 0;
@@ -109,7 +121,7 @@ export class MockRunEngine {
         profile: spec.profile,
         budgets: spec.budgets,
         approval_mode: spec.approvalMode,
-        context_caps: { max_context_bytes: 400_000, max_tool_result_bytes: 16_384 },
+        context_caps: { max_context_bytes: 400_000, max_tool_result_bytes: 16_384, compact_at_permille: spec.compactAtPermille === undefined ? DEFAULT_COMPACT_AT_PERMILLE : spec.compactAtPermille },
         max_invalid_outputs: 2,
         provider: spec.provider,
         model: spec.model,
@@ -119,7 +131,20 @@ export class MockRunEngine {
         config_versions: { config: "1", prompt: "p1", context: "c1" },
       },
     };
-    const run: MockRun = { id, events: [created], projection: emptyProjection(created), active: false, owner: { kind: "nobody" }, cancelled: false, waiting: null, allowPrefixes: [], outputs: new Map(), instructions: new Map() };
+    const run: MockRun = {
+      id,
+      events: [created],
+      projection: emptyProjection(created),
+      active: false,
+      owner: { kind: "nobody" },
+      cancelled: false,
+      waiting: null,
+      allowPrefixes: [],
+      outputs: new Map(),
+      instructions: new Map(),
+      window: spec.contextWindow ?? defaultContextWindow(spec.provider, spec.model),
+      weights: new Map(),
+    };
     this.runs.set(id, run);
     return run;
   }
@@ -254,9 +279,11 @@ export class MockRunEngine {
       if (run.projection.model_calls >= run.projection.budgets.max_model_calls) {
         return void this.commit(run, { type: "budget_exhausted", which: "model_calls" });
       }
-      const contextBytes = 2_048 + run.events.length * 310;
+      const size = this.#fitWindow(run);
+      if (size === null) return;
+      const contextBytes = size.bytes;
       if (this.#costBlocks(run, contextBytes)) return void this.commit(run, { type: "budget_exhausted", which: "cost" });
-      const requested = this.commit(run, { type: "model_call_requested", context_version: "c1", context_bytes: contextBytes });
+      const requested = this.commit(run, { type: "model_call_requested", context_version: "c1", context_bytes: contextBytes, estimated_tokens: size.tokens, context_window: run.window });
       const started = this.commit(run, { type: "model_call_started", provider: run.projection.provider, model: run.projection.model }, requested.seq);
       for (const chunk of step.text.match(/\S+\s*/g) ?? []) {
         await sleep(streamMs);
@@ -340,6 +367,7 @@ export class MockRunEngine {
       const receipt = step.call.writes
         ? { path: String(step.call.args.path), before_hash: null, after_hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", bytes_written: String(step.call.args.content ?? "").length }
         : null;
+      if (step.call.contextShare) run.weights.set(call.call_id, Math.round(step.call.contextShare * run.window));
       const completed = this.commit(run, { type: "tool_call_completed", result, receipt, truncated: false, original_bytes: step.call.result.length }, toolStarted.seq);
       if (receipt) {
         const before = step.call.before === undefined ? null : FAKE_BEFORE_HASH;
@@ -372,8 +400,11 @@ export class MockRunEngine {
     if (text === null) return;
     const bytes = utf8Bytes(text);
     const truncated = bytes > MAX_INSTRUCTION_BYTES;
-    run.instructions.set(relPath, truncated ? `${text.slice(0, MAX_INSTRUCTION_BYTES)}\n[${relPath} cut here]` : text);
-    this.commit(run, { type: "instructions_loaded", path: relPath, blob: FAKE_INSTRUCTIONS_HASH, bytes, truncated });
+    const kept = truncated ? `${text.slice(0, MAX_INSTRUCTION_BYTES)}\n[${relPath} cut here]` : text;
+    run.instructions.set(relPath, kept);
+    const blob = fakeHash(kept);
+    this.blobs.set(blob, kept);
+    this.commit(run, { type: "instructions_loaded", path: relPath, blob, bytes, truncated });
   }
 
   /** The AGENTS.md of each folder on the way to `relPath` not read yet (nearest wins in the prompt). */
@@ -383,6 +414,32 @@ export class MockRunEngine {
       const candidate = `${parts.slice(0, i).join("/")}/${INSTRUCTIONS_FILE}`;
       if (!run.instructions.has(candidate)) this.#loadInstructions(run, candidate);
     }
+  }
+
+  /**
+   * Like the runtime before each request: past the profile's share of the
+   * window the conversation is compacted first (recorded, then the request
+   * is smaller); with compaction off, a request over the window fails the
+   * run. Null when the run ended here.
+   */
+  #fitWindow(run: MockRun): { bytes: number; tokens: number } | null {
+    const size = contextSize(this, run);
+    const created = run.events[0].payload;
+    const permille = created.type === "run_created" ? compactAtOf(created.context_caps.compact_at_permille) : null;
+    const fail = (reason: string) => void this.commit(run, { type: "run_failed", reason });
+    if (permille === null) {
+      if (size.tokens <= run.window) return size;
+      fail(`the next request (~${size.tokens} tokens) is larger than the model's window (${run.window} tokens), and compaction is off in profile ${run.projection.profile} (compact = false)`);
+      return null;
+    }
+    if (size.tokens <= Math.floor((run.window * permille) / 1000)) return size;
+    const compacted = compactMidRun(this, run);
+    if (compacted === null) {
+      fail(`the context (~${size.tokens} tokens) still passes ${permille}‰ of the model's window (${run.window} tokens) right after a compaction; nothing more can be summarised`);
+      return null;
+    }
+    this.commit(run, compacted, null);
+    return contextSize(this, run);
   }
 
   #commands(run: MockRun): CommandSettings {
@@ -441,5 +498,4 @@ export class MockRunEngine {
 
 const FAKE_BEFORE_HASH = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
 const FAKE_AFTER_HASH = "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9";
-const FAKE_INSTRUCTIONS_HASH = "4e07408562bedb8b60ce05c1decfe3ad16b72230967de01f640b7e4729b49fce";
 const FAKE_OUTPUT_HASH = "baa5a0964d3320fbc0c6a922140453c8513ea24ab8fd0577034804a967248096";

@@ -12,8 +12,8 @@ import type {
 } from "../../bindings";
 import type { MockRun, MockRunEngine } from "./runEngine";
 import { isTerminal } from "../../lib/runs/status";
+import { visibleHistory } from "./compaction";
 import { summary } from "./projection";
-import { ancestorEvents } from "./threads";
 import { MockError } from "./settings";
 
 export const MOCK_TOOLS: ModelContextView["tools"] = [
@@ -107,10 +107,15 @@ function conversation(events: readonly EventEnvelope[]): ModelContextView["histo
   return history;
 }
 
+/** How a compaction's summary opens in the history (the runtime's words). */
+const SUMMARY_HEAD = "Summary of the conversation so far (earlier messages were compacted into it):";
+
 /**
  * What the model saw for a model call: rebuilt from the events before it,
  * after the conversation of the runs it continues (a follow-up or fork),
- * with the AGENTS.md it loaded in the system prompt.
+ * with the AGENTS.md it loaded in the system prompt. After a compaction:
+ * the run's goal (when it compacted itself), the summary, then what the
+ * summary did not replace.
  */
 export function modelContext(engine: MockRunEngine, runId: string, requestedSeq: number): ModelContextView {
   const run = runOf(engine, runId);
@@ -118,7 +123,13 @@ export function modelContext(engine: MockRunEngine, runId: string, requestedSeq:
   if (!requested || requested.payload.type !== "model_call_requested") {
     throw new MockError({ code: "not_found", message: `no model call requested at seq ${requestedSeq}` });
   }
-  const history = [...ancestorEvents(engine, run.projection.parent).flatMap(conversation), ...conversation(run.events.slice(0, requestedSeq - 1))];
+  const seen = visibleHistory(engine, run, requestedSeq);
+  const history: ModelContextView["history"] = [];
+  if (seen.summary !== null) {
+    if (seen.ownGoal) history.push({ type: "message", role: "user", content: run.projection.goal });
+    history.push({ type: "message", role: "user", content: `${SUMMARY_HEAD}\n${seen.summary}` });
+  }
+  history.push(...conversation(seen.events));
   const lines = [
     "You are BearAgent, a coding agent working inside one workspace folder.",
     `Workspace: ${run.projection.workspace_path}`,

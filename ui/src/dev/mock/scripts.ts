@@ -16,6 +16,8 @@ export interface MockToolStep {
   progress?: string[];
   /** The tool fails with `result` as its error (e.g. a file that is not there). */
   error?: boolean;
+  /** A long result: it fills this share of the model's window (the mock keeps only an excerpt as its text). */
+  contextShare?: number;
 }
 
 export interface MockStep {
@@ -100,6 +102,33 @@ export function providerScript(goal: string): MockStep[] {
       usage: { input: 8_390, output: 88 },
       answer: "Done: outputs/report.md compares the notes and concludes that the event-sourced core with thin shells is the right split.",
       answerIfDenied: "You declined the write, so nothing was changed. My conclusion: keep the event-sourced core with thin shells.",
+    },
+  ];
+}
+
+/** An excerpt of a long build log (the mock's stand-in for a file that fills much of the window). */
+function buildLog(n: number): string {
+  const lines = Array.from({ length: 12 }, (_, i) => `[build ${n}] step ${i + 1}/12 ${i === 7 && n === 4 ? "FAILED: tests::net::retries timed out after 30 s" : "ok"}`);
+  return `${lines.join("\n")}\n[… ${(48_000 + n * 1_250).toLocaleString("en-US")} more lines …]\n`;
+}
+
+/**
+ * A run reading five long build logs: each fills 30% of the model's window,
+ * so the run compacts twice (before its 4th and 6th requests, keeping the
+ * newest log each time), whatever the window.
+ */
+export function longScript(): MockStep[] {
+  const reads: MockStep[] = Array.from({ length: 5 }, (_, i) => ({
+    text: i === 0 ? "These logs are long; I'll read them one at a time and keep notes. " : `Reading build log ${i + 1}. `,
+    usage: { input: 3_000 + i * 1_500, output: 40 },
+    call: { tool: "read_file", args: { path: `logs/build-${i + 1}.log` }, writes: false, result: buildLog(i + 1), contextShare: 0.3 },
+  }));
+  return [
+    ...reads,
+    {
+      text: "",
+      usage: { input: 4_200, output: 120 },
+      answer: "Build 4 is the flaky one: tests::net::retries timed out after 30 s at step 8; the other four builds passed every step.",
     },
   ];
 }

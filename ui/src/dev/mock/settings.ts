@@ -47,7 +47,12 @@ export class MockSettings {
         fail("invalid_input", `price: ${field} must be a number of USD per million tokens, 0 or more (got ${usd})`);
       }
     }
-    const next: ProviderSettings = { ...input, keyPresent: false };
+    // Like the config: a window of 1,000 to 10,000,000 tokens, or none (the model family's).
+    const window = input.contextWindow;
+    if (window != null && (!Number.isInteger(window) || window < 1_000 || window > 10_000_000)) {
+      fail("invalid_input", `context_window: must be between 1000 and 10000000 tokens, got ${window}`);
+    }
+    const next: ProviderSettings = { ...input, contextWindow: window ?? null, keyPresent: false };
     const at = this.#providers.findIndex((p) => p.name === input.name);
     if (at >= 0) this.#providers[at] = next;
     else this.#providers.push(next);
@@ -86,6 +91,11 @@ export class MockSettings {
     if (maxCost != null && (!Number.isInteger(maxCost) || maxCost <= 0)) fail("invalid_input", "max_cost: must be more than 0 USD; leave it out for no cost limit");
     if (profile.provider !== null && profile.provider !== "demo" && !this.hasProvider(profile.provider)) {
       fail("invalid_input", `provider: no provider named "${profile.provider}"`);
+    }
+    // Like the config's compact_at: 0.1 to 0.99 of the window (per mille here); null turns compaction off.
+    const compactAt = profile.contextCaps.compact_at_permille;
+    if (compactAt != null && (!Number.isInteger(compactAt) || compactAt < 100 || compactAt > 990)) {
+      fail("invalid_input", `compact_at: must be between 0.1 and 0.99 of the window, got ${compactAt / 1000}`);
     }
     checkCommands(profile.commands);
     checkMcpRules(profile.mcpRules);

@@ -13,6 +13,8 @@ const mocks = vi.hoisted(() => ({
     quitApp: vi.fn(),
     replyToRun: vi.fn(),
     getThread: vi.fn(),
+    compactRun: vi.fn(),
+    eventText: vi.fn(),
   },
   listen: { run: vi.fn(), text: vi.fn(), quit: vi.fn(), aborted: vi.fn(), discarded: vi.fn() },
 }));
@@ -58,6 +60,18 @@ describe("tauriRunsApi", () => {
     mocks.commands.getThread.mockResolvedValue({ status: "ok", data: [] });
     await expect(tauriRunsApi.thread("r2")).resolves.toEqual({ ok: true, value: [] });
     expect(mocks.commands.getThread).toHaveBeenCalledWith("r2");
+  });
+
+  it("compacts a run and reads the texts its events reference", async () => {
+    mocks.commands.compactRun.mockResolvedValue({ status: "ok", data: { tokensBefore: 171_000, tokensAfter: 12_500 } });
+    await expect(tauriRunsApi.compact("r1")).resolves.toEqual({ ok: true, value: { tokensBefore: 171_000, tokensAfter: 12_500 } });
+    expect(mocks.commands.compactRun).toHaveBeenCalledWith("r1");
+    mocks.commands.compactRun.mockResolvedValue({ status: "error", error: { code: "unavailable", message: "the run could not be compacted" } });
+    await expect(tauriRunsApi.compact("r1")).resolves.toEqual({ ok: false, error: { code: "unavailable", message: "the run could not be compacted" } });
+
+    mocks.commands.eventText.mockResolvedValue({ status: "ok", data: "Goal: …" });
+    await expect(tauriRunsApi.eventText("r1", "ab12")).resolves.toEqual({ ok: true, value: "Goal: …" });
+    expect(mocks.commands.eventText).toHaveBeenCalledWith("r1", "ab12");
   });
 
   it("unwraps event payloads", async () => {

@@ -1,6 +1,7 @@
 import { commands, events } from "../../bindings";
 import type {
   CommandOutputPushed,
+  CompactedView,
   DecisionInput,
   EventPage,
   ModelContextView,
@@ -42,6 +43,10 @@ export interface RunsApi {
   reply(runId: string, message: string, atSeq: number | null): Promise<Outcome<StartedRun>>;
   /** The runs `runId` continues, oldest first, then the run itself. */
   thread(runId: string): Promise<Outcome<ThreadRunView[]>>;
+  /** Summarises a finished run now, so its next follow-up starts from the summary (`conflict` while in progress). */
+  compact(runId: string): Promise<Outcome<CompactedView>>;
+  /** The text of a blob one of the run's events references (a compaction summary, instructions); `not_found` otherwise. */
+  eventText(runId: string, blob: string): Promise<Outcome<string>>;
   onRunEvent(handler: (pushed: RunEventPushed) => void): Promise<Unlisten>;
   onModelText(handler: (pushed: ModelTextPushed) => void): Promise<Unlisten>;
   /** Output of a running command as it arrives (not an event: `command_finished` is). */
@@ -67,6 +72,8 @@ export const tauriRunsApi: RunsApi = {
   quit: () => call(() => commands.quitApp()),
   reply: (runId, message, atSeq) => call(() => commands.replyToRun(runId, message, atSeq)),
   thread: (runId) => call(() => commands.getThread(runId)),
+  compact: (runId) => call(() => commands.compactRun(runId)),
+  eventText: (runId, blob) => call(() => commands.eventText(runId, blob)),
   onRunEvent: (handler) => events.runEventPushed.listen((event) => handler(event.payload)),
   onModelText: (handler) => events.modelTextPushed.listen((event) => handler(event.payload)),
   onCommandOutput: (handler) => events.commandOutputPushed.listen((event) => handler(event.payload)),

@@ -14,6 +14,8 @@ import type { RunsApi, Unlisten } from "./api";
 import { decisionFor, type ApprovalChoice, type DecisionState } from "./approvals";
 import { CommandOutputs, type CommandOutputOptions } from "./commandOutput.svelte";
 import type { CommandFinished, CommandStarted } from "./commands";
+import { contextMeter, type ContextMeterView } from "./compaction";
+import { EventTexts } from "./compaction.svelte";
 import { EventLog } from "./eventLog";
 import { otherOwnerOf, type OtherOwner } from "./ownership";
 import type { LoadedInstructions } from "./timeline";
@@ -64,6 +66,8 @@ export class RunViewStore {
   readonly expanded = new SvelteSet<number>();
   /** Live and stored output of the run's commands. */
   readonly outputs: CommandOutputs;
+  /** Texts its events reference (compaction summaries), read on demand. */
+  readonly texts: EventTexts;
 
   readonly #api: RunsApi;
   readonly #pageSize: number;
@@ -86,6 +90,7 @@ export class RunViewStore {
     this.#pageSize = options.pageSize ?? EVENT_PAGE_SIZE;
     this.#refreshDelayMs = options.refreshDelayMs ?? 60;
     this.outputs = new CommandOutputs((callId) => this.#api.commandOutput(this.runId, callId), options.commandOutput);
+    this.texts = new EventTexts((blob) => this.#api.eventText(this.runId, blob));
   }
 
   // ---- reading -----------------------------------------------------------
@@ -161,6 +166,12 @@ export class RunViewStore {
   get instructions(): LoadedInstructions[] {
     void this.version;
     return [...this.#index.instructions.values()];
+  }
+
+  /** The context meter: the latest request's size against the window, and the run's compactions. */
+  get contextUse(): ContextMeterView | null {
+    void this.version;
+    return contextMeter(this.#index.lastContext, this.#index.compactions, this.#index.compactAt);
   }
 
   /** Another BearAgent process executes this run: its approvals and cancel are answered there. */

@@ -1,6 +1,6 @@
 // Test doubles for the runs port (imported by *.test.ts only).
 import { vi } from "vitest";
-import type { CommandOutputPushed, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
+import type { CommandOutputPushed, CompactedView, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunsApi } from "./api";
 
@@ -68,6 +68,8 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
     quit: vi.fn(async () => ok(null)),
     reply: vi.fn(async (): Promise<Outcome<StartedRun>> => ok({ runId: "run-2" })),
     thread: vi.fn(async (): Promise<Outcome<ThreadRunView[]>> => ok([])),
+    compact: vi.fn(async (): Promise<Outcome<CompactedView>> => ok({ tokensBefore: 171_000, tokensAfter: 12_500 })),
+    eventText: vi.fn(async (): Promise<Outcome<string>> => ok("Summary: the plan is written.")),
     onRunEvent: vi.fn(async (handler: (e: RunEventPushed) => void) => {
       runHandlers.push(handler);
       return unlisten;

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from "../../bindings";
+import { compactAtOf, type CompactionMark, type ContextReading } from "./compaction";
 import type { LoadedInstructions } from "./timeline";
 
 /** Where the events of one tool call sit in the log. */
@@ -35,13 +36,28 @@ export class TimelineIndex {
   endedAt: number | null = null;
   /** Seq of the last interruption not followed by a resume. */
   interruptedAt: number | null = null;
+  /** The latest request that recorded its estimated size and the window (older runs have none). */
+  lastContext: ContextReading | null = null;
+  /** The run's compactions, oldest first. */
+  readonly compactions: CompactionMark[] = [];
+  /** Where the run compacts, per mille of the window (null: off), from its run_created. */
+  compactAt: number | null = null;
 
   add(event: EventEnvelope): void {
     const p = event.payload;
     const seq = event.seq;
     switch (p.type) {
+      case "run_created":
+        this.compactAt = compactAtOf(p.context_caps.compact_at_permille);
+        break;
       case "model_call_requested":
         this.#lastRequested = seq;
+        if (p.estimated_tokens != null && p.context_window != null) {
+          this.lastContext = { seq, estimated: p.estimated_tokens, window: p.context_window };
+        }
+        break;
+      case "context_compacted":
+        this.compactions.push({ seq, tokensBefore: p.tokens_before, tokensAfter: p.tokens_after });
         break;
       case "model_call_started":
         this.modelCalls.set(seq, { requested: event.cause ?? this.#lastRequested, end: null });
@@ -122,6 +138,9 @@ export class TimelineIndex {
     this.#lastRequested = null;
     this.endedAt = null;
     this.interruptedAt = null;
+    this.lastContext = null;
+    this.compactions.length = 0;
+    this.compactAt = null;
   }
 
   #call(id: string): CallSeqs {

@@ -3,3 +3,4 @@ export { SettingsStore, type McpTestState, type SettingsState, type SubmitResult
 export * from "./types";
 export * from "./validation";
 export * from "./mcp";
+export * from "./context";

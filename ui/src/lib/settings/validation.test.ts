@@ -21,7 +21,7 @@ describe("provider validation", () => {
   it("accepts a complete provider and trims it", () => {
     expect(validateProvider(valid)).toEqual({
       errors: null,
-      input: { name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, toolMode: "native", price: null },
+      input: { name: "openai", protocol: "openai-chat", baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, toolMode: "native", price: null, contextWindow: null },
     });
   });
 
@@ -86,6 +86,22 @@ describe("provider validation", () => {
     expect(parsePrice({ priceInput: "2000000", priceOutput: "1", priceCachedInput: "" }).errors?.priceInput).toMatch(/at most/);
   });
 
+  it("takes an optional context window: empty is the model's default, else 1,000 to 10,000,000 tokens", () => {
+    expect(validateProvider({ ...valid, contextWindow: " 32,000 " }).input?.contextWindow).toBe(32_000);
+    expect(validateProvider({ ...valid, contextWindow: "" }).input?.contextWindow).toBeNull();
+    for (const bad of ["999", "10000001", "32k", "1.5", "-4000"]) {
+      expect(validateProvider({ ...valid, contextWindow: bad }).errors?.contextWindow, bad).toMatch(/whole number of tokens from 1,000 to 10,000,000/);
+    }
+  });
+
+  it("round-trips a stored window, and a provider without one stays without", () => {
+    const stored = { name: "local", protocol: "openai-chat", baseUrl: "http://localhost:8080/v1", model: "qwen", keySource: { kind: "none" as const }, keyPresent: false, toolMode: "native" as const, price: null };
+    expect(providerToForm({ ...stored, contextWindow: 16_000 }).contextWindow).toBe("16000");
+    expect(validateProvider(providerToForm({ ...stored, contextWindow: 16_000 })).input?.contextWindow).toBe(16_000);
+    expect(validateProvider(providerToForm(stored)).input?.contextWindow).toBeNull();
+    expect(validateProvider(providerToForm({ ...stored, contextWindow: null })).input?.contextWindow).toBeNull();
+  });
+
   it("round-trips a stored price through the form", () => {
     const stored = {
       name: "anthropic", protocol: "anthropic", baseUrl: "https://api.anthropic.com", model: "claude-sonnet-4", keySource: { kind: "keychain" as const },
@@ -117,6 +133,28 @@ describe("profile validation", () => {
     const stored = validateProfile({ ...emptyProfileForm("openai"), name: "fast" }).profile!;
     expect(stored.budgets.max_cost_micro_usd).toBeNull();
     expect(validateProfile(profileToForm(stored)).profile).toEqual(stored);
+  });
+
+  it("compacts at 0.85 by default; the share is validated only while compaction is on", () => {
+    const form = { ...emptyProfileForm("openai"), name: "long" };
+    expect(form).toMatchObject({ compaction: true, compactAt: "0.85" });
+    expect(validateProfile(form).profile?.contextCaps.compact_at_permille).toBe(850);
+    expect(validateProfile({ ...form, compactAt: "0.7" }).profile?.contextCaps.compact_at_permille).toBe(700);
+    expect(validateProfile({ ...form, compactAt: "1.2" }).errors?.compactAt).toMatch(/0\.1 to 0\.99/);
+    // Off: the profile says null (a request over the window fails the run), whatever the field holds.
+    expect(validateProfile({ ...form, compaction: false, compactAt: "nonsense" }).profile?.contextCaps.compact_at_permille).toBeNull();
+  });
+
+  it("round-trips compaction settings unchanged: a share, off, and the default when the field is absent", () => {
+    const base = validateProfile({ ...emptyProfileForm("openai"), name: "fast" }).profile!;
+    for (const permille of [875, 100, 990, null]) {
+      const stored = { ...base, contextCaps: { ...base.contextCaps, compact_at_permille: permille } };
+      expect(validateProfile(profileToForm(stored)).profile, String(permille)).toEqual(stored);
+    }
+    const off = profileToForm({ ...base, contextCaps: { ...base.contextCaps, compact_at_permille: null } });
+    expect(off).toMatchObject({ compaction: false, compactAt: "0.85" });
+    const absent = profileToForm({ ...base, contextCaps: { max_context_bytes: 400_000, max_tool_result_bytes: 16_384 } });
+    expect(absent).toMatchObject({ compaction: true, compactAt: "0.85" });
   });
 
   it("takes an optional max cost in USD and round-trips it", () => {

@@ -1,5 +1,6 @@
 import type { ApprovalMode, CommandRule, CommandSettings, PriceView, RuleDecision, ToolModeView } from "../../bindings";
 import { DEFAULT_BUDGETS, MAX_USD, budgetsToForm, parseBudgets, parsePositiveInteger, parseUsd, type BudgetErrors, type BudgetForm } from "../runs/budgets";
+import { DEFAULT_COMPACT_AT_PERMILLE, compactionToForm, contextWindowToText, parseCompaction, parseContextWindow } from "./context";
 import { mcpRulesToForm, validateMcpRules, type McpRuleForm } from "./mcp";
 import { PROTOCOLS, isProtocol, type KeySource, type ProfileSettings, type ProviderInput, type ProviderProtocol, type ProviderSettings } from "./types";
 
@@ -20,11 +21,13 @@ export interface ProviderForm {
   priceOutput: string;
   /** Optional: cached input costs as much as other input without it. */
   priceCachedInput: string;
+  /** Tokens; "" = the model family's default. */
+  contextWindow: string;
 }
 
 export type PriceField = "priceInput" | "priceOutput" | "priceCachedInput";
 
-export type ProviderErrors = Partial<Record<"name" | "baseUrl" | "model" | "keyVariable" | PriceField, string>>;
+export type ProviderErrors = Partial<Record<"name" | "baseUrl" | "model" | "keyVariable" | "contextWindow" | PriceField, string>>;
 
 export function emptyProviderForm(): ProviderForm {
   return {
@@ -38,6 +41,7 @@ export function emptyProviderForm(): ProviderForm {
     priceInput: "",
     priceOutput: "",
     priceCachedInput: "",
+    contextWindow: "",
   };
 }
 
@@ -55,6 +59,7 @@ export function providerToForm(p: ProviderSettings): ProviderForm {
     priceInput: priceText(p.price?.inputPerMtok),
     priceOutput: priceText(p.price?.outputPerMtok),
     priceCachedInput: priceText(p.price?.cachedInputPerMtok),
+    contextWindow: contextWindowToText(p.contextWindow),
   };
 }
 
@@ -129,6 +134,8 @@ export function validateProvider(form: ProviderForm): { input: ProviderInput; er
   }
   const price = parsePrice(form);
   if (price.errors) Object.assign(errors, price.errors);
+  const window = parseContextWindow(form.contextWindow);
+  if (window.error !== null) errors.contextWindow = window.error;
   if (Object.keys(errors).length > 0) return { input: null, errors };
   const keySource: KeySource = form.keyKind === "env" ? { kind: "env", variable } : { kind: form.keyKind };
   return {
@@ -141,6 +148,7 @@ export function validateProvider(form: ProviderForm): { input: ProviderInput; er
       keySource,
       toolMode: form.toolMode,
       price: price.price,
+      contextWindow: window.value,
     },
   };
 }
@@ -255,19 +263,23 @@ export interface ProfileForm {
   budgets: BudgetForm;
   maxContextBytes: string;
   maxToolResultBytes: string;
+  /** Off: a request over the model's window fails the run instead. */
+  compaction: boolean;
+  /** A share of the window, e.g. "0.85" (kept while compaction is off). */
+  compactAt: string;
   commands: CommandForm;
   /** Per MCP server or `server.tool`: allow / ask / deny. */
   mcpRules: McpRuleForm[];
 }
 
-export type ProfileErrors = Partial<Record<"name" | "maxContextBytes" | "maxToolResultBytes", string>> & {
+export type ProfileErrors = Partial<Record<"name" | "maxContextBytes" | "maxToolResultBytes" | "compactAt", string>> & {
   budgets?: BudgetErrors;
   commands?: CommandErrors;
   /** By rule row index. */
   mcpRules?: Record<number, string>;
 };
 
-export const DEFAULT_CONTEXT_CAPS = { max_context_bytes: 400_000, max_tool_result_bytes: 16_384 };
+export const DEFAULT_CONTEXT_CAPS = { max_context_bytes: 400_000, max_tool_result_bytes: 16_384, compact_at_permille: DEFAULT_COMPACT_AT_PERMILLE };
 
 export function emptyProfileForm(provider = ""): ProfileForm {
   return {
@@ -277,6 +289,7 @@ export function emptyProfileForm(provider = ""): ProfileForm {
     budgets: budgetsToForm(DEFAULT_BUDGETS),
     maxContextBytes: String(DEFAULT_CONTEXT_CAPS.max_context_bytes),
     maxToolResultBytes: String(DEFAULT_CONTEXT_CAPS.max_tool_result_bytes),
+    ...compactionToForm(DEFAULT_CONTEXT_CAPS.compact_at_permille),
     commands: commandsToForm(DEFAULT_COMMAND_SETTINGS),
     mcpRules: [],
   };
@@ -290,6 +303,7 @@ export function profileToForm(p: ProfileSettings): ProfileForm {
     budgets: budgetsToForm(p.budgets),
     maxContextBytes: String(p.contextCaps.max_context_bytes),
     maxToolResultBytes: String(p.contextCaps.max_tool_result_bytes),
+    ...compactionToForm(p.contextCaps.compact_at_permille),
     commands: commandsToForm(p.commands),
     mcpRules: mcpRulesToForm(p.mcpRules),
   };
@@ -305,6 +319,8 @@ export function validateProfile(form: ProfileForm): { profile: ProfileSettings; 
   if (contextBytes === null) errors.maxContextBytes = "Context size must be a whole number of bytes greater than 0.";
   const toolBytes = parsePositiveInteger(form.maxToolResultBytes);
   if (toolBytes === null) errors.maxToolResultBytes = "Tool result size must be a whole number of bytes greater than 0.";
+  const compaction = parseCompaction(form);
+  if (compaction.error !== null) errors.compactAt = compaction.error;
   const commands = validateCommands(form.commands);
   if (commands.errors) errors.commands = commands.errors;
   const mcpRules = validateMcpRules(form.mcpRules);
@@ -319,7 +335,7 @@ export function validateProfile(form: ProfileForm): { profile: ProfileSettings; 
       provider: form.provider.trim() === "" ? null : form.provider.trim(),
       approvalMode: form.approvalMode,
       budgets: budgets.budgets,
-      contextCaps: { max_context_bytes: contextBytes, max_tool_result_bytes: toolBytes },
+      contextCaps: { max_context_bytes: contextBytes, max_tool_result_bytes: toolBytes, compact_at_permille: compaction.value },
       commands: commands.commands,
       mcpRules: mcpRules.rules,
     },
