@@ -72,11 +72,16 @@ test("run view: start → streaming text → approval by keyboard → final answ
     await approval.waitFor();
     await page.locator('[data-testid="run-view"][data-status="awaiting_approval"]').waitFor();
     // The new request has keyboard focus; its controls are labelled.
+    // Read from the focused element itself in one go: under load the
+    // virtualised timeline may re-render the row between two queries.
     await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "approval-row");
-    assert.match(await approval.getAttribute("aria-keyshortcuts"), /Shift\+A/);
+    const focused = await page.evaluate(() => {
+      const el = document.activeElement;
+      return { keys: el?.getAttribute("aria-keyshortcuts") ?? "", outline: el ? getComputedStyle(el).outlineStyle : "none" };
+    });
+    assert.match(focused.keys, /Shift\+A/);
     await page.getByLabel(/Reason if you deny/).waitFor();
-    const outline = await approval.evaluate((el) => getComputedStyle(el).outlineStyle);
-    assert.notEqual(outline, "none", "the focused approval row shows its focus");
+    assert.notEqual(focused.outline, "none", "the focused approval row shows its focus");
     await shot(page, "run-approval");
 
     await page.keyboard.press("a");
