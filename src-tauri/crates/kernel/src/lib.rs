@@ -10,6 +10,7 @@ pub mod history;
 pub mod ids;
 pub mod mcp;
 pub mod message;
+pub mod projection;
 pub mod reducer;
 pub mod settings;
 pub mod thread;
