@@ -83,7 +83,6 @@ pub async fn export_run(
     state: State<'_, AppState>,
     run_id: String,
 ) -> Result<ExportedView, ApiError> {
-    let app = state.app()?;
-    let dir = app.home().join("exports");
-    Ok(app.export_run(parse_run_id(&run_id)?, &dir)?.into())
+    let run_id = parse_run_id(&run_id)?;
+    Ok(state.app()?.export_run_to_data_folder(run_id)?.into())
 }

@@ -18,9 +18,7 @@ pub async fn start_run(
     state: State<'_, AppState>,
     request: StartRunRequest,
 ) -> Result<StartedRun, ApiError> {
-    let app = state.app()?;
-    let start = request.into_start(&app)?;
-    let run_id = app.start_run(start)?;
+    let run_id = state.app()?.start_requested_run(request.into_request()?)?;
     Ok(StartedRun {
         run_id: run_id.to_string(),
     })
@@ -82,12 +80,8 @@ pub async fn get_run(
     state: State<'_, AppState>,
     run_id: String,
 ) -> Result<RunDetailView, ApiError> {
-    let app = state.app()?;
     let run_id = parse_run_id(&run_id)?;
-    let projection = app.get_run(run_id)?;
-    let active = app.active_runs().contains(&run_id);
-    let owner = app.run_ownership(run_id)?.into();
-    Ok(RunDetailView::new(projection, active, owner))
+    Ok(state.app()?.run_detail(run_id)?.into())
 }
 
 /// Events after `after_seq`, oldest first: how a window catches up.

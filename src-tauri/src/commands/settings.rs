@@ -1,7 +1,6 @@
 //! Settings commands: providers (keys go to the OS keychain), profiles,
 //! and "Test connection".
 
-use crate::dto::mcp::McpServerView;
 use crate::dto::settings::{ProfileView, ProviderInput, ProviderTestView, SettingsView};
 use crate::dto::ApiError;
 use crate::state::AppState;
@@ -13,22 +12,7 @@ use tracing::instrument;
 #[specta::specta]
 #[instrument(skip(state))]
 pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, ApiError> {
-    let app = state.app()?;
-    let settings = app.settings()?;
-    let mut profiles = Vec::new();
-    for (name, _) in &settings.profiles {
-        let (profile, provider, _) = app.profile_named(name)?;
-        profiles.push(ProfileView::from_profile(profile, provider));
-    }
-    let mcp_servers = settings
-        .mcp_servers
-        .iter()
-        .map(|(name, entry)| {
-            let keychain = app.mcp_secrets_present(name, entry);
-            McpServerView::new(name.clone(), entry.clone(), &keychain)
-        })
-        .collect();
-    Ok(SettingsView::new(settings, profiles, mcp_servers))
+    Ok(SettingsView::from(state.app()?.settings()?))
 }
 
 #[tauri::command]

@@ -1,5 +1,18 @@
 //! Types that cross the IPC boundary. Specta derives live here, not on the
 //! core types.
+//!
+//! One convention, for whoever adds a command:
+//! - Kernel types (events, projections, budgets, approval modes, rules) cross
+//!   as they are, typed by the kernel's `specta` feature: snake_case fields,
+//!   as stored and exported. Everything made here for the UI is a `…View`
+//!   (or `…Input` for what the UI sends) with camelCase fields.
+//! - Ids cross as strings and are parsed here (`parse_run_id`); a bad one is
+//!   an `invalid_input` error, never a panic.
+//! - Closed sets (status, protocol, approval mode, key source, transport)
+//!   are enums, so the UI switches over them and a new case is a type error.
+//! - Errors are `ApiError { code, message }`: the UI picks wording by `code`.
+//! - No logic: lookups, defaults and assembly live in the runtime's
+//!   application API; here only shapes are converted.
 
 use bearagent_kernel::RunStatus as CoreStatus;
 use bearagent_runtime::{AppError, ErrorCode as CoreCode, RunSummary, Workspace};

@@ -6,9 +6,7 @@ use bearagent_kernel::{
     ApprovalMode, ApprovalScope, Budgets, EventEnvelope, HistoryItem, RunId, RunProjection,
     WorkspaceId,
 };
-use bearagent_runtime::{
-    Application, BuiltContext, Decision, Ownership, RunFilter, RunProfile, StartRun,
-};
+use bearagent_runtime::{BuiltContext, Decision, Ownership, RunDetail, RunFilter, RunRequest};
 use serde::{Deserialize, Serialize};
 
 pub fn parse_run_id(raw: &str) -> Result<RunId, ApiError> {
@@ -37,22 +35,14 @@ pub struct StartRunRequest {
 }
 
 impl StartRunRequest {
-    pub fn into_start(self, app: &Application) -> Result<StartRun, ApiError> {
-        let workspace = app
-            .workspace_by_id(parse_workspace_id(&self.workspace_id)?)?
-            .path;
-        let provider = app.provider_named(&self.provider)?;
-        let name = self.profile.as_deref().unwrap_or("default");
-        let (base, _, _) = app.profile_named(name)?;
-        Ok(StartRun {
-            workspace,
+    pub fn into_request(self) -> Result<RunRequest, ApiError> {
+        Ok(RunRequest {
+            workspace_id: parse_workspace_id(&self.workspace_id)?,
             goal: self.goal,
-            profile: RunProfile {
-                approval_mode: self.approval_mode,
-                budgets: self.budgets,
-                ..base
-            },
-            provider,
+            provider: self.provider,
+            profile: self.profile,
+            approval_mode: self.approval_mode,
+            budgets: self.budgets,
         })
     }
 }
@@ -151,12 +141,12 @@ pub struct RunDetailView {
     pub owner: RunOwnerView,
 }
 
-impl RunDetailView {
-    pub fn new(projection: RunProjection, active: bool, owner: RunOwnerView) -> Self {
+impl From<RunDetail> for RunDetailView {
+    fn from(d: RunDetail) -> Self {
         Self {
-            projection,
-            active,
-            owner,
+            projection: d.projection,
+            active: d.active,
+            owner: d.owner.into(),
         }
     }
 }

@@ -179,18 +179,13 @@ impl ProfileView {
     }
 
     pub fn into_entry(self) -> (String, ProfileEntry) {
-        let approval = match self.approval_mode {
-            ApprovalMode::AskAll => "ask",
-            ApprovalMode::AskWrites => "reads",
-            ApprovalMode::AllowAll => "all",
-        };
         let b = self.budgets;
         (
             self.name,
             ProfileEntry {
                 provider: self.provider.filter(|p| !p.is_empty()),
                 model: None,
-                approval: Some(approval.into()),
+                approval: Some(self.approval_mode.config_name().into()),
                 max_model_calls: Some(b.max_model_calls),
                 max_tool_calls: Some(b.max_tool_calls),
                 max_input_tokens: Some(b.max_input_tokens),
@@ -229,12 +224,18 @@ pub struct SettingsView {
     pub mcp_servers: Vec<super::mcp::McpServerView>,
 }
 
-impl SettingsView {
-    pub fn new(
-        settings: Settings,
-        profiles: Vec<ProfileView>,
-        mcp_servers: Vec<super::mcp::McpServerView>,
-    ) -> Self {
+impl From<Settings> for SettingsView {
+    fn from(settings: Settings) -> Self {
+        let profiles = settings
+            .resolved_profiles
+            .into_iter()
+            .map(|(profile, provider)| ProfileView::from_profile(profile, provider))
+            .collect();
+        let mcp_servers = settings
+            .mcp_servers
+            .into_iter()
+            .map(|s| super::mcp::McpServerView::new(s.name, s.entry, &s.keychain))
+            .collect();
         Self {
             config_path: settings.config_path,
             providers: settings

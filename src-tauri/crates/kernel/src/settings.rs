@@ -23,6 +23,17 @@ pub struct ParseApprovalModeError {
     pub value: String,
 }
 
+impl ApprovalMode {
+    /// The config file's spelling: `ask`, `reads`, `all`.
+    pub fn config_name(self) -> &'static str {
+        match self {
+            ApprovalMode::AskAll => "ask",
+            ApprovalMode::AskWrites => "reads",
+            ApprovalMode::AllowAll => "all",
+        }
+    }
+}
+
 impl FromStr for ApprovalMode {
     type Err = ParseApprovalModeError;
 
@@ -78,6 +89,13 @@ mod tests {
     fn approval_modes_parse_from_cli_words_and_names() {
         assert_eq!("ask".parse(), Ok(ApprovalMode::AskAll));
         assert_eq!("reads".parse(), Ok(ApprovalMode::AskWrites));
+        for mode in [
+            ApprovalMode::AskAll,
+            ApprovalMode::AskWrites,
+            ApprovalMode::AllowAll,
+        ] {
+            assert_eq!(mode.config_name().parse(), Ok(mode));
+        }
         assert_eq!(" ALL ".parse(), Ok(ApprovalMode::AllowAll));
         assert_eq!("allow_all".parse(), Ok(ApprovalMode::AllowAll));
         assert!("sometimes".parse::<ApprovalMode>().is_err());

@@ -27,7 +27,17 @@ pub struct Settings {
     pub config_path: String,
     pub providers: Vec<ProviderSummary>,
     pub profiles: Vec<(String, ProfileEntry)>,
-    pub mcp_servers: Vec<(String, crate::config::McpServerEntry)>,
+    /// Each profile as a run would get it, with the provider it prefers.
+    pub resolved_profiles: Vec<(RunProfile, Option<String>)>,
+    pub mcp_servers: Vec<McpServerSummary>,
+}
+
+/// A configured MCP server and which of its keychain secrets are stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpServerSummary {
+    pub name: String,
+    pub entry: crate::config::McpServerEntry,
+    pub keychain: Vec<(String, bool)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -68,11 +78,26 @@ impl Application {
                 entry: entry.clone(),
             })
             .collect();
+        let mut resolved_profiles = Vec::new();
+        for name in config.profiles.keys() {
+            let (profile, provider, _) = config::resolve::profile(&config, name)?;
+            resolved_profiles.push((profile, provider));
+        }
+        let mcp_servers = config
+            .mcp_servers
+            .iter()
+            .map(|(name, entry)| McpServerSummary {
+                name: name.clone(),
+                keychain: self.mcp_secrets_present(name, entry),
+                entry: entry.clone(),
+            })
+            .collect();
         Ok(Settings {
             config_path: self.config_path.display().to_string(),
             providers,
             profiles: config.profiles.into_iter().collect(),
-            mcp_servers: config.mcp_servers.into_iter().collect(),
+            resolved_profiles,
+            mcp_servers,
         })
     }
 
