@@ -65,6 +65,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             events::RunAborted,
             events::QuitRequested
         ])
+        // Values the UI must not copy by hand.
+        .constant("DEMO_PROVIDER", bearagent_runtime::demo::DEMO_PROVIDER)
         // Token counts are u64 in Rust; they stay far below 2^53.
         .dangerously_cast_bigints_to_number()
         // Every IPC type has one shape in both directions.

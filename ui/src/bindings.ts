@@ -88,6 +88,9 @@ export const events = {
 	workspaceOpened: makeEvent<WorkspaceOpened, WorkspaceOpened>("workspace-opened"),
 };
 
+/* Constants */
+export const DEMO_PROVIDER = "demo" as const;
+
 /* Types */
 /**
  *  What a model proposes in one turn: one or more tool calls (run in
@@ -651,10 +654,12 @@ export type ProfileView = {
 	mcpRules: { [key in string]: RuleDecision },
 };
 
+/**  The wire protocol a provider speaks (the config's spelling). */
+export type ProtocolView = "openai-chat" | "openai-responses" | "anthropic";
+
 export type ProviderInput = {
 	name: string,
-	/**  "openai-chat" | "openai-responses" | "anthropic" */
-	protocol: string,
+	protocol: ProtocolView,
 	baseUrl: string,
 	model: string,
 	keySource: KeySourceView,
@@ -674,7 +679,7 @@ export type ProviderTestView = {
 
 export type ProviderView = {
 	name: string,
-	protocol: string,
+	protocol: ProtocolView,
 	baseUrl: string,
 	model: string,
 	keySource: KeySourceView,

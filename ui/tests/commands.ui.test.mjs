@@ -131,7 +131,12 @@ test("a command: approval card, always-allow prefix, live coloured output, exit 
     await second.locator('[data-testid="exit-badge"][data-exit="0"][data-tone="success"]').waitFor();
     assert.equal(await page.locator('[data-testid="approval-row"][data-call-id="call_3"]').count(), 0);
     assert.equal(await second.locator('[data-testid="terminal"]').getAttribute("data-view"), "text", "short output shown whole");
-    await page.locator('[data-type="artifact_recorded"]', { hasText: "Cargo.lock" }).waitFor();
+    // The row is below the virtualised window until the timeline follows
+    // the newest events; jump to them while waiting.
+    await page.waitForFunction(() => {
+      document.querySelector('[data-testid="jump-latest"]')?.click();
+      return [...document.querySelectorAll('[data-type="artifact_recorded"]')].some((r) => r.textContent.includes("Cargo.lock"));
+    });
     await shot(page, "commands-passing");
 
     // "1 file changed" opens the Changes tab, where the file the command wrote is listed.

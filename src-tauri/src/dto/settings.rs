@@ -5,7 +5,7 @@ use bearagent_kernel::{ApprovalMode, Budgets, CommandSettings, ContextCaps};
 use bearagent_runtime::config::{
     KeySource, NamedKeySource, PriceEntry, ProfileEntry, ProviderEntry,
 };
-use bearagent_runtime::{ProviderTest, RunProfile, Settings, ToolMode};
+use bearagent_runtime::{Protocol, ProviderTest, RunProfile, Settings, ToolMode};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -65,6 +65,35 @@ impl From<ToolModeView> for ToolMode {
     }
 }
 
+/// The wire protocol a provider speaks (the config's spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "kebab-case")]
+pub enum ProtocolView {
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+}
+
+impl From<Protocol> for ProtocolView {
+    fn from(p: Protocol) -> Self {
+        match p {
+            Protocol::OpenAiChat => ProtocolView::OpenaiChat,
+            Protocol::OpenAiResponses => ProtocolView::OpenaiResponses,
+            Protocol::Anthropic => ProtocolView::Anthropic,
+        }
+    }
+}
+
+impl From<ProtocolView> for Protocol {
+    fn from(p: ProtocolView) -> Self {
+        match p {
+            ProtocolView::OpenaiChat => Protocol::OpenAiChat,
+            ProtocolView::OpenaiResponses => Protocol::OpenAiResponses,
+            ProtocolView::Anthropic => Protocol::Anthropic,
+        }
+    }
+}
+
 /// USD per million tokens, as the config file holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
@@ -98,8 +127,7 @@ impl From<PriceView> for PriceEntry {
 #[serde(rename_all = "camelCase")]
 pub struct ProviderInput {
     pub name: String,
-    /// "openai-chat" | "openai-responses" | "anthropic"
-    pub protocol: String,
+    pub protocol: ProtocolView,
     pub base_url: String,
     pub model: String,
     pub key_source: KeySourceView,
@@ -113,10 +141,7 @@ pub struct ProviderInput {
 
 impl ProviderInput {
     pub fn into_entry(self) -> Result<(String, ProviderEntry), ApiError> {
-        let protocol = self
-            .protocol
-            .parse()
-            .map_err(|e| ApiError::new(ErrorCode::InvalidInput, format!("protocol: {e}")))?;
+        let protocol = self.protocol.into();
         if self.name.trim().is_empty() {
             return Err(ApiError::new(ErrorCode::InvalidInput, "name: required"));
         }
@@ -139,7 +164,7 @@ impl ProviderInput {
 #[serde(rename_all = "camelCase")]
 pub struct ProviderView {
     pub name: String,
-    pub protocol: String,
+    pub protocol: ProtocolView,
     pub base_url: String,
     pub model: String,
     pub key_source: KeySourceView,
@@ -244,7 +269,7 @@ impl From<Settings> for SettingsView {
                 .map(|p| ProviderView {
                     key_source: KeySourceView::from(&p.entry.key),
                     name: p.name,
-                    protocol: p.entry.protocol.to_string(),
+                    protocol: p.entry.protocol.into(),
                     base_url: p.entry.base_url,
                     model: p.entry.model,
                     key_present: p.key_present,

@@ -36,7 +36,7 @@ pub use app_settings::{ProviderSummary, ProviderTest, Settings};
 pub use app_threads::{ThreadRun, ThreadStart};
 pub use bearagent_kernel::{ApprovalMode, ContextCaps};
 pub use bearagent_mcp::McpTool;
-pub use bearagent_providers::ToolMode;
+pub use bearagent_providers::{Protocol, ToolMode};
 pub use bearagent_store::{Ownership, RunFilter, RunOwner};
 pub use error::{AppError, ErrorCode};
 pub use live::LiveEvent;

@@ -1,8 +1,9 @@
+import { DEMO_PROVIDER } from "../../bindings";
 import type { ApprovalMode, StartRunRequest } from "../../bindings";
 import { DEFAULT_BUDGETS, budgetsToForm, parseBudgets, type BudgetErrors, type BudgetForm } from "./budgets";
 
-/** Provider name of the scripted, offline demo model. */
-export const DEMO_PROVIDER = "demo";
+/** Provider name of the scripted, offline demo model (from Rust). */
+export { DEMO_PROVIDER };
 
 export const APPROVAL_MODES: { value: ApprovalMode; label: string; hint: string }[] = [
   { value: "ask_writes", label: "Ask for every write", hint: "Reads run without asking; every change is asked." },

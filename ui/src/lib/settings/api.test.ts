@@ -28,9 +28,9 @@ describe("tauriSettingsApi", () => {
     await expect(tauriSettingsApi.setProviderKey("openai", "sk")).resolves.toEqual({ ok: true, value: null });
     expect(mocks.commands.setProviderKey).toHaveBeenCalledWith("openai", "sk");
 
-    mocks.commands.saveProvider.mockResolvedValue({ status: "error", error: { code: "invalid_input", message: "protocol: unknown" } });
-    const input = { name: "x", protocol: "nope", baseUrl: "http://h", model: "m", keySource: { kind: "none" as const }, toolMode: "native" as const, price: null };
-    await expect(tauriSettingsApi.saveProvider(input)).resolves.toEqual({ ok: false, error: { code: "invalid_input", message: "protocol: unknown" } });
+    mocks.commands.saveProvider.mockResolvedValue({ status: "error", error: { code: "invalid_input", message: "base_url: must be an http(s) URL" } });
+    const input = { name: "x", protocol: "anthropic" as const, baseUrl: "http://h", model: "m", keySource: { kind: "none" as const }, toolMode: "native" as const, price: null };
+    await expect(tauriSettingsApi.saveProvider(input)).resolves.toEqual({ ok: false, error: { code: "invalid_input", message: "base_url: must be an http(s) URL" } });
     expect(mocks.commands.saveProvider).toHaveBeenCalledWith(input);
   });
 

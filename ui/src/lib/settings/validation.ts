@@ -1,3 +1,4 @@
+import { DEMO_PROVIDER } from "../../bindings";
 import type { ApprovalMode, CommandRule, CommandSettings, PriceView, RuleDecision, ToolModeView } from "../../bindings";
 import { DEFAULT_BUDGETS, MAX_USD, budgetsToForm, parseBudgets, parsePositiveInteger, parseUsd, type BudgetErrors, type BudgetForm } from "../runs/budgets";
 import { DEFAULT_COMPACT_AT_PERMILLE, compactionToForm, contextWindowToText, parseCompaction, parseContextWindow } from "./context";
@@ -5,7 +6,7 @@ import { mcpRulesToForm, validateMcpRules, type McpRuleForm } from "./mcp";
 import { PROTOCOLS, isProtocol, type KeySource, type ProfileSettings, type ProviderInput, type ProviderProtocol, type ProviderSettings } from "./types";
 
 /** Reserved: the offline demo model. */
-const RESERVED_NAMES = new Set(["demo"]);
+const RESERVED_NAMES = new Set<string>([DEMO_PROVIDER]);
 
 export interface ProviderForm {
   name: string;
