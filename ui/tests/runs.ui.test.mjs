@@ -103,21 +103,34 @@ test("run view: start → streaming text → approval by keyboard → final answ
     // The long read_file result is collapsed to a preview and expands to the full text.
     await page.evaluate(() => (document.querySelector('[data-testid="timeline"]').scrollTop = 0));
     // Rows are windowed: scroll down from the top until it is rendered.
-    await page.waitForFunction(() => {
-      if (document.querySelector('[data-testid="tool-result"][data-collapsed="true"]')) return true;
-      document.querySelector('[data-testid="timeline"]').scrollTop += 120;
-      return false;
+    // Read and click in the page in one go: the windowed rows around it
+    // are measured as they appear and may re-render it between two
+    // Playwright steps.
+    const collapsed = await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid="tool-result"][data-collapsed="true"]');
+      if (!el) {
+        document.querySelector('[data-testid="timeline"]').scrollTop += 120;
+        return false;
+      }
+      return { bytes: el.getAttribute("data-bytes"), text: el.textContent };
     });
-    const result = page.locator('[data-testid="tool-result"][data-collapsed="true"]').first();
-    await result.waitFor();
-    assert.ok(Number(await result.getAttribute("data-bytes")) > 2048);
-    const bytes = await result.getAttribute("data-bytes");
-    assert.doesNotMatch(await result.innerText(), /7\. Risks/);
-    await result.getByTestId("toggle-result").click();
-    const expanded = page.locator(`[data-testid="tool-result"][data-collapsed="false"][data-bytes="${bytes}"]`);
-    await expanded.waitFor();
-    assert.match(await expanded.innerText(), /7\. Risks/);
-    assert.match(await expanded.getByTestId("toggle-result").innerText(), /Collapse/);
+    const { bytes, text } = await collapsed.jsonValue();
+    assert.ok(Number(bytes) > 2048);
+    assert.doesNotMatch(text, /7\. Risks/);
+    await page.waitForFunction((b) => {
+      const toggle = document.querySelector(`[data-testid="tool-result"][data-collapsed="true"][data-bytes="${b}"] [data-testid="toggle-result"]`);
+      toggle?.click();
+      return Boolean(toggle);
+    }, bytes);
+    // The expanded row grows; the list keeps what is in view steady, so the
+    // row may scroll away: read it the moment it shows.
+    const expanded = await page.waitForFunction((b) => {
+      const el = document.querySelector(`[data-testid="tool-result"][data-collapsed="false"][data-bytes="${b}"]`);
+      return el ? { text: el.textContent, toggle: el.querySelector('[data-testid="toggle-result"]')?.textContent ?? "" } : false;
+    }, bytes);
+    const shown = await expanded.jsonValue();
+    assert.match(shown.text, /7\. Risks/);
+    assert.match(shown.toggle, /Collapse/);
 
     // Back to the list: the run is there, succeeded.
     await byId(page, "back-to-runs").click();

@@ -218,6 +218,7 @@ impl Application {
             clock: self.clock.clone(),
             live: self.live.clone(),
             active: self.active.clone(),
+            facts: Default::default(),
         };
         let base = root.to_path_buf();
         match crate::watch::watch(root, move |paths| attribution.observe(&base, &paths)) {

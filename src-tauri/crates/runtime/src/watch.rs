@@ -9,7 +9,7 @@ use crate::live::LiveBus;
 use crate::run::recorder::append_beside;
 use crate::run::tool_step::current_hash;
 use crate::AppError;
-use bearagent_kernel::{Clock, ContentHash, EventPayload, RunId};
+use bearagent_kernel::{Clock, ContentHash, EventEnvelope, EventPayload, EventSeq, RunId};
 use bearagent_store::{Store, StoreError};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use notify::RecursiveMode;
@@ -104,59 +104,44 @@ pub(crate) struct Attribution {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) live: LiveBus,
     pub(crate) active: Arc<Mutex<HashMap<RunId, ActiveRun>>>,
+    /// What each live run's events said so far, so a burst reads only the
+    /// events since the last one (not the whole log every time).
+    pub(crate) facts: Arc<Mutex<HashMap<RunId, RunFacts>>>,
 }
 
-impl Attribution {
-    /// Records changes to `paths` under `root` on every active run in that
-    /// workspace, except the run's own writes.
-    pub(crate) fn observe(&self, root: &Path, paths: &[String]) {
-        let runs: Vec<RunId> = self
-            .active
-            .lock()
-            .map(|a| {
-                a.iter()
-                    .filter(|(_, r)| r.handle.as_ref().is_none_or(|h| !h.is_finished()))
-                    .map(|(id, _)| *id)
-                    .collect()
-            })
-            .unwrap_or_default();
-        for run_id in runs {
-            if let Err(e) = self.observe_run(run_id, root, paths) {
-                tracing::warn!(error = %e, %run_id, "could not record an external change");
-            }
-        }
-    }
+/// What attribution needs from one run's events: the run's own last
+/// version of each file it wrote, its writes in flight, and whether a
+/// command is running.
+#[derive(Debug, Default)]
+pub(crate) struct RunFacts {
+    seen: EventSeq,
+    own: HashMap<String, Option<ContentHash>>,
+    writing: BTreeSet<String>,
+    command_running: bool,
+}
 
-    fn observe_run(&self, run_id: RunId, root: &Path, paths: &[String]) -> Result<(), AppError> {
-        let Some(run) = self.store.get_run(run_id)? else {
-            return Ok(());
-        };
-        if Path::new(&run.workspace_path) != root || !run.status.is_live() {
-            return Ok(());
-        }
-        let events = crate::run::reconcile::all_events(&self.store, run_id)?;
-        let mut own: HashMap<&str, Option<&ContentHash>> = HashMap::new();
-        let mut writing: BTreeSet<&str> = BTreeSet::new();
-        let mut command_running = false;
-        for e in &events {
+impl RunFacts {
+    fn fold(&mut self, events: &[EventEnvelope]) {
+        for e in events {
+            self.seen = e.seq;
             match &e.payload {
                 EventPayload::EffectIntended { path, .. } => {
-                    writing.insert(path);
+                    self.writing.insert(path.clone());
                 }
                 EventPayload::ArtifactRecorded {
                     path, after_hash, ..
                 } => {
-                    writing.remove(path.as_str());
-                    own.insert(path, after_hash.as_ref());
+                    self.writing.remove(path.as_str());
+                    self.own.insert(path.clone(), after_hash.clone());
                 }
                 EventPayload::EffectVerified { .. } | EventPayload::ToolCallFailed { .. } => {
-                    writing.clear()
+                    self.writing.clear()
                 }
                 // A command may change any file until its artifacts are
                 // recorded, which is done before the next step starts.
-                EventPayload::CommandStarted { .. } => command_running = true,
+                EventPayload::CommandStarted { .. } => self.command_running = true,
                 EventPayload::ModelCallRequested { .. }
-                | EventPayload::ToolCallRequested { .. } => command_running = false,
+                | EventPayload::ToolCallRequested { .. } => self.command_running = false,
                 EventPayload::RunCreated { .. }
                 | EventPayload::RunStarted
                 | EventPayload::ModelCallStarted { .. }
@@ -187,7 +172,56 @@ impl Attribution {
                 | EventPayload::ArtifactKept { .. } => {}
             }
         }
-        if command_running {
+    }
+}
+
+impl Attribution {
+    /// Records changes to `paths` under `root` on every active run in that
+    /// workspace, except the run's own writes.
+    pub(crate) fn observe(&self, root: &Path, paths: &[String]) {
+        let runs: Vec<RunId> = self
+            .active
+            .lock()
+            .map(|a| {
+                a.iter()
+                    .filter(|(_, r)| r.handle.as_ref().is_none_or(|h| !h.is_finished()))
+                    .map(|(id, _)| *id)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for run_id in runs {
+            if let Err(e) = self.observe_run(run_id, root, paths) {
+                tracing::warn!(error = %e, %run_id, "could not record an external change");
+            }
+        }
+    }
+
+    fn observe_run(&self, run_id: RunId, root: &Path, paths: &[String]) -> Result<(), AppError> {
+        let Some(run) = self.store.get_run(run_id)? else {
+            return Ok(());
+        };
+        if Path::new(&run.workspace_path) != root || !run.status.is_live() {
+            // A run that ended needs no facts any more.
+            if let Ok(mut all) = self.facts.lock() {
+                all.remove(&run_id);
+            }
+            return Ok(());
+        }
+        let Ok(mut all) = self.facts.lock() else {
+            return Err(AppError::Internal(
+                "the attribution cache is poisoned".into(),
+            ));
+        };
+        let facts = all.entry(run_id).or_default();
+        let new = crate::run::reconcile::events_since(&self.store, run_id, facts.seen)?;
+        facts.fold(&new);
+        let RunFacts {
+            own,
+            writing,
+            command_running,
+            ..
+        } = &*facts;
+        if *command_running {
             // The command's own artifacts are recorded when it ends.
             return Ok(());
         }
@@ -197,10 +231,7 @@ impl Attribution {
                 continue;
             }
             let hash = current_hash(&root.join(rel)).ok().flatten().map(|(h, _)| h);
-            if own
-                .get(rel.as_str())
-                .is_some_and(|after| after.cloned() == hash)
-            {
+            if own.get(rel.as_str()).is_some_and(|after| *after == hash) {
                 continue;
             }
             self.append(
