@@ -168,9 +168,10 @@ impl Application {
         let mut chain = Vec::new();
         let mut next = Some(run_id);
         while let Some(id) = next {
-            if chain.len() >= 256 {
+            if chain.len() >= crate::thread::MAX_THREAD_DEPTH {
                 return Err(AppError::Corrupt(format!(
-                    "run {run_id}'s thread is deeper than 256 runs"
+                    "run {run_id}'s thread is deeper than {} runs",
+                    crate::thread::MAX_THREAD_DEPTH
                 )));
             }
             let projection = self.get_run(id)?;

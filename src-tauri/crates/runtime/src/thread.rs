@@ -15,7 +15,7 @@ pub const INSTRUCTIONS_FILE: &str = "AGENTS.md";
 /// is cut with a note.
 pub const MAX_INSTRUCTION_BYTES: usize = 32 * 1024;
 /// How far back a thread is followed (a guard against a corrupt store).
-const MAX_THREAD_DEPTH: usize = 256;
+pub const MAX_THREAD_DEPTH: usize = 256;
 
 /// The runs `parent` continues, oldest first, each cut at the event its
 /// follow-up or fork branched from.

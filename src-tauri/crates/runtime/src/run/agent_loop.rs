@@ -225,7 +225,9 @@ async fn model_step(
         rec.events(),
         Some(&mut grants.context),
     )?;
-    let Some(built) = super::compaction::fit_window(rec, deps, tools, built).await? else {
+    let Some((built, estimated_tokens)) =
+        super::compaction::fit_window(rec, deps, tools, built).await?
+    else {
         return Ok(Step::Finished);
     };
     let info = deps.provider.info();
@@ -243,10 +245,7 @@ async fn model_step(
         EventPayload::ModelCallRequested {
             context_version: built.version.to_owned(),
             context_bytes: built.bytes,
-            estimated_tokens: Some(super::compaction::estimate_tokens(
-                rec.events(),
-                built.bytes,
-            )),
+            estimated_tokens: Some(estimated_tokens),
             context_window: Some(info.context_window),
         },
     )?;

@@ -94,14 +94,15 @@ pub fn estimate_tokens(events: &[EventEnvelope], bytes: u64) -> u64 {
 }
 
 /// Makes sure `built` fits the window: compacts when it passes the
-/// profile's share. `None`: the run ended (failed, cancelled or out of
-/// budget) and its terminal event is recorded.
+/// profile's share. Returns the request to send and its estimated tokens;
+/// `None`: the run ended (failed, cancelled or out of budget) and its
+/// terminal event is recorded.
 pub(super) async fn fit_window(
     rec: &mut Recorder,
     deps: &LoopDeps,
     tools: &[ToolSchema],
     built: BuiltContext,
-) -> Result<Option<BuiltContext>, AppError> {
+) -> Result<Option<(BuiltContext, u64)>, AppError> {
     let window = deps.provider.info().context_window;
     let before = estimate_tokens(rec.events(), built.bytes);
     let Some(permille) = deps.profile.context.compact_at_permille else {
@@ -112,11 +113,11 @@ pub(super) async fn fit_window(
             ))?;
             return Ok(None);
         }
-        return Ok(Some(built));
+        return Ok(Some((built, before)));
     };
     let threshold = window.saturating_mul(u64::from(permille)) / 1000;
     if before <= threshold {
-        return Ok(Some(built));
+        return Ok(Some((built, before)));
     }
     if stop_if_needed(rec, deps, NextCall::Model)? {
         return Ok(None);
@@ -148,48 +149,37 @@ pub(super) async fn fit_window(
     let blob = rec
         .store()
         .put_blob(summary.as_bytes(), rec.clock().now())?;
-    // What the next request will be, to record its size with the event.
-    let provisional = EventPayload::ContextCompacted {
-        summary: blob.clone(),
-        replaced_through_seq: through,
-        tokens_before: before,
-        tokens_after: 0,
-        usage,
-        cost_micro_usd: None,
-    };
-    let mut events = rec.events().to_vec();
-    let next_seq = rec.last_seq().map_or(EventSeq(1), EventSeq::next);
-    events.push(
-        NewEvent::new(rec.clock().now(), None, provisional).into_envelope(rec.run_id(), next_seq),
-    );
-    let after = estimate_tokens(
-        rec.events(),
-        build_request(rec, deps, tools, &events, None)?.bytes,
-    );
-    rec.record(
-        rec.last_seq(),
-        EventPayload::ContextCompacted {
-            summary: blob,
-            replaced_through_seq: through,
-            tokens_before: before,
-            tokens_after: after,
-            cost_micro_usd: super::spend::cost_of(rec, usage),
-            usage,
-        },
-    )?;
     // The instructions are read again: what the model works from after a
     // compaction is the summary and the project's current rules.
     let root = deps.workspace.path().to_path_buf();
     crate::thread::load_instructions(rec, &root, "")?;
-    let rebuilt = build_request(rec, deps, tools, rec.events(), None)?;
+    // The next request, built with the event about to be recorded (its
+    // size goes into the event; nothing the builder reads differs).
+    let compacted = |tokens_after, cost_micro_usd| EventPayload::ContextCompacted {
+        summary: blob.clone(),
+        replaced_through_seq: through,
+        tokens_before: before,
+        tokens_after,
+        usage,
+        cost_micro_usd,
+    };
+    let next_seq = rec.last_seq().map_or(EventSeq(1), EventSeq::next);
+    let mut events = rec.events().to_vec();
+    events.push(
+        NewEvent::new(rec.clock().now(), None, compacted(0, None))
+            .into_envelope(rec.run_id(), next_seq),
+    );
+    let rebuilt = build_request(rec, deps, tools, &events, None)?;
     let after = estimate_tokens(rec.events(), rebuilt.bytes);
+    let cost = super::spend::cost_of(rec, usage);
+    rec.record(rec.last_seq(), compacted(after, cost))?;
     if after > window {
         fail(rec, format!(
             "even compacted, the next request (~{after} tokens) is larger than the model's window ({window} tokens)"
         ))?;
         return Ok(None);
     }
-    Ok(Some(rebuilt))
+    Ok(Some((rebuilt, after)))
 }
 
 /// The last seq the compaction replaces: everything before the newest

@@ -221,15 +221,20 @@ pub fn fit_history(history: &mut [HistoryItem], max_bytes: usize) {
 /// content with a marker, oldest first. The goal and the calls stay.
 fn fit(history: &mut [HistoryItem], max_bytes: usize) {
     let mut total: usize = history.iter().map(item_bytes).sum();
-    for item in history.iter_mut() {
-        if total <= max_bytes {
-            break;
-        }
-        if let HistoryItem::ToolResult(result) = item {
+    cut_oldest(history, &mut total, &mut 0, max_bytes);
+}
+
+/// Replaces results with a marker, from item `*next` on, until `*total`
+/// (the history's [`item_bytes`]) fits `max_bytes`. Both are carried
+/// over, so the loop's cache can go on where its last step stopped.
+fn cut_oldest(history: &mut [HistoryItem], total: &mut usize, next: &mut usize, max_bytes: usize) {
+    while *next < history.len() && *total > max_bytes {
+        if let HistoryItem::ToolResult(result) = &mut history[*next] {
             let before = result.content.len();
             result.content = omitted_marker(before);
-            total = total - before + result.content.len();
+            *total = *total - before + result.content.len();
         }
+        *next += 1;
     }
 }
 
@@ -363,23 +368,15 @@ impl ContextCache {
         };
         self.total += added.iter().map(item_bytes).sum::<usize>();
         self.items.extend(added);
-        self.cut_to(input.caps.max_context_bytes as usize);
+        cut_oldest(
+            &mut self.items,
+            &mut self.total,
+            &mut self.next,
+            input.caps.max_context_bytes as usize,
+        );
         self.seen = input.events.len();
         self.started = true;
         request_from(input, self.items.clone(), CONTEXT_VERSION)
-    }
-
-    /// [`fit`], carried on from where the last step stopped: the same cuts
-    /// a fit of the whole history makes.
-    fn cut_to(&mut self, max_bytes: usize) {
-        while self.next < self.items.len() && self.total > max_bytes {
-            if let HistoryItem::ToolResult(result) = &mut self.items[self.next] {
-                let before = result.content.len();
-                result.content = omitted_marker(before);
-                self.total = self.total - before + result.content.len();
-            }
-            self.next += 1;
-        }
     }
 }
 
