@@ -181,7 +181,7 @@ impl From<BuiltContext> for ModelContextView {
     fn from(c: BuiltContext) -> Self {
         Self {
             system: c.request.system,
-            history: c.request.history,
+            history: c.request.history.to_vec(),
             tools: c
                 .request
                 .tools

@@ -196,7 +196,8 @@ pub enum HistoryItem {
     ToolResult(ToolResult),
 }
 
-pub(crate) fn json_kind(value: &Value) -> &'static str {
+/// What kind of JSON value this is, as an error message names it ("a string").
+pub fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -74,13 +74,13 @@ pub fn system_prompt(request: &ModelRequest) -> String {
 
 fn plain_request(request: ModelRequest) -> ModelRequest {
     let system = system_prompt(&request);
-    let history = encode_history(&request.history)
+    let history: Vec<HistoryItem> = encode_history(&request.history)
         .into_iter()
         .map(HistoryItem::Message)
         .collect();
     ModelRequest {
         system,
-        history,
+        history: history.into(),
         tools: Vec::new(),
         max_output_tokens: request.max_output_tokens,
     }

@@ -26,7 +26,8 @@ fn request() -> ModelRequest {
                 content: "hello".into(),
                 is_error: false,
             }),
-        ],
+        ]
+        .into(),
         tools: vec![ToolSchema {
             name: "read_file".into(),
             description: "Read a file.".into(),

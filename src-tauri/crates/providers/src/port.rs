@@ -22,7 +22,9 @@ pub struct ToolSchema {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelRequest {
     pub system: String,
-    pub history: Vec<HistoryItem>,
+    /// Shared with the loop's context cache, so a step does not copy the
+    /// whole conversation to send it.
+    pub history: std::sync::Arc<Vec<HistoryItem>>,
     pub tools: Vec<ToolSchema>,
     pub max_output_tokens: Option<u32>,
 }

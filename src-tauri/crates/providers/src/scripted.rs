@@ -84,10 +84,23 @@ pub enum ScriptError {
     Invalid { path: String, detail: String },
 }
 
+/// Requests a scripted provider keeps for tests to inspect. Bounded: a
+/// long scripted run must not hold every conversation it sent (and a kept
+/// request would make the loop copy its shared history).
+pub const REMEMBERED_CALLS: usize = 64;
+
 struct State {
     steps: Vec<ScriptStep>,
     next: usize,
     calls: Vec<ModelRequest>,
+}
+
+impl State {
+    fn remember(&mut self, request: ModelRequest) {
+        if self.calls.len() < REMEMBERED_CALLS {
+            self.calls.push(request);
+        }
+    }
 }
 
 /// See the module docs. Cloning shares the script and the call record.
@@ -236,7 +249,7 @@ impl ScriptedProvider {
             "Handoff summary (scripted): goal: {goal}. {results} tool results so far. Next: continue with the goal."
         );
         if let Ok(mut state) = self.state.lock() {
-            state.calls.push(request);
+            state.remember(request);
         }
         let usage = TokenUsage::new(estimate_tokens(input_bytes), estimate_tokens(summary.len()));
         vec![
@@ -248,7 +261,8 @@ impl ScriptedProvider {
         ]
     }
 
-    /// Every request received so far, in order.
+    /// The requests received so far, in order (the first
+    /// [`REMEMBERED_CALLS`]).
     pub fn calls(&self) -> Vec<ModelRequest> {
         self.state
             .lock()
@@ -267,7 +281,7 @@ impl ScriptedProvider {
             request.history.last(),
             Some(HistoryItem::ToolResult(r)) if r.is_error
         );
-        state.calls.push(request);
+        state.remember(request);
         let index = state.next;
         let step = state
             .steps

@@ -6,7 +6,7 @@ use serde_json::json;
 fn request(goal: &str) -> ModelRequest {
     ModelRequest {
         system: "rules".into(),
-        history: vec![HistoryItem::Message(Message::new(Role::User, goal))],
+        history: vec![HistoryItem::Message(Message::new(Role::User, goal))].into(),
         tools: vec![],
         max_output_tokens: None,
     }
@@ -132,7 +132,7 @@ fn an_after_error_alternative_plays_when_the_last_result_was_an_error() {
     ])
     .to_string();
     let mut req = request("x");
-    req.history.push(HistoryItem::ToolResult(
+    std::sync::Arc::make_mut(&mut req.history).push(HistoryItem::ToolResult(
         bearagent_kernel::ToolResult::new("c1", "denied", true).unwrap(),
     ));
     let p = ScriptedProvider::from_json(&script).unwrap();

@@ -136,7 +136,8 @@ fn multi_turn() -> ModelRequest {
             call("call_B", "b.md"),
             result("call_B", "no such file", true),
             m(Role::User, "go on"),
-        ],
+        ]
+        .into(),
         tools: vec![tool()],
         max_output_tokens: Some(321),
     }
@@ -283,7 +284,8 @@ fn parallel_turn() -> ModelRequest {
             call("call_2", "b.md"),
             result("call_1", "A"),
             result("call_2", "B"),
-        ],
+        ]
+        .into(),
         tools: vec![tool()],
         max_output_tokens: None,
     }

@@ -27,6 +27,19 @@ pub(crate) struct ActiveRun {
     pub handle: Option<JoinHandle<Result<(), AppError>>>,
 }
 
+/// The runs in `active` whose loop has not finished.
+pub(crate) fn running_ids(active: &Mutex<HashMap<RunId, ActiveRun>>) -> Vec<RunId> {
+    active
+        .lock()
+        .map(|a| {
+            a.iter()
+                .filter(|(_, r)| r.handle.as_ref().is_none_or(|h| !h.is_finished()))
+                .map(|(id, _)| *id)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub struct Application {
     pub(crate) home: PathBuf,
     pub(crate) config_path: PathBuf,
@@ -41,6 +54,7 @@ pub struct Application {
     pub(crate) active: Arc<Mutex<HashMap<RunId, ActiveRun>>>,
     watcher: Mutex<Option<WorkspaceWatcher>>,
     follower: Mutex<Option<crate::follow::Follower>>,
+    pub(crate) artifact_cache: crate::artifacts::cache::ArtifactCache,
 }
 
 impl Application {
@@ -92,6 +106,7 @@ impl Application {
             active: Arc::new(Mutex::new(HashMap::new())),
             watcher: Mutex::new(None),
             follower: Mutex::new(None),
+            artifact_cache: Default::default(),
         })
     }
 

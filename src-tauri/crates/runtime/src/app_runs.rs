@@ -172,15 +172,7 @@ impl Application {
 
     /// Runs whose loop is alive in this process.
     pub fn active_runs(&self) -> Vec<RunId> {
-        self.active
-            .lock()
-            .map(|a| {
-                a.iter()
-                    .filter(|(_, r)| r.handle.as_ref().is_none_or(|h| !h.is_finished()))
-                    .map(|(id, _)| *id)
-                    .collect()
-            })
-            .unwrap_or_default()
+        crate::app::running_ids(&self.active)
     }
 
     /// Waits for a run started by this process to end, then returns it; or

@@ -228,10 +228,10 @@ impl Application {
         let provider = self.provider_with(name, overrides)?;
         let request = ModelRequest {
             system: "This is a connection test.".into(),
-            history: vec![HistoryItem::Message(Message::new(
+            history: std::sync::Arc::new(vec![HistoryItem::Message(Message::new(
                 Role::User,
                 "Reply with the single word OK.",
-            ))],
+            ))]),
             tools: vec![],
             max_output_tokens: Some(16),
         };

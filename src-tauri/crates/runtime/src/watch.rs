@@ -175,20 +175,24 @@ impl RunFacts {
     }
 }
 
+/// What one burst's attribution reads and folds for `run_id`: the events
+/// after `seen` (0: the whole log, as every burst did before the per-run
+/// facts were kept). Returns how many files the run wrote. For the bench.
+#[doc(hidden)]
+pub fn attribution_fold(store: &Store, run_id: RunId, seen: EventSeq) -> Result<usize, AppError> {
+    let mut facts = RunFacts {
+        seen,
+        ..RunFacts::default()
+    };
+    facts.fold(&crate::run::reconcile::events_since(store, run_id, seen)?);
+    Ok(facts.own.len())
+}
+
 impl Attribution {
     /// Records changes to `paths` under `root` on every active run in that
     /// workspace, except the run's own writes.
     pub(crate) fn observe(&self, root: &Path, paths: &[String]) {
-        let runs: Vec<RunId> = self
-            .active
-            .lock()
-            .map(|a| {
-                a.iter()
-                    .filter(|(_, r)| r.handle.as_ref().is_none_or(|h| !h.is_finished()))
-                    .map(|(id, _)| *id)
-                    .collect()
-            })
-            .unwrap_or_default();
+        let runs = crate::app::running_ids(&self.active);
         for run_id in runs {
             if let Err(e) = self.observe_run(run_id, root, paths) {
                 tracing::warn!(error = %e, %run_id, "could not record an external change");

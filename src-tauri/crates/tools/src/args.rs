@@ -4,6 +4,7 @@
 
 use crate::error::ArgumentError;
 use crate::workspace::WorkspaceRoot;
+use bearagent_kernel::message::json_kind;
 use serde_json::{Map, Value};
 use std::path::PathBuf;
 
@@ -138,17 +139,6 @@ pub fn wrong_type(name: &str, expected: &'static str, found: &Value) -> Argument
         name: name.into(),
         expected,
         found: json_kind(found),
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -52,3 +52,28 @@ describe("mock cost", () => {
     expect(run([created(null), { type: "run_started" }, ...call({ input: 1_000, output: 100 }, null)]).cost_micro_usd).toBeNull();
   });
 });
+
+// The kernel writes these runs and its projection after every event
+// (src-tauri/crates/kernel/tests/ui_projection_fixture.rs); the mock must
+// fold the same events to the same projections, so it cannot drift.
+import kernelFixture from "./fixtures/kernel-projections.json";
+import { apply, emptyProjection } from "./projection";
+import type { EventEnvelope, RunProjection } from "../../bindings";
+
+describe("the mock reducer against the kernel's", () => {
+  const runs = kernelFixture.runs as unknown as { name: string; events: EventEnvelope[]; projections: RunProjection[] }[];
+
+  it("covers every run the kernel wrote", () => {
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+  });
+
+  for (const { name, events, projections } of runs) {
+    it(`folds "${name}" event by event to the kernel's projections`, () => {
+      const run = emptyProjection(events[0]);
+      events.forEach((event, i) => {
+        apply(run, event);
+        expect(JSON.parse(JSON.stringify(run)), `after seq ${event.seq} (${event.payload.type})`).toEqual(projections[i]);
+      });
+    });
+  }
+});

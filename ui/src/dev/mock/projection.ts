@@ -61,6 +61,7 @@ export function emptyProjection(first: EventEnvelope): RunProjection {
     open_tool_calls: {},
     unknown_effects: 0,
     external_changes: 0,
+    loops_detected: 0,
     parent: p.parent ?? null,
   };
 }
@@ -73,8 +74,9 @@ export function project(events: readonly EventEnvelope[]): RunProjection {
 
 export function apply(run: RunProjection, event: EventEnvelope): void {
   run.last_seq = event.seq;
-  run.updated_at = event.at;
   const p = event.payload;
+  // Like the kernel: the user's review of a file is not activity of the run.
+  if (p.type !== "artifact_kept" && p.type !== "artifact_reverted" && p.type !== "artifact_reapplied") run.updated_at = event.at;
   switch (p.type) {
     case "run_started":
     case "run_resumed":
@@ -159,12 +161,14 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
       break;
     case "run_cancelled":
       run.status = { kind: "cancelled" };
-      run.pending_approval = null;
       break;
     case "budget_exhausted":
       run.status = { kind: "budget_exhausted", which: p.which };
       break;
     case "run_interrupted":
+      // A model call cut off by a crash produced nothing usable.
+      run.model_call = null;
+      run.last_error = p.reason;
       run.status = { kind: "interrupted" };
       break;
     // Facts about files and the run's settings: nothing in the projection.

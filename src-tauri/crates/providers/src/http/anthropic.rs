@@ -90,7 +90,7 @@ fn push(turns: &mut Vec<Turn>, role: &'static str, block: Block) {
 pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> Value {
     let mut system = request.system.clone();
     let mut turns: Vec<Turn> = Vec::new();
-    for item in &request.history {
+    for item in request.history.iter() {
         match item {
             HistoryItem::Message(m) if m.content.is_empty() => {}
             HistoryItem::Message(m) => match m.role {

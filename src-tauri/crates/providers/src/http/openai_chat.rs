@@ -92,7 +92,7 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
     if !request.system.is_empty() {
         messages.push(message("system", Some(request.system.clone())));
     }
-    for item in &request.history {
+    for item in request.history.iter() {
         match item {
             HistoryItem::Message(m) => {
                 messages.push(message(role(m.role), Some(m.content.clone())))

@@ -274,7 +274,8 @@ pub fn simple_request() -> ModelRequest {
         system: "be brief".into(),
         history: vec![bearagent_kernel::HistoryItem::Message(
             bearagent_kernel::Message::new(bearagent_kernel::Role::User, "hello"),
-        )],
+        )]
+        .into(),
         tools: vec![],
         max_output_tokens: None,
     }

@@ -1,6 +1,7 @@
 //! What a run produced: per-file diffs, the artifacts projection, and
 //! keep / revert / re-apply without git.
 
+pub(crate) mod cache;
 pub mod diff;
 pub mod export;
 pub mod projection;

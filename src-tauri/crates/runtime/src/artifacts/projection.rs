@@ -2,7 +2,7 @@
 //! modified or deleted, with the version before its first write and after
 //! its last, and what the user did since (kept, reverted, re-applied).
 
-use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload};
+use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, EventSeq};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,12 +51,40 @@ impl ArtifactRecord {
     }
 }
 
-/// Folds a run's events into its artifacts, sorted by path. A file the run
-/// wrote back to exactly how it was is not an artifact.
-pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
-    let mut files: BTreeMap<String, ArtifactRecord> = BTreeMap::new();
-    for event in events {
-        match &event.payload {
+/// A run's artifacts folded from its events so far; `apply` takes the
+/// events after the last one it saw, so a cached fold never re-reads a log.
+#[derive(Debug, Clone, Default)]
+pub struct ArtifactFold {
+    seen: EventSeq,
+    files: BTreeMap<String, ArtifactRecord>,
+}
+
+impl ArtifactFold {
+    /// The last event folded (0 before any).
+    pub fn seen(&self) -> EventSeq {
+        self.seen
+    }
+
+    pub fn apply(&mut self, events: &[EventEnvelope]) {
+        for event in events {
+            self.seen = event.seq;
+            self.apply_one(&event.payload);
+        }
+    }
+
+    /// The artifacts so far, sorted by path. A file the run wrote back to
+    /// exactly how it was is not an artifact.
+    pub fn records(&self) -> Vec<ArtifactRecord> {
+        self.files
+            .values()
+            .filter(|a| a.before != a.after)
+            .cloned()
+            .collect()
+    }
+
+    fn apply_one(&mut self, payload: &EventPayload) {
+        let files = &mut self.files;
+        match payload {
             EventPayload::ArtifactRecorded {
                 path,
                 before_hash,
@@ -120,8 +148,11 @@ pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
             | EventPayload::CommandFinished { .. } => {}
         }
     }
-    files
-        .into_values()
-        .filter(|a| a.before != a.after)
-        .collect()
+}
+
+/// Folds a run's events into its artifacts, sorted by path.
+pub fn artifacts(events: &[EventEnvelope]) -> Vec<ArtifactRecord> {
+    let mut fold = ArtifactFold::default();
+    fold.apply(events);
+    fold.records()
 }

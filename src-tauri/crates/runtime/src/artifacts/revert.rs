@@ -4,7 +4,7 @@
 
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff};
-use crate::artifacts::projection::{artifacts, ArtifactRecord, Review};
+use crate::artifacts::projection::{ArtifactRecord, Review};
 use crate::run::reconcile::all_events;
 use crate::run::recorder::Recorder;
 use crate::run::tool_step::current_hash;
@@ -44,7 +44,7 @@ impl Application {
         let root = WorkspaceRoot::new(std::path::Path::new(&run.workspace_path)).map_err(|e| {
             AppError::InvalidInput(format!("the run's workspace is not available: {e}"))
         })?;
-        let records = artifacts(&all_events(&self.store, run_id)?);
+        let records = self.artifact_cache.records(&self.store, run_id)?;
         Ok((run, root, records))
     }
 
@@ -72,16 +72,13 @@ impl Application {
             } else {
                 DiskState::ChangedSince
             };
-            let before = self.blob(&record.before)?;
-            let after = self.blob(&record.after)?;
-            let lines = match diff_versions(before.as_deref(), after.as_deref(), false) {
-                FileDiff::Text { added, removed, .. } => Some((added, removed)),
-                FileDiff::Binary { .. } => None,
-            };
+            let stats = self.artifact_cache.stats(&record, || {
+                Ok((self.blob(&record.before)?, self.blob(&record.after)?))
+            })?;
             out.push(ArtifactView {
-                before_bytes: before.as_ref().map_or(0, |b| b.len() as u64),
-                after_bytes: after.as_ref().map_or(0, |b| b.len() as u64),
-                lines,
+                before_bytes: stats.before_bytes,
+                after_bytes: stats.after_bytes,
+                lines: stats.lines,
                 record,
                 disk,
                 current,

@@ -214,7 +214,7 @@ pub(crate) async fn summarise(
     request: &ModelRequest,
     window: u64,
 ) -> Result<(String, bearagent_kernel::TokenUsage), String> {
-    let mut history = request.history.clone();
+    let mut history = request.history.to_vec();
     // The summary request must fit too: its history gets what the window
     // leaves after the system prompt, the ask and room for the answer.
     let room = ((window as f64 * 0.75 * BYTES_PER_TOKEN) as usize)
@@ -226,7 +226,7 @@ pub(crate) async fn summarise(
     )));
     let ask = ModelRequest {
         system: request.system.clone(),
-        history,
+        history: history.into(),
         tools: Vec::new(),
         max_output_tokens: Some(SUMMARY_MAX_TOKENS),
     };

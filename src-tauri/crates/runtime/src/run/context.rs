@@ -7,6 +7,7 @@ use bearagent_kernel::{
     ModelErrorClass, Role, ToolResult,
 };
 use bearagent_providers::{ModelRequest, ToolSchema};
+use std::sync::Arc;
 
 /// Bumped whenever the way context is assembled changes. Every version
 /// ever recorded stays buildable, so "what the model saw" rebuilds a past
@@ -239,7 +240,7 @@ fn cut_oldest(history: &mut [HistoryItem], total: &mut usize, next: &mut usize, 
 }
 
 /// Length of the JSON encoding, counted without building it.
-fn serialized_len(request: &ModelRequest) -> u64 {
+fn serialized_len(value: &impl serde::Serialize) -> u64 {
     struct Counter(u64);
     impl std::io::Write for Counter {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -251,7 +252,7 @@ fn serialized_len(request: &ModelRequest) -> u64 {
         }
     }
     let mut counter = Counter(0);
-    match serde_json::to_writer(&mut counter, request) {
+    match serde_json::to_writer(&mut counter, value) {
         Ok(()) => counter.0,
         Err(_) => 0,
     }
@@ -340,11 +341,16 @@ pub struct ContextCache {
     seen: usize,
     /// The history, already fitted to the caps: old results that had to
     /// go are markers (once cut, a result stays cut as the history grows).
-    items: Vec<HistoryItem>,
+    /// Shared with the request sent; unshared again by the next step.
+    items: Arc<Vec<HistoryItem>>,
     /// Sum of [`item_bytes`] over `items`.
     total: usize,
     /// Items before this index were already considered for cutting.
     next: usize,
+    /// The JSON length of each item, and their sum: a step measures only
+    /// what changed, not the whole request.
+    json_lens: Vec<u64>,
+    json_total: u64,
     started: bool,
 }
 
@@ -358,8 +364,11 @@ impl ContextCache {
             || new
                 .iter()
                 .any(|e| matches!(e.payload, EventPayload::ContextCompacted { .. }));
+        let items = Arc::make_mut(&mut self.items);
         let added = if restart {
-            self.items.clear();
+            items.clear();
+            self.json_lens.clear();
+            self.json_total = 0;
             self.total = 0;
             self.next = 0;
             unfitted_history(input, flavour)
@@ -367,17 +376,42 @@ impl ContextCache {
             history_from_events(new, input.caps, flavour)
         };
         self.total += added.iter().map(item_bytes).sum::<usize>();
-        self.items.extend(added);
+        for item in &added {
+            let len = json_len(item);
+            self.json_lens.push(len);
+            self.json_total += len;
+        }
+        items.extend(added);
+        let first_cut = self.next;
         cut_oldest(
-            &mut self.items,
+            items,
             &mut self.total,
             &mut self.next,
             input.caps.max_context_bytes as usize,
         );
+        // Only the items just considered may have become markers.
+        for (item, len) in items[first_cut..self.next]
+            .iter()
+            .zip(&mut self.json_lens[first_cut..])
+        {
+            let now = json_len(item);
+            self.json_total = self.json_total - *len + now;
+            *len = now;
+        }
         self.seen = input.events.len();
         self.started = true;
-        request_from(input, self.items.clone(), CONTEXT_VERSION)
+        let count = self.json_lens.len() as u64;
+        let history_json = self.json_total + count.saturating_sub(1);
+        let mut built = request_from(input, Arc::new(Vec::new()), CONTEXT_VERSION);
+        // `[]` becomes `[a,b,…]`: the items and the commas between them.
+        built.bytes += history_json;
+        built.request.history = self.items.clone();
+        built
     }
+}
+
+fn json_len(item: &HistoryItem) -> u64 {
+    serialized_len(item)
 }
 
 /// The request from a history: cut to the caps, measured.
@@ -387,13 +421,13 @@ fn finish(
     version: &'static str,
 ) -> BuiltContext {
     fit(&mut history, input.caps.max_context_bytes as usize);
-    request_from(input, history, version)
+    request_from(input, Arc::new(history), version)
 }
 
 /// The request from a history already fitted, measured.
 fn request_from(
     input: &ContextInput<'_>,
-    history: Vec<HistoryItem>,
+    history: Arc<Vec<HistoryItem>>,
     version: &'static str,
 ) -> BuiltContext {
     let request = ModelRequest {

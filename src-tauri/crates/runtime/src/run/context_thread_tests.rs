@@ -258,6 +258,7 @@ fn the_cache_cuts_old_results_exactly_as_a_rebuild_does() {
             serde_json::to_vec(&rebuilt.request).unwrap(),
             "after {n} events"
         );
+        assert_eq!(cached.bytes, rebuilt.bytes, "measured after {n} events");
         cut = texts(&rebuilt.request.history)
             .iter()
             .filter(|t| t.contains("result omitted"))
