@@ -4,31 +4,50 @@
 //
 //   npm run bench:ui            (BENCH_EVENTS=50000 to change the size)
 //
+// BENCH_ROUNDS=3 repeats the whole measurement and closes with the medians
+// (frame figures vary with the machine's load). The report names the
+// windowing the timeline uses, as Timeline.svelte imports it.
+//
 // Measures
 //   1. first paint of the run view: in-app navigation (the user opens the
 //      run from the list) → first timeline rows painted; and a cold load of
 //      the app straight into the run view;
 //   2. time until all events are paged in;
 //   3. a full scroll pass, top → bottom, one viewport per frame: time,
-//      frames, longest frame, frames over 50 ms and dropped 60 Hz frames.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+//      frames, longest frame, frames over 50 ms and dropped 60 Hz frames;
+//   4. the size of the built JavaScript.
+import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { build, preview } from "vite";
 
 const uiRoot = fileURLToPath(new URL("..", import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const NAV_RUNS = 7;
 const GOAL_FIRST_PAINT_MS = 300;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
+const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
+
+const timelineSource = await readFile(new URL("../src/components/run/Timeline.svelte", import.meta.url), "utf8");
+const windowing = [...timelineSource.matchAll(/import (\w+) from "([^"]*virtual[^"]*)"/gi)].map((m) => `${m[1]} (${m[2]})`).join(", ") || "not found in Timeline.svelte";
 
 const outDir = await mkdtemp(join(tmpdir(), "bearagent-bench-"));
 await build({ root: uiRoot, logLevel: "warn", build: { outDir, emptyOutDir: true } });
+let jsBytes = 0;
+let jsGzip = 0;
+for (const name of await readdir(join(outDir, "assets"))) {
+  if (!name.endsWith(".js")) continue;
+  const bytes = await readFile(join(outDir, "assets", name));
+  jsBytes += bytes.length;
+  jsGzip += gzipSync(bytes).length;
+}
 const server = await preview({ root: uiRoot, logLevel: "warn", build: { outDir }, preview: { host: "127.0.0.1", port: 0, strictPort: false } });
 const base = server.resolvedUrls.local[0];
 const fakeIpc = await readFile(new URL("./fakeIpc.js", import.meta.url), "utf8");
@@ -122,7 +141,8 @@ function scrollPass(page) {
   });
 }
 
-try {
+/** One full measurement of the build. */
+async function measure() {
   const { page, problems, close } = await newPage();
   const runHash = "#/run/bench-run";
 
@@ -150,9 +170,13 @@ try {
   const scroll = await scrollPass(page);
   const pages = await page.evaluate(() => window.__benchIpc.calls.filter((c) => c === "list_events").length);
   await close();
+  return { cold, allPaged, navs, pagedIn, scroll, pages, problems, firstPaint: median(navs.map((n) => n.painted)) };
+}
 
-  const firstPaint = median(navs.map((n) => n.painted));
+function report(r) {
+  const { cold, allPaged, navs, pagedIn, scroll, pages, problems, firstPaint } = r;
   console.log(`\nBearAgent timeline benchmark — ${EVENTS.toLocaleString("en-US")} events, production build, headless Chromium, 1280×800`);
+  console.log(`  windowing: ${windowing}; built JS ${kb(jsBytes)} (${kb(jsGzip)} gzip)`);
   console.log(`  fake IPC: list_events pages of 500 (${pages} page requests in total), JSON round trip per answer\n`);
   console.log("First paint of the run view (goal < 300 ms)");
   console.log(`  in-app navigation → first rows painted: median ${fmt(firstPaint)}, min ${fmt(Math.min(...navs.map((n) => n.painted)))}, max ${fmt(Math.max(...navs.map((n) => n.painted)))} over ${NAV_RUNS} runs (${navs[0].rows} rows in the DOM)`);
@@ -168,6 +192,25 @@ try {
   if (scroll.lastSeq !== EVENTS) {
     console.error(`the scroll pass did not reach the last event (#${scroll.lastSeq} of ${EVENTS})`);
     process.exitCode = 1;
+  }
+}
+
+try {
+  const results = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (ROUNDS > 1) console.log(`\n— round ${round + 1} of ${ROUNDS}`);
+    const r = await measure();
+    results.push(r);
+    report(r);
+  }
+  if (ROUNDS > 1) {
+    const m = (f) => median(results.map(f));
+    console.log(`\nMedians over ${ROUNDS} rounds (${windowing})`);
+    console.log(`  first paint ${fmt(m((r) => r.firstPaint))}, cold ${fmt(m((r) => r.cold.painted))}`);
+    console.log(
+      `  scroll frame mean ${fmt(m((r) => r.scroll.meanFrame))}, p95 ${fmt(m((r) => r.scroll.p95Frame))}, max ${fmt(m((r) => r.scroll.maxFrame))}; ` +
+        `over 50 ms ${m((r) => r.scroll.over50)}, dropped ${m((r) => r.scroll.dropped)}`,
+    );
   }
 } finally {
   await browser.close();
