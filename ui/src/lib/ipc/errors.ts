@@ -2,7 +2,8 @@ import type { ErrorCode } from "../../bindings";
 
 const TITLES: Record<ErrorCode, string> = {
   invalid_input: "Invalid input",
-  not_found: "Folder not found",
+  // Runs, files, providers, texts…: the message names what is missing.
+  not_found: "Not found",
   not_a_directory: "Not a folder",
   storage: "Storage error",
   conflict: "Conflict",

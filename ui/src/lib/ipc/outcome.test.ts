@@ -37,6 +37,8 @@ describe("toApiError", () => {
 describe("errorTitle", () => {
   it("names known codes and still labels unknown ones", () => {
     expect(errorTitle("not_a_directory")).toBe("Not a folder");
+    // Not only folders go missing: runs, files, providers, stored texts.
+    expect(errorTitle("not_found")).toBe("Not found");
     expect(errorTitle("quota")).toBe("Error (quota)");
     expect(errorTitle("toString")).toBe("Error (toString)");
   });
