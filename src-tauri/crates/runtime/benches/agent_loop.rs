@@ -6,10 +6,10 @@
 //! Run: `cargo bench -p bearagent-runtime --bench agent_loop`
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod support;
+
 use bearagent_kernel::{EventEnvelope, EventSeq};
-use bearagent_providers::{ModelProvider, ScriptedProvider};
-use bearagent_runtime::{Application, RunProfile, StartRun, SystemClock};
-use bearagent_tools::ApprovalMode;
+use bearagent_runtime::{Application, SystemClock};
 use rusqlite::{params, Connection};
 use serde_json::json;
 use std::sync::Arc;
@@ -22,37 +22,12 @@ fn scripted_run(rt: &tokio::runtime::Runtime, steps_n: usize) -> (Duration, Vec<
     let home = tempfile::tempdir().unwrap();
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join("a.txt"), "a line of text\n".repeat(64)).unwrap();
-    let mut steps: Vec<serde_json::Value> = (0..steps_n)
+    let steps: Vec<serde_json::Value> = (0..steps_n)
         .map(|_| json!({"tool_call": {"tool_name": "read_file", "arguments": {"path": "a.txt"}}, "usage": {"input": 100, "output": 10}}))
         .collect();
-    steps.push(json!({"final_answer": "done", "usage": {"input": 100, "output": 10}}));
-    let provider: Arc<dyn ModelProvider> = Arc::new(
-        ScriptedProvider::from_json(&serde_json::Value::Array(steps).to_string()).unwrap(),
-    );
     let app = Application::open(home.path(), Arc::new(SystemClock)).unwrap();
-    let mut profile = RunProfile {
-        approval_mode: ApprovalMode::AllowAll,
-        ..RunProfile::default()
-    };
-    profile.budgets.max_model_calls = steps_n as u32 + 1;
-    profile.budgets.max_tool_calls = steps_n as u32;
-    profile.budgets.max_input_tokens = u64::MAX;
-    // The same read 500 times is the point here, not a loop to stop.
-    profile.max_repeated_calls = 0;
     let start = Instant::now();
-    let run_id = rt.block_on(async {
-        let id = app
-            .start_run(StartRun {
-                workspace: ws.path().display().to_string(),
-                goal: "read a.txt many times".into(),
-                profile,
-                provider,
-            })
-            .unwrap();
-        let p = app.wait_run(id).await.unwrap();
-        assert_eq!(p.status, bearagent_kernel::RunStatus::Succeeded, "{p:?}");
-        id
-    });
+    let run_id = support::run_script(rt, &app, ws.path(), "read a.txt many times", steps);
     let elapsed = start.elapsed();
     let mut events = Vec::new();
     let mut after = EventSeq(0);

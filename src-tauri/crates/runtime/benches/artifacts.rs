@@ -8,12 +8,12 @@
 //! Run: `cargo bench -p bearagent-runtime --bench artifacts`
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
+mod support;
+
 use bearagent_kernel::EventSeq;
-use bearagent_providers::{ModelProvider, ScriptedProvider};
 use bearagent_runtime::watch::attribution_fold;
-use bearagent_runtime::{Application, RunProfile, StartRun, SystemClock};
+use bearagent_runtime::{Application, SystemClock};
 use bearagent_store::Store;
-use bearagent_tools::ApprovalMode;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -41,7 +41,7 @@ fn main() {
         let text: String = (0..40).map(|l| format!("line {l} of file {f}\n")).collect();
         std::fs::write(ws.path().join(format!("f{f:03}.txt")), text).unwrap();
     }
-    let mut steps: Vec<serde_json::Value> = (0..WRITES)
+    let steps: Vec<serde_json::Value> = (0..WRITES)
         .map(|i| {
             let (f, line) = (i % FILES, 10 * (i / FILES));
             json!({"tool_call": {"tool_name": "edit_file", "arguments": {
@@ -51,36 +51,9 @@ fn main() {
             }}})
         })
         .collect();
-    steps.push(json!({"final_answer": "done"}));
-    let provider: Arc<dyn ModelProvider> = Arc::new(
-        ScriptedProvider::from_json(&serde_json::Value::Array(steps).to_string()).unwrap(),
-    );
     let app = Application::open(home.path(), Arc::new(SystemClock)).unwrap();
-    let mut profile = RunProfile {
-        approval_mode: ApprovalMode::AllowAll,
-        ..RunProfile::default()
-    };
-    profile.budgets.max_model_calls = WRITES as u32 + 1;
-    profile.budgets.max_tool_calls = WRITES as u32;
-    profile.budgets.max_input_tokens = u64::MAX;
-    profile.budgets.max_output_tokens = u64::MAX;
-    profile.max_repeated_calls = 0;
-    // The scripted model does not summarise: keep the whole history.
-    profile.context.compact_at_permille = None;
     let t = Instant::now();
-    let run_id = rt.block_on(async {
-        let id = app
-            .start_run(StartRun {
-                workspace: ws.path().display().to_string(),
-                goal: "edit every file four times".into(),
-                profile,
-                provider,
-            })
-            .unwrap();
-        let p = app.wait_run(id).await.unwrap();
-        assert_eq!(p.status, bearagent_kernel::RunStatus::Succeeded, "{p:?}");
-        id
-    });
+    let run_id = support::run_script(&rt, &app, ws.path(), "edit every file four times", steps);
     let store = Store::open_in(home.path()).unwrap();
     let last = store.get_run(run_id).unwrap().unwrap().last_seq;
     println!(

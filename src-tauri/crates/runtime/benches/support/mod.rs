@@ -1,0 +1,52 @@
+//! What the loop benches share: a long scripted run with every limit that
+//! would stop it early lifted, recorded to its end.
+#![allow(clippy::expect_used, clippy::unwrap_used, dead_code)]
+
+use bearagent_kernel::RunId;
+use bearagent_providers::{ModelProvider, ScriptedProvider};
+use bearagent_runtime::{Application, RunProfile, StartRun};
+use bearagent_tools::ApprovalMode;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Runs `steps` (tool-call steps, then a final answer is added) on `ws`
+/// with nothing asked and no budget, loop or compaction stop, and waits
+/// for it to succeed.
+pub fn run_script(
+    rt: &tokio::runtime::Runtime,
+    app: &Application,
+    ws: &Path,
+    goal: &str,
+    mut steps: Vec<serde_json::Value>,
+) -> RunId {
+    let calls = steps.len() as u32;
+    steps.push(serde_json::json!({"final_answer": "done", "usage": {"input": 100, "output": 10}}));
+    let provider: Arc<dyn ModelProvider> = Arc::new(
+        ScriptedProvider::from_json(&serde_json::Value::Array(steps).to_string()).unwrap(),
+    );
+    let mut profile = RunProfile {
+        approval_mode: ApprovalMode::AllowAll,
+        ..RunProfile::default()
+    };
+    profile.budgets.max_model_calls = calls + 1;
+    profile.budgets.max_tool_calls = calls;
+    profile.budgets.max_input_tokens = u64::MAX;
+    profile.budgets.max_output_tokens = u64::MAX;
+    // Repeating a call is the point here, not a loop to stop.
+    profile.max_repeated_calls = 0;
+    // The scripted model does not summarise: keep the whole history.
+    profile.context.compact_at_permille = None;
+    rt.block_on(async {
+        let id = app
+            .start_run(StartRun {
+                workspace: ws.display().to_string(),
+                goal: goal.into(),
+                profile,
+                provider,
+            })
+            .unwrap();
+        let p = app.wait_run(id).await.unwrap();
+        assert_eq!(p.status, bearagent_kernel::RunStatus::Succeeded, "{p:?}");
+        id
+    })
+}
