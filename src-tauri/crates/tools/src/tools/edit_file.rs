@@ -32,12 +32,6 @@ pub struct EditFile {
     spec: ToolSpec,
 }
 
-impl Default for EditFile {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl EditFile {
     pub fn new() -> Self {
         let parameters = json!({

@@ -29,12 +29,6 @@ pub struct ListDir {
     spec: ToolSpec,
 }
 
-impl Default for ListDir {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl ListDir {
     pub fn new() -> Self {
         let parameters = json!({

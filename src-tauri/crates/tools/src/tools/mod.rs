@@ -16,6 +16,26 @@ use serde::Deserialize;
 use serde_json::Value;
 use std::sync::Arc;
 
+/// Each tool's `Default` is its `new()` (one place instead of six).
+macro_rules! default_is_new {
+    ($($tool:ty),* $(,)?) => {
+        $(impl Default for $tool {
+            fn default() -> Self {
+                Self::new()
+            }
+        })*
+    };
+}
+
+default_is_new!(
+    list_dir::ListDir,
+    read_file::ReadFile,
+    search_text::SearchText,
+    write_file::WriteFile,
+    edit_file::EditFile,
+    run_command::RunCommand,
+);
+
 /// The five workspace tools and `run_command`.
 pub(crate) fn workspace_tools() -> Vec<Arc<dyn Tool>> {
     vec![

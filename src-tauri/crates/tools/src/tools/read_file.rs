@@ -39,12 +39,6 @@ pub struct ReadFile {
     spec: ToolSpec,
 }
 
-impl Default for ReadFile {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl ReadFile {
     pub fn new() -> Self {
         let parameters = json!({

@@ -57,12 +57,6 @@ pub struct RunCommand {
     spec: ToolSpec,
 }
 
-impl Default for RunCommand {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl RunCommand {
     pub fn new() -> Self {
         let parameters = json!({

@@ -25,12 +25,6 @@ pub struct WriteFile {
     spec: ToolSpec,
 }
 
-impl Default for WriteFile {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl WriteFile {
     pub fn new() -> Self {
         let parameters = json!({

@@ -36,12 +36,6 @@ pub struct SearchText {
     spec: ToolSpec,
 }
 
-impl Default for SearchText {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl SearchText {
     pub fn new() -> Self {
         let parameters = json!({
