@@ -24,12 +24,18 @@ fn init_with(home: &Path, file_prefix: &str, stderr_level: &str) -> Option<Worke
         EnvFilter::try_from_env("BEARAGENT_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     let stderr_filter =
         EnvFilter::try_from_env("BEARAGENT_LOG").unwrap_or_else(|_| EnvFilter::new(stderr_level));
+    let dir = home.join("logs");
+    // The appender prunes old files by listing the folder and prints an
+    // error to stderr when it does not exist yet (a fresh home).
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("BearAgent cannot create its log folder {}: {e}", dir.display());
+    }
     let (file_layer, guard) = match tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix(file_prefix)
         .filename_suffix("log")
         .max_log_files(7)
-        .build(home.join("logs"))
+        .build(&dir)
     {
         Ok(appender) => {
             let (writer, guard) = tracing_appender::non_blocking(appender);
