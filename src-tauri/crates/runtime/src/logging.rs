@@ -28,7 +28,10 @@ fn init_with(home: &Path, file_prefix: &str, stderr_level: &str) -> Option<Worke
     // The appender prunes old files by listing the folder and prints an
     // error to stderr when it does not exist yet (a fresh home).
     if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("BearAgent cannot create its log folder {}: {e}", dir.display());
+        eprintln!(
+            "BearAgent cannot create its log folder {}: {e}",
+            dir.display()
+        );
     }
     let (file_layer, guard) = match tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
