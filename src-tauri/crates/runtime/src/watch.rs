@@ -6,7 +6,7 @@
 
 use crate::app::ActiveRun;
 use crate::live::LiveBus;
-use crate::run::recorder::append_beside;
+use crate::run::recorder::append_all_beside;
 use crate::run::tool_step::current_hash;
 use crate::AppError;
 use bearagent_kernel::{Clock, ContentHash, EventEnvelope, EventPayload, EventSeq, RunId};
@@ -229,6 +229,7 @@ impl Attribution {
             // The command's own artifacts are recorded when it ends.
             return Ok(());
         }
+        let mut observed = Vec::new();
         for rel in paths {
             // The run's write in flight will record its own outcome.
             if writing.contains(rel.as_str()) {
@@ -238,25 +239,25 @@ impl Attribution {
             if own.get(rel.as_str()).is_some_and(|after| *after == hash) {
                 continue;
             }
-            self.append(
-                run_id,
-                EventPayload::ExternalChangeObserved {
-                    path: rel.clone(),
-                    hash,
-                },
-            )?;
+            observed.push(EventPayload::ExternalChangeObserved {
+                path: rel.clone(),
+                hash,
+            });
         }
-        Ok(())
+        if observed.is_empty() {
+            return Ok(());
+        }
+        self.append(run_id, observed)
     }
 
-    /// Appends beside the run's loop.
-    fn append(&self, run_id: RunId, payload: EventPayload) -> Result<(), AppError> {
-        match append_beside(
+    /// Appends a burst's observations beside the run's loop, in one write.
+    fn append(&self, run_id: RunId, payloads: Vec<EventPayload>) -> Result<(), AppError> {
+        match append_all_beside(
             &self.store,
             self.clock.as_ref(),
             &self.live,
             run_id,
-            payload,
+            payloads,
         ) {
             Ok(()) => Ok(()),
             // The run ended between the check and the append: the change

@@ -20,11 +20,27 @@ pub(crate) fn append_beside(
     run_id: RunId,
     payload: EventPayload,
 ) -> Result<(), bearagent_store::StoreError> {
+    append_all_beside(store, clock, live, run_id, vec![payload])
+}
+
+/// [`append_beside`] for several events in one transaction (a burst of
+/// observed changes is one write, so it races the run's loop once).
+pub(crate) fn append_all_beside(
+    store: &Store,
+    clock: &dyn Clock,
+    live: &LiveBus,
+    run_id: RunId,
+    payloads: Vec<EventPayload>,
+) -> Result<(), bearagent_store::StoreError> {
     let mut attempts = 0;
     loop {
         let next = store.next_seq(run_id)?;
-        let event = NewEvent::new(clock.now(), None, payload.clone());
-        match store.append(run_id, next, vec![event]) {
+        let now = clock.now();
+        let events = payloads
+            .iter()
+            .map(|p| NewEvent::new(now, None, p.clone()))
+            .collect();
+        match store.append(run_id, next, events) {
             Ok(stamped) => {
                 for e in stamped {
                     live.publish(LiveEvent::Committed(Arc::new(e)));
@@ -144,7 +160,9 @@ impl Recorder {
             let event = NewEvent::new(self.clock.now(), cause, payload.clone());
             match self.store.append(self.run_id, next, vec![event]) {
                 Ok(stamped) => break stamped,
-                Err(bearagent_store::StoreError::Conflict { .. }) if attempts < 5 => {
+                // Only writers beside the loop append to a live run, each
+                // burst once; catching up and trying again always converges.
+                Err(bearagent_store::StoreError::Conflict { .. }) if attempts < 20 => {
                     attempts += 1;
                     self.catch_up()?;
                 }
