@@ -121,6 +121,13 @@ pub(crate) struct RunFacts {
 }
 
 impl RunFacts {
+    /// Folds the run's events since the last one seen.
+    fn catch_up(&mut self, store: &Store, run_id: RunId) -> Result<(), AppError> {
+        let new = crate::run::reconcile::events_since(store, run_id, self.seen)?;
+        self.fold(&new);
+        Ok(())
+    }
+
     fn fold(&mut self, events: &[EventEnvelope]) {
         for e in events {
             self.seen = e.seq;
@@ -184,7 +191,7 @@ pub fn attribution_fold(store: &Store, run_id: RunId, seen: EventSeq) -> Result<
         seen,
         ..RunFacts::default()
     };
-    facts.fold(&crate::run::reconcile::events_since(store, run_id, seen)?);
+    facts.catch_up(store, run_id)?;
     Ok(facts.own.len())
 }
 
@@ -217,8 +224,7 @@ impl Attribution {
             ));
         };
         let facts = all.entry(run_id).or_default();
-        let new = crate::run::reconcile::events_since(&self.store, run_id, facts.seen)?;
-        facts.fold(&new);
+        facts.catch_up(&self.store, run_id)?;
         let RunFacts {
             own,
             writing,

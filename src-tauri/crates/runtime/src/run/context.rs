@@ -377,7 +377,7 @@ impl ContextCache {
         };
         self.total += added.iter().map(item_bytes).sum::<usize>();
         for item in &added {
-            let len = json_len(item);
+            let len = serialized_len(item);
             self.json_lens.push(len);
             self.json_total += len;
         }
@@ -394,7 +394,7 @@ impl ContextCache {
             .iter()
             .zip(&mut self.json_lens[first_cut..])
         {
-            let now = json_len(item);
+            let now = serialized_len(item);
             self.json_total = self.json_total - *len + now;
             *len = now;
         }
@@ -408,10 +408,6 @@ impl ContextCache {
         built.request.history = self.items.clone();
         built
     }
-}
-
-fn json_len(item: &HistoryItem) -> u64 {
-    serialized_len(item)
 }
 
 /// The request from a history: cut to the caps, measured.
