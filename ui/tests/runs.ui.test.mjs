@@ -100,6 +100,21 @@ test("run view: start → streaming text → approval by keyboard → final answ
     assert.equal(meters.tool_calls, "3/100");
     await shot(page, "run-succeeded");
 
+    // At the end of a finished run the list no longer follows: a row
+    // expanded there must not be pushed away by a jump to the end.
+    await page.evaluate(() => (document.querySelector('[data-testid="timeline"]').scrollTop = 0));
+    await page.locator('.timeline[data-follow="false"]').waitFor();
+    await page.evaluate(() => {
+      const el = document.querySelector('[data-testid="timeline"]');
+      el.scrollTop = el.scrollHeight;
+    });
+    await page.waitForFunction(() => {
+      const el = document.querySelector('[data-testid="timeline"]');
+      return el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+    });
+    await page.waitForTimeout(100);
+    assert.equal(await page.locator(".timeline").getAttribute("data-follow"), "false");
+
     // The long read_file result is collapsed to a preview and expands to the full text.
     await page.evaluate(() => (document.querySelector('[data-testid="timeline"]').scrollTop = 0));
     // Rows are windowed: scroll down from the top until it is rendered.
