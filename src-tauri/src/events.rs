@@ -9,17 +9,36 @@ pub struct WorkspaceOpened {
     pub workspace: WorkspaceView,
 }
 
+/// Live updates of any run that arrived within one short window, in the
+/// order they happened: one push (one script evaluation in the page) for
+/// several events.
+#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+pub struct LiveUpdates {
+    pub updates: Vec<LiveUpdate>,
+}
+
+/// One live update; `kind` says which.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LiveUpdate {
+    RunEvent(RunEventPushed),
+    ModelText(ModelTextPushed),
+    ModelTextDiscarded(ModelTextDiscarded),
+    CommandOutput(CommandOutputPushed),
+    RunAborted(RunAborted),
+}
+
 /// A committed event of any run, pushed as it happens. A window that sees
 /// a gap in `seq` pages the missing events from the store.
-#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct RunEventPushed {
     pub run_id: String,
-    pub event: bearagent_kernel::EventEnvelope,
+    pub event: Box<bearagent_kernel::EventEnvelope>,
 }
 
 /// Model text as it streams (not an event; the completion is).
-#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelTextPushed {
     pub run_id: String,
@@ -30,7 +49,7 @@ pub struct ModelTextPushed {
 
 /// The attempt streaming text for `model_call` failed and is retried: the
 /// text shown for it so far is void (not an event; the retry is recorded).
-#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelTextDiscarded {
     pub run_id: String,
@@ -39,7 +58,7 @@ pub struct ModelTextDiscarded {
 
 /// Output of a running command as it arrives (raw, with ANSI colours; not
 /// an event: `command_finished` carries the stored output).
-#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct CommandOutputPushed {
     pub run_id: String,
@@ -49,7 +68,7 @@ pub struct CommandOutputPushed {
 
 /// A run's loop in this process stopped because its events could not be
 /// stored (the store failed or refused an append); `message` says why.
-#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+#[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct RunAborted {
     pub run_id: String,

@@ -58,11 +58,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         ])
         .events(collect_events![
             events::WorkspaceOpened,
-            events::RunEventPushed,
-            events::ModelTextPushed,
-            events::ModelTextDiscarded,
-            events::CommandOutputPushed,
-            events::RunAborted,
+            events::LiveUpdates,
             events::QuitRequested
         ])
         // Values the UI must not copy by hand.

@@ -79,12 +79,8 @@ export const commands = {
 
 /** Events */
 export const events = {
-	commandOutputPushed: makeEvent<CommandOutputPushed, CommandOutputPushed>("command-output-pushed"),
-	modelTextDiscarded: makeEvent<ModelTextDiscarded, ModelTextDiscarded>("model-text-discarded"),
-	modelTextPushed: makeEvent<ModelTextPushed, ModelTextPushed>("model-text-pushed"),
+	liveUpdates: makeEvent<LiveUpdates, LiveUpdates>("live-updates"),
 	quitRequested: makeEvent<QuitRequested, QuitRequested>("quit-requested"),
-	runAborted: makeEvent<RunAborted, RunAborted>("run-aborted"),
-	runEventPushed: makeEvent<RunEventPushed, RunEventPushed>("run-event-pushed"),
 	workspaceOpened: makeEvent<WorkspaceOpened, WorkspaceOpened>("workspace-opened"),
 };
 
@@ -504,6 +500,28 @@ export type KeySourceView = { kind: "keychain" } | { kind: "env"; variable: stri
 export type LineStats = {
 	added: number,
 	removed: number,
+};
+
+/**  One live update; `kind` says which. */
+export type LiveUpdate = {
+	kind: "run_event",
+} & RunEventPushed | {
+	kind: "model_text",
+} & ModelTextPushed | {
+	kind: "model_text_discarded",
+} & ModelTextDiscarded | {
+	kind: "command_output",
+} & CommandOutputPushed | {
+	kind: "run_aborted",
+} & RunAborted;
+
+/**
+ *  Live updates of any run that arrived within one short window, in the
+ *  order they happened: one push (one script evaluation in the page) for
+ *  several events.
+ */
+export type LiveUpdates = {
+	updates: LiveUpdate[],
 };
 
 export type McpServerTestView = {

@@ -39,7 +39,7 @@ pub use bearagent_mcp::McpTool;
 pub use bearagent_providers::{Protocol, ToolMode};
 pub use bearagent_store::{Ownership, RunFilter, RunOwner};
 pub use error::{AppError, ErrorCode};
-pub use live::LiveEvent;
+pub use live::{next_batch, BatchWindow, LiveBatch, LiveEvent};
 pub use profile::RunProfile;
 pub use run::approvals::Decision;
 pub use run::context::{

@@ -53,13 +53,11 @@ impl Store {
 
     pub fn get_blob(&self, hash: &ContentHash) -> Result<Option<Vec<u8>>, StoreError> {
         let conn = self.reader()?;
-        Ok(conn
-            .query_row(
-                "SELECT content FROM blobs WHERE hash = ?1",
-                [hash.as_str()],
-                |r| r.get(0),
-            )
-            .optional()?)
+        let content = conn
+            .prepare_cached("SELECT content FROM blobs WHERE hash = ?1")?
+            .query_row([hash.as_str()], |r| r.get(0))
+            .optional()?;
+        Ok(content)
     }
 }
 

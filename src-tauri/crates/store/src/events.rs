@@ -1,7 +1,8 @@
 //! Appending events (atomic, with an expected sequence) and reading them.
 
 use crate::owners::{owner_row, set_owner};
-use crate::projections::{load_projection, upsert_projection};
+use crate::projections::{load_projection, snapshot_due, upsert_projection};
+use crate::CachedProjection;
 use crate::{Store, StoreError};
 use bearagent_kernel::{
     apply, EventEnvelope, EventPayload, EventSeq, NewEvent, RunId, RunProjection, RunStatus,
@@ -37,11 +38,18 @@ impl Store {
                 actual: actual_next,
             });
         }
-        let mut state: Option<RunProjection> = match (stored_last, writer.cache.get(&run_id)) {
-            (None, _) => None,
-            (Some(last), Some(cached)) if cached.last_seq.get() == last => Some(cached.clone()),
-            (Some(_), _) => load_projection(&tx, run_id)?,
-        };
+        let (mut state, snapshot_seq): (Option<RunProjection>, u64) =
+            match (stored_last, writer.cache.get(&run_id)) {
+                (None, _) => (None, 0),
+                (Some(last), Some(cached)) if cached.state.last_seq.get() == last => {
+                    (Some(cached.state.clone()), cached.snapshot_seq)
+                }
+                (Some(_), _) => match load_projection(&tx, run_id)? {
+                    Some((state, snapshot_seq)) => (Some(state), snapshot_seq),
+                    None => (None, 0),
+                },
+            };
+        let before = state.clone();
         let resumes = events
             .first()
             .is_some_and(|e| matches!(e.payload, EventPayload::RunResumed));
@@ -88,14 +96,22 @@ impl Store {
                 seq = seq.next();
             }
         }
+        let mut snapshot_seq = snapshot_seq;
         if let Some(state) = &state {
-            if !stamped.is_empty() {
+            if !stamped.is_empty() && snapshot_due(before.as_ref(), snapshot_seq, state) {
                 upsert_projection(&tx, state)?;
+                snapshot_seq = state.last_seq.get();
             }
         }
         tx.commit()?;
         if let Some(state) = state {
-            writer.cache.insert(run_id, state);
+            writer.cache.insert(
+                run_id,
+                CachedProjection {
+                    state,
+                    snapshot_seq,
+                },
+            );
         }
         // Keep the cache bounded: it only speeds up runs being written now.
         if writer.cache.len() > 64 {
@@ -156,11 +172,8 @@ fn seq_to_sql(seq: EventSeq) -> i64 {
 
 fn stored_last_seq(conn: &Connection, run_id: RunId) -> Result<Option<u64>, StoreError> {
     let last: Option<i64> = conn
-        .query_row(
-            "SELECT MAX(seq) FROM events WHERE run_id = ?1",
-            [run_id.to_string()],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT MAX(seq) FROM events WHERE run_id = ?1")?
+        .query_row([run_id.to_string()], |r| r.get(0))
         .optional()?
         .flatten();
     Ok(last.map(|s| u64::try_from(s).unwrap_or(0)))

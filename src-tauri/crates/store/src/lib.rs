@@ -16,7 +16,7 @@ pub use changes::ChangeFeed;
 pub use error::StoreError;
 pub use events::MAX_PAGE;
 pub use owners::{Ownership, RunOwner};
-pub use projections::RunFilter;
+pub use projections::{RunFilter, SNAPSHOT_EVERY};
 pub use schema::SCHEMA_VERSION;
 pub use workspaces::WorkspaceRecord;
 
@@ -47,7 +47,13 @@ struct Writer {
     /// Projections of runs recently appended to, so an append does not
     /// re-read and re-decode the projection each time. Always checked
     /// against the stored `last_seq` before use.
-    cache: HashMap<RunId, RunProjection>,
+    cache: HashMap<RunId, CachedProjection>,
+}
+
+/// A run's latest projection and the seq of its last stored snapshot.
+struct CachedProjection {
+    state: RunProjection,
+    snapshot_seq: u64,
 }
 
 impl Store {

@@ -129,17 +129,14 @@ impl Drop for InstanceLock {
 
 pub(crate) fn owner_row(conn: &Connection, run_id: RunId) -> Result<Option<RunOwner>, StoreError> {
     Ok(conn
-        .query_row(
-            "SELECT owner, pid, program FROM run_owners WHERE run_id = ?1",
-            [run_id.to_string()],
-            |r| {
-                Ok(RunOwner {
-                    instance: r.get(0)?,
-                    pid: r.get(1)?,
-                    program: r.get(2)?,
-                })
-            },
-        )
+        .prepare_cached("SELECT owner, pid, program FROM run_owners WHERE run_id = ?1")?
+        .query_row([run_id.to_string()], |r| {
+            Ok(RunOwner {
+                instance: r.get(0)?,
+                pid: r.get(1)?,
+                program: r.get(2)?,
+            })
+        })
         .optional()?)
 }
 

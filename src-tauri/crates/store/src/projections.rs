@@ -1,6 +1,11 @@
 //! The runs projection: maintained by `append`, rebuildable from events.
+//!
+//! A run's row is a snapshot: `append` rewrites it when the status changes
+//! and at least every [`SNAPSHOT_EVERY`] events, not on every event (the
+//! row was a third of a step's write). Readers fold the few events after
+//! the snapshot, so what they see is always the run's latest state.
 
-use crate::events::RawEvent;
+use crate::events::{read_events, RawEvent, MAX_PAGE};
 use crate::{Store, StoreError};
 use bearagent_kernel::{apply, RunId, RunProjection, WorkspaceId};
 use rusqlite::{params, Connection, OptionalExtension};
@@ -17,6 +22,25 @@ pub struct RunFilter {
 }
 
 const DEFAULT_RUN_LIMIT: u32 = 200;
+
+/// Most events a run's row may be behind its log.
+pub const SNAPSHOT_EVERY: u64 = 16;
+
+/// Whether `append` rewrites the run's row after moving from `before` (the
+/// last stored snapshot's seq `snapshot_seq`) to `after`.
+pub(crate) fn snapshot_due(
+    before: Option<&RunProjection>,
+    snapshot_seq: u64,
+    after: &RunProjection,
+) -> bool {
+    match before {
+        None => true,
+        Some(before) => {
+            before.status != after.status
+                || after.last_seq.get().saturating_sub(snapshot_seq) >= SNAPSHOT_EVERY
+        }
+    }
+}
 
 pub(crate) fn upsert_projection(conn: &Connection, p: &RunProjection) -> Result<(), StoreError> {
     let json = serde_json::to_string(p).map_err(|source| StoreError::Encode {
@@ -50,26 +74,48 @@ fn decode_projection(run_id: &str, json: &str) -> Result<RunProjection, StoreErr
     })
 }
 
+/// A run's latest projection: its stored snapshot with the events after
+/// it folded in, and the snapshot's seq.
 pub(crate) fn load_projection(
     conn: &Connection,
     run_id: RunId,
-) -> Result<Option<RunProjection>, StoreError> {
+) -> Result<Option<(RunProjection, u64)>, StoreError> {
     let key = run_id.to_string();
     let json: Option<String> = conn
-        .query_row(
-            "SELECT projection FROM runs WHERE run_id = ?1",
-            [&key],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT projection FROM runs WHERE run_id = ?1")?
+        .query_row([&key], |r| r.get(0))
         .optional()?;
-    json.map(|j| decode_projection(&key, &j)).transpose()
+    json.map(|j| {
+        let snapshot = decode_projection(&key, &j)?;
+        let snapshot_seq = snapshot.last_seq.get();
+        Ok((fold_tail(conn, snapshot)?, snapshot_seq))
+    })
+    .transpose()
+}
+
+/// Folds the events stored after `snapshot` into it. Events are only ever
+/// appended, so the snapshot and the events read after it are one prefix of
+/// the log whichever commits happen between the two reads.
+fn fold_tail(conn: &Connection, snapshot: RunProjection) -> Result<RunProjection, StoreError> {
+    let run_id = snapshot.run_id;
+    let mut state = snapshot;
+    loop {
+        let tail = read_events(conn, run_id, state.last_seq, MAX_PAGE)?;
+        for event in &tail {
+            state = apply(Some(&state), event)
+                .map_err(|source| StoreError::Rebuild { run_id, source })?;
+        }
+        if tail.len() < MAX_PAGE as usize {
+            return Ok(state);
+        }
+    }
 }
 
 impl Store {
     /// One run's projection, if the run exists.
     pub fn get_run(&self, run_id: RunId) -> Result<Option<RunProjection>, StoreError> {
         let conn = self.reader()?;
-        load_projection(&conn, run_id)
+        Ok(load_projection(&conn, run_id)?.map(|(state, _)| state))
     }
 
     /// Runs newest first, optionally only one workspace's.
@@ -99,7 +145,8 @@ impl Store {
             let (id, json) = row?;
             out.push(decode_projection(&id, &json)?);
         }
-        Ok(out)
+        drop(stmt);
+        out.into_iter().map(|p| fold_tail(&conn, p)).collect()
     }
 
     /// Recomputes every run projection from its events, in one transaction:
@@ -156,3 +203,7 @@ impl Store {
         Ok(rebuilt)
     }
 }
+
+#[cfg(test)]
+#[path = "projections_tests.rs"]
+mod tests;

@@ -16,17 +16,14 @@ const mocks = vi.hoisted(() => ({
     compactRun: vi.fn(),
     eventText: vi.fn(),
   },
-  listen: { run: vi.fn(), text: vi.fn(), quit: vi.fn(), aborted: vi.fn(), discarded: vi.fn() },
+  listen: { live: vi.fn(), quit: vi.fn() },
 }));
 
 vi.mock("../../bindings", () => ({
   commands: mocks.commands,
   events: {
-    runEventPushed: { listen: mocks.listen.run },
-    modelTextPushed: { listen: mocks.listen.text },
+    liveUpdates: { listen: mocks.listen.live },
     quitRequested: { listen: mocks.listen.quit },
-    runAborted: { listen: mocks.listen.aborted },
-    modelTextDiscarded: { listen: mocks.listen.discarded },
   },
 }));
 
@@ -74,30 +71,38 @@ describe("tauriRunsApi", () => {
     expect(mocks.commands.eventText).toHaveBeenCalledWith("r1", "ab12");
   });
 
-  it("unwraps event payloads", async () => {
-    const unlisten = vi.fn();
-    mocks.listen.run.mockResolvedValue(unlisten);
-    const handler = vi.fn();
-    await expect(tauriRunsApi.onRunEvent(handler)).resolves.toBe(unlisten);
-    mocks.listen.run.mock.calls[0][0]({ event: "run-event-pushed", id: 1, payload: { runId: "r1", event: { seq: 1 } } });
-    expect(handler).toHaveBeenCalledWith({ runId: "r1", event: { seq: 1 } });
-  });
+  it("delivers a batch of live updates to each kind's handlers in the order they happened, over one listener", async () => {
+    mocks.listen.live.mockResolvedValue(vi.fn());
+    const seen: string[] = [];
+    const offRun = await tauriRunsApi.onRunEvent((p) => seen.push(`event ${p.runId} #${p.event.seq}`));
+    await tauriRunsApi.onModelText((p) => seen.push(`text ${p.modelCall} ${p.text}`));
+    await tauriRunsApi.onRunAborted((p) => seen.push(`aborted ${p.message}`));
+    await tauriRunsApi.onModelTextDiscarded((p) => seen.push(`discarded ${p.modelCall}`));
+    await tauriRunsApi.onCommandOutput((p) => seen.push(`output ${p.callId} ${p.text}`));
+    expect(mocks.listen.live).toHaveBeenCalledTimes(1);
 
-  it("unwraps run-aborted payloads", async () => {
-    const unlisten = vi.fn();
-    mocks.listen.aborted.mockResolvedValue(unlisten);
-    const handler = vi.fn();
-    await expect(tauriRunsApi.onRunAborted(handler)).resolves.toBe(unlisten);
-    mocks.listen.aborted.mock.calls[0][0]({ event: "run-aborted", id: 2, payload: { runId: "r1", message: "disk full" } });
-    expect(handler).toHaveBeenCalledWith({ runId: "r1", message: "disk full" });
-  });
+    const push = mocks.listen.live.mock.calls[0][0];
+    const event = (seq: number) => ({ kind: "run_event", runId: "r1", event: { seq } });
+    push({
+      event: "live-updates",
+      id: 1,
+      payload: {
+        updates: [
+          { kind: "model_text", runId: "r1", modelCall: 4, text: "Hel" },
+          { kind: "model_text_discarded", runId: "r1", modelCall: 4 },
+          { kind: "model_text", runId: "r1", modelCall: 4, text: "Hello" },
+          event(5),
+          { kind: "command_output", runId: "r1", callId: "c1", text: "ok" },
+          event(6),
+          { kind: "run_aborted", runId: "r1", message: "disk full" },
+        ],
+      },
+    });
+    expect(seen).toEqual(["text 4 Hel", "discarded 4", "text 4 Hello", "event r1 #5", "output c1 ok", "event r1 #6", "aborted disk full"]);
 
-  it("unwraps model-text-discarded payloads", async () => {
-    const unlisten = vi.fn();
-    mocks.listen.discarded.mockResolvedValue(unlisten);
-    const handler = vi.fn();
-    await expect(tauriRunsApi.onModelTextDiscarded(handler)).resolves.toBe(unlisten);
-    mocks.listen.discarded.mock.calls[0][0]({ event: "model-text-discarded", id: 3, payload: { runId: "r1", modelCall: 4 } });
-    expect(handler).toHaveBeenCalledWith({ runId: "r1", modelCall: 4 });
+    seen.length = 0;
+    offRun();
+    push({ event: "live-updates", id: 2, payload: { updates: [event(7), { kind: "model_text", runId: "r1", modelCall: 8, text: "x" }] } });
+    expect(seen).toEqual(["text 8 x"]);
   });
 });

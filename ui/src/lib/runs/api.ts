@@ -4,6 +4,7 @@ import type {
   CompactedView,
   DecisionInput,
   EventPage,
+  LiveUpdate,
   ModelContextView,
   ModelTextDiscarded,
   ModelTextPushed,
@@ -58,6 +59,33 @@ export interface RunsApi {
   onQuitRequested(handler: (request: QuitRequested) => void): Promise<Unlisten>;
 }
 
+type LiveKind = LiveUpdate["kind"];
+type LiveHandler = (update: LiveUpdate) => void;
+
+// Live updates arrive in batches (one push per short window); every handler
+// sees each update in the order they happened, whatever its kind — a text
+// delta before the completion that ends it.
+const liveHandlers = new Set<LiveHandler>();
+let liveListening: Promise<Unlisten> | null = null;
+
+function onLive<K extends LiveKind>(kind: K, handler: (update: Extract<LiveUpdate, { kind: K }>) => void): Promise<Unlisten> {
+  const forKind: LiveHandler = (update) => {
+    if (update.kind === kind) handler(update as Extract<LiveUpdate, { kind: K }>);
+  };
+  liveHandlers.add(forKind);
+  liveListening ??= events.liveUpdates.listen((event) => {
+    for (const update of event.payload.updates) for (const each of liveHandlers) each(update);
+  });
+  return liveListening.then(
+    () => () => void liveHandlers.delete(forKind),
+    (error: unknown) => {
+      liveHandlers.delete(forKind);
+      liveListening = null;
+      throw error;
+    },
+  );
+}
+
 /** The real implementation: the generated tauri-specta commands and events. */
 export const tauriRunsApi: RunsApi = {
   start: (request) => call(() => commands.startRun(request)),
@@ -74,10 +102,10 @@ export const tauriRunsApi: RunsApi = {
   thread: (runId) => call(() => commands.getThread(runId)),
   compact: (runId) => call(() => commands.compactRun(runId)),
   eventText: (runId, blob) => call(() => commands.eventText(runId, blob)),
-  onRunEvent: (handler) => events.runEventPushed.listen((event) => handler(event.payload)),
-  onModelText: (handler) => events.modelTextPushed.listen((event) => handler(event.payload)),
-  onCommandOutput: (handler) => events.commandOutputPushed.listen((event) => handler(event.payload)),
-  onRunAborted: (handler) => events.runAborted.listen((event) => handler(event.payload)),
-  onModelTextDiscarded: (handler) => events.modelTextDiscarded.listen((event) => handler(event.payload)),
+  onRunEvent: (handler) => onLive("run_event", handler),
+  onModelText: (handler) => onLive("model_text", handler),
+  onCommandOutput: (handler) => onLive("command_output", handler),
+  onRunAborted: (handler) => onLive("run_aborted", handler),
+  onModelTextDiscarded: (handler) => onLive("model_text_discarded", handler),
   onQuitRequested: (handler) => events.quitRequested.listen((event) => handler(event.payload)),
 };

@@ -6,5 +6,5 @@
 mod servers;
 mod tool;
 
-pub use servers::{model_tools, McpPlan, RunMcp};
+pub use servers::{model_tools, McpPlan, OfferedTools, RunMcp};
 pub use tool::{mcp_spec, McpToolAdapter};

@@ -229,14 +229,45 @@ fn record_of(t: &McpTool) -> McpToolRecord {
 /// listed (a server that became unavailable offers none). Built from
 /// committed events only, so "what the model saw" rebuilds it exactly.
 pub fn model_tools(registry: &Registry, events: &[EventEnvelope]) -> Vec<ToolSchema> {
-    let mut servers: BTreeMap<&str, &[McpToolRecord]> = BTreeMap::new();
-    for e in events {
-        if let EventPayload::McpServerStarted { server, tools, .. } = &e.payload {
-            servers.insert(server, tools);
-        } else if let EventPayload::McpServerUnavailable { server, .. } = &e.payload {
-            servers.remove(server.as_str());
+    OfferedTools::default().after(registry, events).to_vec()
+}
+
+/// [`model_tools`] kept up to date as a run's log grows: each call reads
+/// only the events since the last one, and the list is rebuilt only after
+/// a server started or became unavailable.
+#[derive(Default)]
+pub struct OfferedTools {
+    read: usize,
+    servers: BTreeMap<String, Vec<McpToolRecord>>,
+    tools: Option<Vec<ToolSchema>>,
+}
+
+impl OfferedTools {
+    pub fn after(&mut self, registry: &Registry, events: &[EventEnvelope]) -> &[ToolSchema] {
+        // Another log than the one read so far: start over.
+        if events.len() < self.read {
+            *self = Self::default();
         }
+        for e in &events[self.read..] {
+            match &e.payload {
+                EventPayload::McpServerStarted { server, tools, .. } => {
+                    self.servers.insert(server.clone(), tools.clone());
+                    self.tools = None;
+                }
+                EventPayload::McpServerUnavailable { server, .. } => {
+                    self.servers.remove(server.as_str());
+                    self.tools = None;
+                }
+                _ => {}
+            }
+        }
+        self.read = events.len();
+        let servers = &self.servers;
+        self.tools.get_or_insert_with(|| offered(registry, servers))
     }
+}
+
+fn offered(registry: &Registry, servers: &BTreeMap<String, Vec<McpToolRecord>>) -> Vec<ToolSchema> {
     let mut specs: Vec<ToolSpec> = registry.specs();
     specs.extend(
         servers

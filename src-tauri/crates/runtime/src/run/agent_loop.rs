@@ -132,11 +132,12 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
             }
         }
     }
+    let mut offered = crate::mcp::OfferedTools::default();
     loop {
         // From committed events: a server that became unavailable is no
         // longer offered.
-        let tools = crate::mcp::model_tools(&deps.registry, rec.events());
-        match model_step(&mut rec, &deps, &tools, &mut grants, &mut invalid_outputs).await? {
+        let tools = offered.after(&deps.registry, rec.events());
+        match model_step(&mut rec, &deps, tools, &mut grants, &mut invalid_outputs).await? {
             Step::Continue => {}
             Step::Finished => return Ok(()),
         }
@@ -240,22 +241,25 @@ async fn model_step(
         )?;
         return Ok(Step::Finished);
     }
-    let requested = rec.record(
+    // Nothing happens between asking and starting the call: one commit.
+    let seqs = rec.record_chain(
         last(rec),
-        EventPayload::ModelCallRequested {
-            context_version: built.version.to_owned(),
-            context_bytes: built.bytes,
-            estimated_tokens: Some(estimated_tokens),
-            context_window: Some(info.context_window),
-        },
+        vec![
+            EventPayload::ModelCallRequested {
+                context_version: built.version.to_owned(),
+                context_bytes: built.bytes,
+                estimated_tokens: Some(estimated_tokens),
+                context_window: Some(info.context_window),
+            },
+            EventPayload::ModelCallStarted {
+                provider: info.name,
+                model: info.model,
+            },
+        ],
     )?;
-    let started = rec.record(
-        Some(requested),
-        EventPayload::ModelCallStarted {
-            provider: info.name,
-            model: info.model,
-        },
-    )?;
+    let Some(&started) = seqs.last() else {
+        return Err(AppError::Corrupt("the model call was not recorded".into()));
+    };
     let run_id = rec.run_id();
     let live = rec.live().clone();
     let retries: Arc<Mutex<Vec<RetryNotice>>> = Arc::default();

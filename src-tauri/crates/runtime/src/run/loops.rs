@@ -101,7 +101,7 @@ pub(super) async fn guard(
     rec: &mut Recorder,
     deps: &LoopDeps,
     grants: &mut RunGrants,
-    requested: EventSeq,
+    requested: &mut super::requested::Requested,
     call: &ToolCall,
     prepared: &PreparedCall,
 ) -> Result<Guarded, AppError> {
@@ -114,6 +114,7 @@ pub(super) async fn guard(
             user_approval: None,
         }),
         LoopCheck::Refuse { repeats } => {
+            let requested = requested.seq(rec)?;
             let seq = rec.record(
                 Some(requested),
                 EventPayload::LoopDetected {
@@ -142,6 +143,7 @@ pub(super) async fn guard(
                  Approve to let it continue, deny to stop the run.",
                 prepared.summary()
             );
+            let requested = requested.seq(rec)?;
             match ask(rec, deps, requested, call, &summary).await? {
                 Asked::Granted { seq, .. } => {
                     grants.loops.user_continued();

@@ -10,6 +10,7 @@ pub(crate) mod loops;
 mod mcp_step;
 pub mod reconcile;
 pub mod recorder;
+mod requested;
 pub mod snapshot;
 pub mod spend;
 pub(crate) mod tool_step;

@@ -154,11 +154,36 @@ impl Recorder {
         cause: Option<EventSeq>,
         payload: EventPayload,
     ) -> Result<EventSeq, AppError> {
+        let seqs = self.record_chain(cause, vec![payload])?;
+        seqs.last()
+            .copied()
+            .ok_or_else(|| AppError::Corrupt("the store stamped no event".into()))
+    }
+
+    /// Records events that follow one another with nothing done between
+    /// them, in one transaction: the first caused by `cause`, each next by
+    /// the one before. Returns their seqs.
+    pub fn record_chain(
+        &mut self,
+        cause: Option<EventSeq>,
+        payloads: Vec<EventPayload>,
+    ) -> Result<Vec<EventSeq>, AppError> {
         let mut attempts = 0;
         let stamped = loop {
-            let next = self.last_seq().map_or(EventSeq::FIRST, EventSeq::next);
-            let event = NewEvent::new(self.clock.now(), cause, payload.clone());
-            match self.store.append(self.run_id, next, vec![event]) {
+            let first = self.last_seq().map_or(EventSeq::FIRST, EventSeq::next);
+            let now = self.clock.now();
+            let mut seq = first;
+            let mut previous = cause;
+            let events = payloads
+                .iter()
+                .map(|payload| {
+                    let event = NewEvent::new(now, previous, payload.clone());
+                    previous = Some(seq);
+                    seq = seq.next();
+                    event
+                })
+                .collect();
+            match self.store.append(self.run_id, first, events) {
                 Ok(stamped) => break stamped,
                 // Only writers beside the loop append to a live run, each
                 // burst once; catching up and trying again always converges.
@@ -169,18 +194,17 @@ impl Recorder {
                 Err(e) => return Err(e.into()),
             }
         };
-        let next = stamped.first().map_or(EventSeq::FIRST, |e| e.seq);
-        let mut seq = next;
+        let mut seqs = Vec::with_capacity(stamped.len());
         for envelope in stamped {
             self.state = Some(
                 apply(self.state.as_ref(), &envelope)
                     .map_err(|e| AppError::Corrupt(e.to_string()))?,
             );
-            seq = envelope.seq;
+            seqs.push(envelope.seq);
             self.live
                 .publish(LiveEvent::Committed(Arc::new(envelope.clone())));
             self.events.push(envelope);
         }
-        Ok(seq)
+        Ok(seqs)
     }
 }

@@ -4,6 +4,7 @@
 use super::agent_loop::{stop_if_needed, LoopDeps, RunGrants};
 use super::approvals::Decision;
 use super::recorder::Recorder;
+use super::requested::{Requested, StartAfter};
 use crate::AppError;
 use bearagent_kernel::{
     ApprovalScope, CallId, ContentHash, EffectOutcome, EventPayload, EventSeq, NextCall, Receipt,
@@ -52,6 +53,18 @@ fn denied(
     fail(rec, seq, call_id, format!("the user denied this call{why}"))
 }
 
+/// Asks the user about a call, its request recorded first.
+async fn ask_after(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    requested: &mut Requested,
+    call: &ToolCall,
+    summary: &str,
+) -> Result<Asked, AppError> {
+    let seq = requested.seq(rec)?;
+    ask(rec, deps, seq, call, summary).await
+}
+
 pub(super) async fn run_tool_call(
     rec: &mut Recorder,
     deps: &LoopDeps,
@@ -63,11 +76,9 @@ pub(super) async fn run_tool_call(
         return Ok(ToolStepEnd::RunEnded);
     }
     let call_id = call.call_id.clone();
-    let requested = rec.record(
-        Some(completed),
-        EventPayload::ToolCallRequested { call: call.clone() },
-    )?;
+    let mut requested = Requested::new(completed, call.clone());
     let Some(tool) = deps.tool(call.tool_name.as_str()) else {
+        let requested = requested.seq(rec)?;
         let known: Vec<String> = crate::mcp::model_tools(&deps.registry, rec.events())
             .into_iter()
             .map(|s| s.name)
@@ -85,16 +96,20 @@ pub(super) async fn run_tool_call(
     };
     let prepared = match tool.prepare(&call.arguments, &deps.workspace) {
         Ok(p) => p,
-        Err(e) => return fail(rec, requested, &call_id, format!("invalid arguments: {e}")),
+        Err(e) => {
+            let requested = requested.seq(rec)?;
+            return fail(rec, requested, &call_id, format!("invalid arguments: {e}"));
+        }
     };
     remember_prepared(grants, &prepared);
     // The folder's own AGENTS.md (nearest wins) informs the turns after it.
     if let Some(target) = prepared.write_target() {
+        requested.seq(rec)?;
         let root = deps.workspace.path().to_path_buf();
         crate::thread::load_nested_for(rec, &root, &target.rel_path)?;
     }
     let user_approval =
-        match super::loops::guard(rec, deps, grants, requested, &call, &prepared).await? {
+        match super::loops::guard(rec, deps, grants, &mut requested, &call, &prepared).await? {
             super::loops::Guarded::Proceed { user_approval } => user_approval,
             super::loops::Guarded::Ended(end) => return Ok(end),
         };
@@ -104,12 +119,13 @@ pub(super) async fn run_tool_call(
     {
         PolicyDecision::Allow(authorized) => authorized,
         PolicyDecision::Deny { reason } => {
+            let requested = requested.seq(rec)?;
             return fail(
                 rec,
                 requested,
                 &call_id,
                 format!("refused by policy: {reason}"),
-            )
+            );
         }
         PolicyDecision::Ask(request) => {
             // "Always for this run", "the rest of this turn", or the user's
@@ -117,12 +133,13 @@ pub(super) async fn run_tool_call(
             // answers it; a "no" to the rest of the turn refuses it.
             let approved_before = match grants.rest_of_turn {
                 Some((false, denied_at)) => {
+                    requested.seq(rec)?;
                     return fail(
                         rec,
                         denied_at,
                         &call_id,
                         "the user denied this and the rest of the calls in your turn".into(),
-                    )
+                    );
                 }
                 Some((true, approved_at)) => Some(approved_at),
                 None => None,
@@ -135,10 +152,10 @@ pub(super) async fn run_tool_call(
                 .or(user_approval)
             {
                 Some(approved_at) => request.approve(approved_at),
-                None => match ask(
+                None => match ask_after(
                     rec,
                     deps,
-                    requested,
+                    &mut requested,
                     &call,
                     &super::command_step::approval_summary(deps, grants, request.call()),
                 )
@@ -162,11 +179,16 @@ pub(super) async fn run_tool_call(
             }
         }
     };
-    let cause = match authorized.authority() {
-        Authority::User { approval } if approval > requested => approval,
-        Authority::User { .. } | Authority::Policy => requested,
+    // Not recorded yet: nothing happened since, and an approval from
+    // before (for the run, or the turn) is older than the request.
+    let after = match (requested.seq, authorized.authority()) {
+        (Some(requested), Authority::User { approval }) if approval > requested => {
+            StartAfter::Event(approval)
+        }
+        (Some(requested), _) => StartAfter::Event(requested),
+        (None, _) => StartAfter::Request(requested),
     };
-    execute_allowed(rec, deps, grants, tool, call_id, authorized, cause).await
+    execute_allowed(rec, deps, grants, tool, call_id, authorized, after).await
 }
 
 /// Runs a call that policy or the user allowed: intent, execute once,
@@ -178,13 +200,15 @@ async fn execute_allowed(
     tool: Arc<dyn Tool>,
     call_id: CallId,
     authorized: AuthorizedCall,
-    cause: EventSeq,
+    mut after: StartAfter,
 ) -> Result<ToolStepEnd, AppError> {
     if authorized.command_plan().is_some() {
+        let cause = after.seq(rec)?;
         return super::command_step::execute_command(rec, deps, grants, call_id, authorized, cause)
             .await;
     }
     if let Some(mcp_tool) = deps.mcp_tools.get(authorized.tool().as_str()).cloned() {
+        let cause = after.seq(rec)?;
         return super::mcp_step::execute_mcp(
             rec, deps, grants, call_id, mcp_tool, authorized, cause,
         )
@@ -194,15 +218,11 @@ async fn execute_allowed(
     let prepared = authorized.prepared().clone();
     if let Some(target) = prepared.write_target() {
         if let Some(conflict) = conflict_with_seen(grants, target) {
+            let cause = after.seq(rec)?;
             return fail(rec, cause, &call_id, conflict);
         }
     }
-    let started = rec.record(
-        Some(cause),
-        EventPayload::ToolCallStarted {
-            call_id: call_id.clone(),
-        },
-    )?;
+    let started = after.record_start(rec, &call_id)?;
     let intent = match prepared.write_target() {
         Some(target) => Some(record_intent(rec, started, &call_id, target)?),
         None => None,
@@ -339,7 +359,16 @@ pub(super) async fn resume_decided(
             return fail(rec, seq, &call_id, format!("refused by policy: {reason}"))
         }
     };
-    execute_allowed(rec, deps, grants, tool, call_id, authorized, seq).await
+    execute_allowed(
+        rec,
+        deps,
+        grants,
+        tool,
+        call_id,
+        authorized,
+        StartAfter::Event(seq),
+    )
+    .await
 }
 
 pub(super) enum Asked {

@@ -1,0 +1,88 @@
+//! A tool call's request, recorded lazily: when nothing stands between the
+//! request and the call's start, both are one commit (one fsync less a
+//! step); anything else recorded for the call first records the request.
+
+use super::recorder::Recorder;
+use crate::AppError;
+use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolCall};
+
+/// A call's `ToolCallRequested`, recorded only once something must follow
+/// it: alone before any other event of the call, or in one commit with the
+/// call's start when nothing stood between them (policy allowed it).
+pub(crate) struct Requested {
+    cause: EventSeq,
+    call: ToolCall,
+    pub(super) seq: Option<EventSeq>,
+}
+
+impl Requested {
+    pub(super) fn new(cause: EventSeq, call: ToolCall) -> Self {
+        Self {
+            cause,
+            call,
+            seq: None,
+        }
+    }
+
+    /// The request's seq, recording it now if it is not yet.
+    pub(super) fn seq(&mut self, rec: &mut Recorder) -> Result<EventSeq, AppError> {
+        if let Some(seq) = self.seq {
+            return Ok(seq);
+        }
+        let seq = rec.record(
+            Some(self.cause),
+            EventPayload::ToolCallRequested {
+                call: self.call.clone(),
+            },
+        )?;
+        self.seq = Some(seq);
+        Ok(seq)
+    }
+}
+
+/// What a call's start follows: its request not recorded yet, or the event
+/// (the request, or the user's approval) that lets it run.
+pub(super) enum StartAfter {
+    Request(Requested),
+    Event(EventSeq),
+}
+
+impl StartAfter {
+    pub(super) fn seq(&mut self, rec: &mut Recorder) -> Result<EventSeq, AppError> {
+        let seq = match self {
+            StartAfter::Request(requested) => requested.seq(rec)?,
+            StartAfter::Event(seq) => *seq,
+        };
+        *self = StartAfter::Event(seq);
+        Ok(seq)
+    }
+
+    /// Records the call's start (with its request, if not recorded yet, in
+    /// the same commit).
+    pub(super) fn record_start(
+        self,
+        rec: &mut Recorder,
+        call_id: &CallId,
+    ) -> Result<EventSeq, AppError> {
+        let start = EventPayload::ToolCallStarted {
+            call_id: call_id.clone(),
+        };
+        match self {
+            StartAfter::Event(cause) => rec.record(Some(cause), start),
+            StartAfter::Request(requested) => {
+                let seqs = rec.record_chain(
+                    Some(requested.cause),
+                    vec![
+                        EventPayload::ToolCallRequested {
+                            call: requested.call,
+                        },
+                        start,
+                    ],
+                )?;
+                seqs.last()
+                    .copied()
+                    .ok_or_else(|| AppError::Corrupt("the call's start was not recorded".into()))
+            }
+        }
+    }
+}
