@@ -11,7 +11,7 @@ const budgets = { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_
 
 function engine(agents: Record<string, string> = {}) {
   return new MockRunEngine({
-    emit: () => {},
+    push: () => {},
     stepMs: 0,
     streamMs: 0,
     gateModelCalls: false,

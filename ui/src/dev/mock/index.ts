@@ -5,7 +5,7 @@
 // in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
-import type { EventPayload, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
+import type { EventPayload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts } from "./artifacts";
 import { compactByHand, eventText } from "./compaction";
@@ -33,7 +33,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   let quitCalled = false;
 
   const engine = new MockRunEngine({
-    emit: (event: string, payload: unknown) => void emit(event, payload),
+    push: (update: LiveUpdate) => void pushLive(update),
     stepMs: config.stepMs,
     streamMs: config.streamMs,
     gateModelCalls: config.gateModelCalls,
@@ -321,13 +321,13 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     },
     emitStored(runId: string, seq: number) {
       const run = runOf(engine, runId);
-      void emit("run-event-pushed", { runId, event: run.events[seq - 1] });
+      void pushLive({ kind: "run_event", runId, event: run.events[seq - 1] });
     },
     emitModelText(runId: string, modelCall: number, text: string) {
-      void emit("model-text-pushed", { runId, modelCall, text });
+      void pushLive({ kind: "model_text", runId, modelCall, text });
     },
     emitCommandOutput(runId: string, callId: string, text: string) {
-      void emit("command-output-pushed", { runId, callId, text });
+      void pushLive({ kind: "command_output", runId, callId, text });
     },
     eventCount: (runId: string) => runOf(engine, runId).events.length,
     interrupt: (runId: string) => engine.interrupt(runId),
@@ -340,7 +340,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       engine.commit(run, { type: "run_failed", reason: message }, null);
       run.active = false;
       run.owner = { kind: "nobody" };
-      void emit("run-aborted", { runId, message });
+      void pushLive({ kind: "run_aborted", runId, message });
     },
     editFile: (runId: string, path: string, content: string | null) => artifacts.touch(runId, path, content),
     removeFolder: (path: string) => void directories.delete(normalise(path)),
@@ -350,6 +350,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     },
   };
   window.__bearagentMock = hooks;
+}
+
+/** A live update as the shell pushes it: a `live-updates` batch (of one here). */
+function pushLive(update: LiveUpdate): Promise<void> {
+  return emit("live-updates", { updates: [update] });
 }
 
 function normalise(path: string): string {

@@ -1,18 +1,16 @@
 // Development-only: a fake agent loop for the mock backend. It commits
-// events over time (pushed as run-event-pushed), streams model text, waits
+// events over time (pushed as live updates), streams model text, waits
 // for approvals and honours cancel, like the Rust runtime.
 import type {
   ApprovalMode,
   Budgets,
-  CommandOutputPushed,
   CommandSettings,
   DecisionInput,
   EventEnvelope,
   EventPayload,
-  ModelTextPushed,
+  LiveUpdate,
   ParentRun,
   Price,
-  RunEventPushed,
   RunOwnerView,
   RunProjection,
   TokenUsage,
@@ -25,9 +23,8 @@ import { apply, costOf, emptyProjection } from "./projection";
 import type { MockStep } from "./scripts";
 
 export interface EngineOptions {
-  emit(event: "run-event-pushed", payload: RunEventPushed): void;
-  emit(event: "model-text-pushed", payload: ModelTextPushed): void;
-  emit(event: "command-output-pushed", payload: CommandOutputPushed): void;
+  /** Pushes a live update, as the shell's `live-updates` event carries it. */
+  push(update: LiveUpdate): void;
   /** Delay between committed events. */
   stepMs: number;
   /** Delay between streamed text chunks. */
@@ -161,7 +158,7 @@ export class MockRunEngine {
     };
     run.events.push(event);
     apply(run.projection, event);
-    if (!options.silent) this.options.emit("run-event-pushed", { runId: run.id, event });
+    if (!options.silent) this.options.push({ kind: "run_event", runId: run.id, event });
     return event;
   }
 
@@ -287,7 +284,7 @@ export class MockRunEngine {
       const started = this.commit(run, { type: "model_call_started", provider: run.projection.provider, model: run.projection.model }, requested.seq);
       for (const chunk of step.text.match(/\S+\s*/g) ?? []) {
         await sleep(streamMs);
-        this.options.emit("model-text-pushed", { runId: run.id, modelCall: started.seq, text: chunk });
+        this.options.push({ kind: "model_text", runId: run.id, modelCall: started.seq, text: chunk });
       }
       await this.#gate();
       if (run.cancelled) {
@@ -385,7 +382,7 @@ export class MockRunEngine {
   async #mcpProgress(run: MockRun, callId: string, lines: string[], startedSeq: number): Promise<boolean> {
     for (const text of lines) {
       await sleep(this.options.streamMs);
-      this.options.emit("command-output-pushed", { runId: run.id, callId, text });
+      this.options.push({ kind: "command_output", runId: run.id, callId, text });
     }
     await this.#commandGate();
     if (!run.cancelled) return true;
@@ -455,7 +452,7 @@ export class MockRunEngine {
   async #runCommand(run: MockRun, callId: string, command: MockCommand, startedSeq: number): Promise<boolean> {
     for (const text of command.chunks) {
       await sleep(this.options.streamMs);
-      this.options.emit("command-output-pushed", { runId: run.id, callId, text });
+      this.options.push({ kind: "command_output", runId: run.id, callId, text });
     }
     await this.#commandGate();
     const output = command.chunks.join("");
