@@ -42,19 +42,18 @@ pub fn choose() {
 #[cfg(test)]
 mod tests {
     use super::paint_directly;
-    use std::ffi::OsStr;
 
     #[test]
     fn compositing_is_turned_off_only_without_a_render_node_and_without_a_choice() {
-        assert!(paint_directly(false, None));
-        assert!(!paint_directly(true, None), "a GPU composites");
+        assert!(paint_directly(false, false, false));
+        assert!(!paint_directly(true, false, false), "a GPU composites");
         assert!(
-            !paint_directly(false, Some(OsStr::new("0"))),
-            "the user kept it on"
+            !paint_directly(false, true, false),
+            "the user set WebKit's switch"
         );
         assert!(
-            !paint_directly(false, Some(OsStr::new("1"))),
-            "the user turned it off already"
+            !paint_directly(false, false, true),
+            "the user keeps compositing"
         );
     }
 }

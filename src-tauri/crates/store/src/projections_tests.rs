@@ -1,7 +1,9 @@
 use crate::test_support::temp_store;
 use crate::{RunFilter, Store, SNAPSHOT_EVERY};
 use bearagent_kernel::testkit::valid_run_from_choices;
-use bearagent_kernel::{apply, EventSeq, NewEvent, RunId, RunProjection, WorkspaceId};
+use bearagent_kernel::{
+    apply, EventEnvelope, EventSeq, NewEvent, RunId, RunProjection, WorkspaceId,
+};
 
 /// The row as stored: the snapshot's seq and status columns.
 fn stored_row(store: &Store, run: RunId) -> (u64, String) {
@@ -12,6 +14,17 @@ fn stored_row(store: &Store, run: RunId) -> (u64, String) {
         |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)),
     )
     .unwrap()
+}
+
+/// Appends `event` alone, as its run's loop would have.
+fn append_as_recorded(store: &Store, event: &EventEnvelope) {
+    store
+        .append(
+            event.run_id,
+            event.seq,
+            vec![NewEvent::new(event.at, event.cause, event.payload.clone())],
+        )
+        .unwrap();
 }
 
 proptest::proptest! {
@@ -32,9 +45,7 @@ proptest::proptest! {
         let mut expected: Option<RunProjection> = None;
         let mut lagged = false;
         for event in &events {
-            store
-                .append(run, event.seq, vec![NewEvent::new(event.at, event.cause, event.payload.clone())])
-                .unwrap();
+            append_as_recorded(&store, event);
             let now = apply(expected.as_ref(), event).unwrap();
             proptest::prop_assert_eq!(store.get_run(run).unwrap(), Some(now.clone()));
             proptest::prop_assert_eq!(other.get_run(run).unwrap(), Some(now.clone()));
@@ -62,13 +73,7 @@ fn an_append_after_a_reopen_continues_from_the_latest_state() {
     let events = valid_run_from_choices(run, WorkspaceId::new(), &[0; 12]);
     let (first, rest) = events.split_at(events.len() - 3);
     for event in first {
-        store
-            .append(
-                run,
-                event.seq,
-                vec![NewEvent::new(event.at, event.cause, event.payload.clone())],
-            )
-            .unwrap();
+        append_as_recorded(&store, event);
     }
     assert!(
         stored_row(&store, run).0 < first.len() as u64,
@@ -85,13 +90,7 @@ fn an_append_after_a_reopen_continues_from_the_latest_state() {
         .collect();
     assert_eq!(claimed, vec![run]);
     for event in rest {
-        reopened
-            .append(
-                run,
-                event.seq,
-                vec![NewEvent::new(event.at, event.cause, event.payload.clone())],
-            )
-            .unwrap();
+        append_as_recorded(&reopened, event);
     }
     let folded = events
         .iter()
