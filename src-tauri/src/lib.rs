@@ -6,7 +6,6 @@ mod commands;
 mod dto;
 mod events;
 mod live;
-mod paint;
 mod state;
 
 use bearagent_runtime::{home, logging, Application, SystemClock};
@@ -78,7 +77,6 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
 }
 
 pub fn run() -> ExitCode {
-    paint::choose();
     let home = home::resolve();
     let _log_guard = home
         .as_ref()

@@ -33,31 +33,24 @@ const GOAL = { start: 1.3, memory: 1.1 };
 
 requireBins("app", "blank", "cli");
 
-/** A wrapper that records the exec time of `binary` in `stamp`, then becomes it (with `env` exported). */
-function wrapper(dir, name, binary, env = {}) {
+/** A wrapper that records the exec time of `binary` in `stamp`, then becomes it. */
+function wrapper(dir, name, binary) {
   const file = join(dir, `${name}-start.sh`);
   const stamp = join(dir, `${name}.stamp`);
-  const exports = Object.entries(env).map(([k, v]) => `export ${k}='${v}'\n`).join("");
-  writeFileSync(file, `#!/bin/bash\n${exports}echo "$EPOCHREALTIME" > '${stamp}'\nexec '${binary}' "$@"\n`);
+  writeFileSync(file, `#!/bin/bash\necho "$EPOCHREALTIME" > '${stamp}'\nexec '${binary}' "$@"\n`);
   chmodSync(file, 0o755);
   return { file, stamp };
 }
 
-// Without a GPU render node the app paints without WebKit's accelerated
-// compositing (src-tauri/src/paint.rs); a blank Tauri window keeps WebKit's
-// default. So the blank window runs both ways: as Tauri ships it, and
-// painted as the app paints here (the like-for-like baseline).
 const TARGETS = {
-  blank: { binary: bins.blank, ready: "#blank", label: "blank, WebKit's default (composited)" },
-  blankDirect: { binary: bins.blank, ready: "#blank", env: { WEBKIT_DISABLE_COMPOSITING_MODE: "1" }, label: "blank, painted as the app paints here" },
-  app: { binary: bins.app, ready: '.shell[data-ready="true"]', label: "app" },
+  blank: { binary: bins.blank, ready: "#blank" },
+  app: { binary: bins.app, ready: '.shell[data-ready="true"]' },
 };
-const KINDS = Object.keys(TARGETS);
 
 /** One cold start: exec → first contentful paint, and the tree's memory after IDLE_MS. */
 async function coldStart(tree, dir, kind) {
-  const { binary, ready, env } = TARGETS[kind];
-  const w = wrapper(dir, kind, binary, env);
+  const { binary, ready } = TARGETS[kind];
+  const w = wrapper(dir, kind, binary);
   const browser = await launch(tree, w.file);
   try {
     await browser.$(ready).waitForExist(WAIT);
@@ -87,10 +80,10 @@ await withSandbox(async ({ sandbox, startTree }) => {
   const tree = await startTree();
 
   // a + b: alternating cold starts, after one discarded warm-up of each.
-  const results = Object.fromEntries(KINDS.map((k) => [k, []]));
-  for (const kind of KINDS) await coldStart(tree, sandbox.root, kind);
+  const results = { blank: [], app: [] };
+  for (const kind of ["blank", "app"]) await coldStart(tree, sandbox.root, kind);
   for (let i = 0; i < STARTS; i++) {
-    for (const kind of KINDS) results[kind].push(await coldStart(tree, sandbox.root, kind));
+    for (const kind of ["blank", "app"]) results[kind].push(await coldStart(tree, sandbox.root, kind));
   }
 
   // c: the app with a big run open.
@@ -112,32 +105,32 @@ await withSandbox(async ({ sandbox, startTree }) => {
   }
 
   const med = (kind, f) => median(results[kind].map(f));
-  const per = (f) => Object.fromEntries(KINDS.map((k) => [k, med(k, f)]));
-  const start = per((r) => r.start);
-  const startProc = per((r) => r.startProc);
-  const pss = per((r) => r.memory.pss);
-  const rss = per((r) => r.memory.rss);
+  const start = { blank: med("blank", (r) => r.start), app: med("app", (r) => r.start) };
+  const startProc = { blank: med("blank", (r) => r.startProc), app: med("app", (r) => r.startProc) };
+  const pss = { blank: med("blank", (r) => r.memory.pss), app: med("app", (r) => r.memory.pss) };
+  const rss = { blank: med("blank", (r) => r.memory.rss), app: med("app", (r) => r.memory.rss) };
   const last = (kind) => results[kind][results[kind].length - 1].memory;
-  const baselines = ["blankDirect", "blank"];
 
   console.log(`\nBearAgent memory and cold start — real app vs blank Tauri 2 window, WebKitGTK under Xvfb`);
   console.log(`  app:   ${bins.app}\n  blank: ${bins.blank}\n  ${STARTS} alternating cold starts each (after one warm-up each), medians; ${machine()}\n`);
   console.log(`Cold start: exec of the binary → first-contentful-paint (goal app ≤ ${GOAL.start}× blank)`);
-  for (const kind of KINDS) console.log(`  ${TARGETS[kind].label.padEnd(40)} ${ms(start[kind])} [${results[kind].map((r) => r.start.toFixed(0)).join(", ")}]`);
-  for (const b of baselines) console.log(`  → ${verdict(start.app / start[b] <= GOAL.start)} against ${TARGETS[b].label}: ${ratio(start.app, start[b])}`);
-  for (const kind of KINDS) {
-    console.log(`  ${TARGETS[kind].label.padEnd(40)} split: exec → navigation start ${ms(med(kind, (r) => r.toNavigation))}, → first paint ${ms(med(kind, (r) => r.inPage))} more`);
+  console.log(`  blank ${ms(start.blank)} [${results.blank.map((r) => r.start.toFixed(0)).join(", ")}]`);
+  console.log(`  app   ${ms(start.app)} [${results.app.map((r) => r.start.toFixed(0)).join(", ")}]`);
+  console.log(`  → ${verdict(start.app / start.blank <= GOAL.start)}: ${ratio(start.app, start.blank)}`);
+  for (const kind of ["blank", "app"]) {
+    console.log(`  ${kind.padEnd(5)} split: exec → navigation start ${ms(med(kind, (r) => r.toNavigation))}, → first paint ${ms(med(kind, (r) => r.inPage))} more`);
   }
-  console.log(`  cross-check from /proc starttime (fork, 10 ms ticks): ${KINDS.map((k) => `${k} ${ms(startProc[k])}`).join(", ")}\n`);
+  console.log(`  cross-check from /proc starttime (fork, 10 ms ticks): blank ${ms(startProc.blank)}, app ${ms(startProc.app)}, ${ratio(startProc.app, startProc.blank)}\n`);
   console.log(`Idle memory ${IDLE_MS / 1000} s after start, PSS summed over the process tree (goal app ≤ ${GOAL.memory}× blank)`);
-  for (const kind of KINDS) console.log(`  ${TARGETS[kind].label.padEnd(40)} ${mb(pss[kind])} (RSS ${mb(rss[kind])}): ${breakdown(last(kind))}`);
-  for (const b of baselines) console.log(`  → ${verdict(pss.app / pss[b] <= GOAL.memory)} against ${TARGETS[b].label}: ${ratio(pss.app, pss[b])} (RSS ${ratio(rss.app, rss[b])})`);
+  console.log(`  blank ${mb(pss.blank)} (RSS ${mb(rss.blank)}): ${breakdown(last("blank"))}`);
+  console.log(`  app   ${mb(pss.app)} (RSS ${mb(rss.app)}): ${breakdown(last("app"))}`);
+  console.log(`  → ${verdict(pss.app / pss.blank <= GOAL.memory)}: ${ratio(pss.app, pss.blank)} (RSS ${ratio(rss.app, rss.blank)})`);
   for (const name of ["main", "WebKitWebProcess"]) {
-    console.log(`  app − ${TARGETS.blankDirect.label} in ${name}, by mapping (last start): ${mappingGrowth(last("blankDirect").maps[name] ?? {}, last("app").maps[name] ?? {})}`);
+    console.log(`  app − blank in ${name}, by mapping (last start): ${mappingGrowth(last("blank").maps[name] ?? {}, last("app").maps[name] ?? {})}`);
   }
   console.log("");
   console.log(`The app with a ${recorded.lastSeq.toLocaleString("en-US")}-event run open (recorded by the CLI in ${recorded.seconds.toFixed(1)} s), ${IDLE_MS / 1000} s after all events were in`);
   console.log(`  runs list, workspace open: PSS ${mb(home.pss)} (RSS ${mb(home.rss)}): ${breakdown(home)}`);
   console.log(`  run view open:             PSS ${mb(opened.pss)} (RSS ${mb(opened.rss)}): ${breakdown(opened)}`);
-  console.log(`  = ${ratio(opened.pss, pss.blankDirect)} the idle blank window painted the same way (${ratio(opened.pss, pss.blank)} WebKit's default); +${mb(opened.pss - home.pss)} for opening the run`);
+  console.log(`  = ${ratio(opened.pss, pss.blank)} the idle blank window; +${mb(opened.pss - home.pss)} for opening the run`);
 });

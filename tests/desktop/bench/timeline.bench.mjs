@@ -12,13 +12,12 @@
 // The measuring follows ui/bench/timeline.bench.mjs (mocked IPC, Chromium).
 //
 // Rendering modes: under Xvfb there is no GPU, so WebKitGTK's accelerated
-// compositing would run on Mesa's software GL, which alone costs tens of ms
-// a frame; without a GPU render node the app turns it off
-// (src-tauri/src/paint.rs). So 1 and 2 run twice: as the app starts, and
-// with compositing kept on (BEARAGENT_KEEP_COMPOSITING=1, WebKit's default).
-// Baseline for 2: the same scroll pass over a plain list of text rows
-// injected into the blank Tauri window (tests/desktop/blank-window), in the
-// same mode (WEBKIT_DISABLE_COMPOSITING_MODE=1 for the first).
+// compositing runs on Mesa's software GL, and that alone costs tens of ms a
+// frame. So 1 and 2 run twice: as the app starts by default, and with
+// WEBKIT_DISABLE_COMPOSITING_MODE=1 (WebKit's own switch), which leaves the
+// app's own cost (script, style, layout, paint). Baseline for 2: the same
+// scroll pass over a plain list of text rows injected into the blank Tauri
+// window (tests/desktop/blank-window), in the same mode.
 //
 //   npm run bench:timeline        (BENCH_EVENTS=… to change the size;
 //                                  BENCH_INJECT_CSS='…' adds a style sheet to
@@ -37,8 +36,8 @@ const GOAL = { firstPaint: 300, p95Frame: 20, page: 20 };
 const SCROLL_CAP_MS = Number(process.env.BENCH_SCROLL_CAP_S ?? 120) * 1000;
 const INJECT_CSS = process.env.BENCH_INJECT_CSS ?? "";
 const MODES = [
-  { name: "as the app starts here (no GPU render node: painted without accelerated compositing)", env: { WEBKIT_DISABLE_COMPOSITING_MODE: null, BEARAGENT_KEEP_COMPOSITING: null }, blankEnv: "1" },
-  { name: "accelerated compositing kept on (BEARAGENT_KEEP_COMPOSITING=1; software GL)", env: { BEARAGENT_KEEP_COMPOSITING: "1" }, blankEnv: null },
+  { name: "default rendering (accelerated compositing, software GL)", env: null },
+  { name: "WEBKIT_DISABLE_COMPOSITING_MODE=1", env: "1" },
 ];
 
 requireBins("app", "blank", "cli");
@@ -170,18 +169,10 @@ function pageOverIpc(app, runId, lastSeq) {
 
 /** First paint (NAV_RUNS opens), a scroll pass, and (first mode only) IPC paging, in a new tauri-driver tree. */
 async function measureMode(startTree, sandbox, recorded, mode, withIpc) {
-  // The app and the blank window inherit tauri-driver's environment; the
-  // blank window has no switch of its own, so it gets WebKit's.
-  const names = ["WEBKIT_DISABLE_COMPOSITING_MODE", "BEARAGENT_KEEP_COMPOSITING"];
-  const setEnv = (env) => {
-    for (const name of names) {
-      if (env[name]) process.env[name] = env[name];
-      else delete process.env[name];
-    }
-  };
-  setEnv(mode.env);
-  const tree = await startTree();
-  setEnv({});
+  if (mode.env) process.env.WEBKIT_DISABLE_COMPOSITING_MODE = mode.env;
+  else delete process.env.WEBKIT_DISABLE_COMPOSITING_MODE;
+  const tree = await startTree(); // the app inherits tauri-driver's environment
+  delete process.env.WEBKIT_DISABLE_COMPOSITING_MODE;
   const out = {};
   const app = await launch(tree, bins.app);
   try {
@@ -199,12 +190,8 @@ async function measureMode(startTree, sandbox, recorded, mode, withIpc) {
   } finally {
     await close(app, tree, bins.app);
   }
+  out.baseline = await baselinePass(tree, out.scroll.height);
   await tree.stop();
-  setEnv({ WEBKIT_DISABLE_COMPOSITING_MODE: mode.blankEnv });
-  const blankTree = await startTree();
-  setEnv({});
-  out.baseline = await baselinePass(blankTree, out.scroll.height);
-  await blankTree.stop();
   return out;
 }
 
@@ -237,7 +224,7 @@ await withSandbox(async ({ sandbox, startTree }) => {
   });
   const { ipc } = results[0];
   const pageMs = median(ipc.times);
-  console.log(`\nlist_events over IPC, ${PAGE} events a page, ${PAGES} pages spread over the run, timed in the page (${MODES[0].name.split(" (")[0]})`);
+  console.log(`\nlist_events over IPC, ${PAGE} events a page, ${PAGES} pages spread over the run, timed in the page (default rendering)`);
   console.log(`  median ${ms(pageMs)}, p95 ${ms(quantile(ipc.times, 0.95))}, max ${ms(Math.max(...ipc.times))}; ${(ipc.bytes / PAGES / 1024).toFixed(0)} KiB of JSON a page${ipc.short ? `; ${ipc.short} short pages!` : ""}`);
   console.log(`  IPC floor (active_runs, no data): median ${ms(median(ipc.floor))}`);
   console.log(`  → ${verdict(pageMs < GOAL.page)}: ${ms(pageMs)} = ${ratio(pageMs, GOAL.page)} the goal (${GOAL.page} ms)`);
