@@ -249,16 +249,12 @@ impl OfferedTools {
             *self = Self::default();
         }
         for e in &events[self.read..] {
-            match &e.payload {
-                EventPayload::McpServerStarted { server, tools, .. } => {
-                    self.servers.insert(server.clone(), tools.clone());
-                    self.tools = None;
-                }
-                EventPayload::McpServerUnavailable { server, .. } => {
-                    self.servers.remove(server.as_str());
-                    self.tools = None;
-                }
-                _ => {}
+            if let EventPayload::McpServerStarted { server, tools, .. } = &e.payload {
+                self.servers.insert(server.clone(), tools.clone());
+                self.tools = None;
+            } else if let EventPayload::McpServerUnavailable { server, .. } = &e.payload {
+                self.servers.remove(server.as_str());
+                self.tools = None;
             }
         }
         self.read = events.len();

@@ -1,8 +1,11 @@
 //! A tool call's request, recorded lazily: when nothing stands between the
 //! request and the call's start, both are one commit (one fsync less a
-//! step); anything else recorded for the call first records the request.
+//! step); anything else recorded for the call first records the request
+//! (asking the user, here, is one of those).
 
+use super::agent_loop::LoopDeps;
 use super::recorder::Recorder;
+use super::tool_step::{ask, Asked};
 use crate::AppError;
 use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolCall};
 
@@ -85,4 +88,16 @@ impl StartAfter {
             }
         }
     }
+}
+
+/// Asks the user about a call, its request recorded first.
+pub(super) async fn ask_after(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    requested: &mut Requested,
+    call: &ToolCall,
+    summary: &str,
+) -> Result<Asked, AppError> {
+    let seq = requested.seq(rec)?;
+    ask(rec, deps, seq, call, summary).await
 }

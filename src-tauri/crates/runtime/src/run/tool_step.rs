@@ -4,7 +4,7 @@
 use super::agent_loop::{stop_if_needed, LoopDeps, RunGrants};
 use super::approvals::Decision;
 use super::recorder::Recorder;
-use super::requested::{Requested, StartAfter};
+use super::requested::{ask_after, Requested, StartAfter};
 use crate::AppError;
 use bearagent_kernel::{
     ApprovalScope, CallId, ContentHash, EffectOutcome, EventPayload, EventSeq, NextCall, Receipt,
@@ -51,18 +51,6 @@ fn denied(
 ) -> Result<ToolStepEnd, AppError> {
     let why = reason.map_or_else(String::new, |r| format!(": {r}"));
     fail(rec, seq, call_id, format!("the user denied this call{why}"))
-}
-
-/// Asks the user about a call, its request recorded first.
-async fn ask_after(
-    rec: &mut Recorder,
-    deps: &LoopDeps,
-    requested: &mut Requested,
-    call: &ToolCall,
-    summary: &str,
-) -> Result<Asked, AppError> {
-    let seq = requested.seq(rec)?;
-    ask(rec, deps, seq, call, summary).await
 }
 
 pub(super) async fn run_tool_call(
