@@ -2,7 +2,7 @@
 // file, a throwaway HOME/BEARAGENT_HOME, sessions that launch the real app
 // binary, and screenshots under target/ as evidence.
 import { spawn } from "node:child_process";
-import { mkdtempSync, mkdirSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -60,6 +60,23 @@ export function makeSandbox() {
   return dirs;
 }
 
+/**
+ * An app whose window was closed while a run was still in progress stays
+ * (it asks before quitting); it would hold the test runner's pipes open.
+ * Kill what this sandbox started.
+ */
+function killLeftApps(dataDir) {
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (readlinkSync(`/proc/${pid}/exe`) !== appBinary) continue;
+      if (!readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`BEARAGENT_HOME=${dataDir}`)) continue;
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+}
+
 /** Starts tauri-driver with the sandbox's environment (the app inherits it). */
 export async function startDriver(sandbox) {
   const port = await freePort();
@@ -87,6 +104,7 @@ export async function startDriver(sandbox) {
     async stop() {
       driver.kill("SIGTERM");
       await sleep(200);
+      killLeftApps(sandbox.data);
     },
   };
 }
