@@ -49,7 +49,9 @@ impl Store {
                     None => (None, 0),
                 },
             };
-        let before = state.clone();
+        // Besides the count, only the status decides a snapshot: keep it,
+        // not a copy of the whole projection (this is the append path).
+        let status_before = state.as_ref().map(|s| s.status.clone());
         let resumes = events
             .first()
             .is_some_and(|e| matches!(e.payload, EventPayload::RunResumed));
@@ -98,7 +100,7 @@ impl Store {
         }
         let mut snapshot_seq = snapshot_seq;
         if let Some(state) = &state {
-            if !stamped.is_empty() && snapshot_due(before.as_ref(), snapshot_seq, state) {
+            if !stamped.is_empty() && snapshot_due(status_before.as_ref(), snapshot_seq, state) {
                 upsert_projection(&tx, state)?;
                 snapshot_seq = state.last_seq.get();
             }

@@ -7,7 +7,7 @@
 
 use crate::events::{read_events, RawEvent, MAX_PAGE};
 use crate::{Store, StoreError};
-use bearagent_kernel::{apply, RunId, RunProjection, WorkspaceId};
+use bearagent_kernel::{apply, RunId, RunProjection, RunStatus, WorkspaceId};
 use rusqlite::{params, Connection, OptionalExtension};
 
 /// Which runs to list.
@@ -26,17 +26,18 @@ const DEFAULT_RUN_LIMIT: u32 = 200;
 /// Most events a run's row may be behind its log.
 pub const SNAPSHOT_EVERY: u64 = 16;
 
-/// Whether `append` rewrites the run's row after moving from `before` (the
-/// last stored snapshot's seq `snapshot_seq`) to `after`.
+/// Whether `append` rewrites the run's row after moving from status
+/// `before` (`None`: a new run; the last stored snapshot's seq
+/// `snapshot_seq`) to `after`.
 pub(crate) fn snapshot_due(
-    before: Option<&RunProjection>,
+    before: Option<&RunStatus>,
     snapshot_seq: u64,
     after: &RunProjection,
 ) -> bool {
     match before {
         None => true,
         Some(before) => {
-            before.status != after.status
+            *before != after.status
                 || after.last_seq.get().saturating_sub(snapshot_seq) >= SNAPSHOT_EVERY
         }
     }

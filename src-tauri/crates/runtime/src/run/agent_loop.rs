@@ -242,7 +242,7 @@ async fn model_step(
         return Ok(Step::Finished);
     }
     // Nothing happens between asking and starting the call: one commit.
-    let seqs = rec.record_chain(
+    let started = rec.record_chain(
         last(rec),
         vec![
             EventPayload::ModelCallRequested {
@@ -257,9 +257,6 @@ async fn model_step(
             },
         ],
     )?;
-    let Some(&started) = seqs.last() else {
-        return Err(AppError::Corrupt("the model call was not recorded".into()));
-    };
     let run_id = rec.run_id();
     let live = rec.live().clone();
     let retries: Arc<Mutex<Vec<RetryNotice>>> = Arc::default();

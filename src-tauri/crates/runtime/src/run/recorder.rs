@@ -154,20 +154,17 @@ impl Recorder {
         cause: Option<EventSeq>,
         payload: EventPayload,
     ) -> Result<EventSeq, AppError> {
-        let seqs = self.record_chain(cause, vec![payload])?;
-        seqs.last()
-            .copied()
-            .ok_or_else(|| AppError::Corrupt("the store stamped no event".into()))
+        self.record_chain(cause, vec![payload])
     }
 
     /// Records events that follow one another with nothing done between
     /// them, in one transaction: the first caused by `cause`, each next by
-    /// the one before. Returns their seqs.
+    /// the one before. Returns the last one's seq.
     pub fn record_chain(
         &mut self,
         cause: Option<EventSeq>,
         payloads: Vec<EventPayload>,
-    ) -> Result<Vec<EventSeq>, AppError> {
+    ) -> Result<EventSeq, AppError> {
         let mut attempts = 0;
         let stamped = loop {
             let first = self.last_seq().map_or(EventSeq::FIRST, EventSeq::next);
@@ -194,17 +191,17 @@ impl Recorder {
                 Err(e) => return Err(e.into()),
             }
         };
-        let mut seqs = Vec::with_capacity(stamped.len());
+        let mut last = None;
         for envelope in stamped {
             self.state = Some(
                 apply(self.state.as_ref(), &envelope)
                     .map_err(|e| AppError::Corrupt(e.to_string()))?,
             );
-            seqs.push(envelope.seq);
+            last = Some(envelope.seq);
             self.live
                 .publish(LiveEvent::Committed(Arc::new(envelope.clone())));
             self.events.push(envelope);
         }
-        Ok(seqs)
+        last.ok_or_else(|| AppError::Corrupt("the store stamped no event".into()))
     }
 }

@@ -72,20 +72,15 @@ impl StartAfter {
         };
         match self {
             StartAfter::Event(cause) => rec.record(Some(cause), start),
-            StartAfter::Request(requested) => {
-                let seqs = rec.record_chain(
-                    Some(requested.cause),
-                    vec![
-                        EventPayload::ToolCallRequested {
-                            call: requested.call,
-                        },
-                        start,
-                    ],
-                )?;
-                seqs.last()
-                    .copied()
-                    .ok_or_else(|| AppError::Corrupt("the call's start was not recorded".into()))
-            }
+            StartAfter::Request(requested) => rec.record_chain(
+                Some(requested.cause),
+                vec![
+                    EventPayload::ToolCallRequested {
+                        call: requested.call,
+                    },
+                    start,
+                ],
+            ),
         }
     }
 }
