@@ -1,7 +1,6 @@
 //! A finished command's stored output, for the timeline's "show all".
 
 use crate::app::Application;
-use crate::run::reconcile::all_events;
 use crate::AppError;
 use bearagent_kernel::{EventPayload, RunId};
 use tracing::instrument;
@@ -13,7 +12,7 @@ impl Application {
     /// served.
     #[instrument(skip(self))]
     pub fn command_output(&self, run_id: RunId, call_id: &str) -> Result<Vec<u8>, AppError> {
-        let events = all_events(&self.store, run_id)?;
+        let events = self.store.all_events(run_id)?;
         let hash = events.iter().rev().find_map(|e| {
             if let EventPayload::CommandFinished {
                 call_id: id,

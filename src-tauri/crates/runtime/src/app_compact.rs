@@ -6,7 +6,6 @@ use crate::app::Application;
 use crate::app_threads::RecordedRun;
 use crate::run::compaction::{estimate_tokens, summarise, summary_text};
 use crate::run::context::{self, ContextInput};
-use crate::run::reconcile::all_events;
 use crate::run::recorder::append_beside;
 use crate::AppError;
 use bearagent_kernel::{EventPayload, NewEvent, RunId, RunStatus};
@@ -30,14 +29,14 @@ impl Application {
                 "run {run_id} is still in progress; it compacts itself when its context nears the window"
             )));
         }
-        let events = all_events(&self.store, run_id)?;
+        let events = self.store.all_events(run_id)?;
         let recorded = events
             .first()
             .and_then(|e| RecordedRun::of(&e.payload))
             .ok_or_else(|| AppError::Corrupt(format!("run {run_id} has no RunCreated event")))?;
         let provider = self.provider_for_follow_up(&recorded.provider, &recorded.model)?;
         let ancestors = crate::thread::ancestors(&self.store, projection.parent)?;
-        let instructions = crate::thread::instructions_in(&self.store, &events)?;
+        let instructions = crate::run::instructions::instructions_in(&self.store, &events)?;
         let build = |events: &[bearagent_kernel::EventEnvelope], summary: Option<&str>| {
             context::build(&ContextInput {
                 ancestors: &ancestors,
@@ -101,7 +100,7 @@ impl Application {
         run_id: RunId,
         blob: &bearagent_kernel::ContentHash,
     ) -> Result<String, AppError> {
-        let referenced = all_events(&self.store, run_id)?.iter().any(|e| {
+        let referenced = self.store.all_events(run_id)?.iter().any(|e| {
             if let EventPayload::ContextCompacted { summary, .. } = &e.payload {
                 summary == blob
             } else if let EventPayload::InstructionsLoaded { blob: b, .. } = &e.payload {

@@ -6,7 +6,6 @@ use crate::app::Application;
 use crate::app_threads::RecordedRun;
 use crate::run::agent_loop::LoopStart;
 use crate::run::approvals::Decision;
-use crate::run::reconcile::all_events;
 use crate::run::recorder::Recorder;
 use crate::AppError;
 use bearagent_kernel::{CallId, EventPayload, RunId, RunStatus};
@@ -28,7 +27,7 @@ impl Application {
             (RunStatus::Interrupted, Some(p)) if &p.call_id == call_id => p.clone(),
             _ => return Err(not_pending()),
         };
-        let events = all_events(&self.store, run_id)?;
+        let events = self.store.all_events(run_id)?;
         let Some(recorded) = events.first().and_then(|e| RecordedRun::of(&e.payload)) else {
             return Err(AppError::Corrupt(format!(
                 "run {run_id} has no RunCreated event"

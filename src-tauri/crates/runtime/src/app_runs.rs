@@ -5,8 +5,9 @@ use crate::app::{ActiveRun, Application};
 use crate::live::LiveEvent;
 use crate::mcp::RunMcp;
 use crate::profile::RunProfile;
-use crate::run::agent_loop::{drive, LoopDeps, LoopStart};
+use crate::run::agent_loop::{drive, LoopStart};
 use crate::run::approvals::Decision;
+use crate::run::deps::LoopDeps;
 use crate::run::recorder::{append_beside, Recorder};
 use crate::views::RunSummary;
 use crate::AppError;
@@ -325,7 +326,7 @@ impl Application {
         run_id: RunId,
         requested: EventSeq,
     ) -> Result<crate::BuiltContext, AppError> {
-        let events = crate::run::reconcile::all_events(&self.store, run_id)?;
+        let events = self.store.all_events(run_id)?;
         let Some(EventPayload::RunCreated {
             workspace_path,
             context_caps,
@@ -360,7 +361,7 @@ impl Application {
             .collect();
         let tools = crate::mcp::model_tools(&self.registry, &before);
         let ancestors = crate::thread::ancestors(&self.store, *parent)?;
-        let instructions = crate::thread::instructions_in(&self.store, &before)?;
+        let instructions = crate::run::instructions::instructions_in(&self.store, &before)?;
         let summary = crate::run::compaction::summary_text(&self.store, &ancestors, &before)?;
         crate::run::context::rebuild(
             &version,
@@ -404,7 +405,7 @@ async fn prepare_loop(
     deps.ancestors = Arc::new(crate::thread::ancestors(rec.store(), parent)?);
     if matches!(start, LoopStart::Fresh) {
         let root = deps.workspace.path().to_path_buf();
-        crate::thread::load_instructions(rec, &root, "")?;
+        crate::run::instructions::load_instructions(rec, &root, "")?;
     }
     RunMcp::start(rec, mcp, &deps.cancel).await
 }

@@ -312,7 +312,7 @@ async fn agents_md_is_recorded_shown_to_the_model_and_reread_by_a_follow_up() {
 #[tokio::test]
 async fn an_oversized_agents_md_is_cut_with_a_note() {
     let f = fixture();
-    let big = "x".repeat(crate::thread::MAX_INSTRUCTION_BYTES + 500);
+    let big = "x".repeat(crate::run::instructions::MAX_INSTRUCTION_BYTES + 500);
     std::fs::write(f.ws.path().join("AGENTS.md"), &big).unwrap();
     let p = script(json!([{"final_answer": "ok"}]));
     let run = f.app.start_run(start("go", &f, &p)).unwrap();

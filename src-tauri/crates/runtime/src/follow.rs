@@ -9,7 +9,7 @@
 //! rather than at the next start.
 
 use crate::live::{LiveBus, LiveEvent};
-use crate::run::reconcile::{events_since, reconcile_unfinished};
+use crate::run::reconcile::reconcile_unfinished;
 use crate::AppError;
 use bearagent_kernel::Clock;
 use bearagent_store::{Ownership, Store};
@@ -84,7 +84,7 @@ fn publish_new(
         if store.ownership(run_id)? == Ownership::Here {
             continue;
         }
-        for event in events_since(store, run_id, after)? {
+        for event in store.events_since(run_id, after)? {
             live.publish(LiveEvent::Committed(Arc::new(event)));
         }
     }

@@ -1,19 +1,10 @@
-//! Threads and project instructions: the ancestors a follow-up or fork
-//! continues (read from their committed events), and `AGENTS.md` files
-//! read into blobs and referenced by `InstructionsLoaded` events.
+//! Threads: the ancestors a follow-up or fork continues, read from their
+//! committed events. (Project instructions are `run/instructions.rs`.)
 
-use crate::run::recorder::Recorder;
 use crate::AppError;
 use bearagent_kernel::{EventEnvelope, EventPayload, ParentRun};
 use bearagent_store::Store;
-use std::collections::BTreeMap;
-use std::path::Path;
 
-/// The instruction file's name, at the workspace root or in a folder.
-pub const INSTRUCTIONS_FILE: &str = "AGENTS.md";
-/// Longest instructions kept per file (as Codex's project docs); the rest
-/// is cut with a note.
-pub const MAX_INSTRUCTION_BYTES: usize = 32 * 1024;
 /// How far back a thread is followed (a guard against a corrupt store).
 pub const MAX_THREAD_DEPTH: usize = 256;
 
@@ -32,7 +23,8 @@ pub fn ancestors(
                 p.run_id
             )));
         }
-        let events: Vec<EventEnvelope> = crate::run::reconcile::all_events(store, p.run_id)?
+        let events: Vec<EventEnvelope> = store
+            .all_events(p.run_id)?
             .into_iter()
             .filter(|e| e.seq <= p.through_seq)
             .collect();
@@ -48,113 +40,4 @@ pub fn ancestors(
     }
     chain.reverse();
     Ok(chain)
-}
-
-/// The instructions `events` reference, latest per path, shallowest folder
-/// first: (path, text).
-pub fn instructions_in(
-    store: &Store,
-    events: &[EventEnvelope],
-) -> Result<Vec<(String, String)>, AppError> {
-    let mut latest = BTreeMap::new();
-    for e in events {
-        if let EventPayload::InstructionsLoaded { path, blob, .. } = &e.payload {
-            latest.insert(path.clone(), blob.clone());
-        }
-    }
-    let mut out = Vec::new();
-    for (path, blob) in latest {
-        let bytes = store.get_blob(&blob)?.ok_or_else(|| {
-            AppError::Corrupt(format!("the instructions blob of {path} is missing"))
-        })?;
-        out.push((path, String::from_utf8_lossy(&bytes).into_owned()));
-    }
-    out.sort_by_key(|(path, _)| (path.matches('/').count(), path.clone()));
-    Ok(out)
-}
-
-/// Reads `rel_dir/AGENTS.md` under `root` into a blob and records it.
-/// A missing file is nothing; an unreadable one is logged, never an error
-/// of the run; one over the cap is cut with a note saying so.
-pub fn load_instructions(rec: &mut Recorder, root: &Path, rel_dir: &str) -> Result<(), AppError> {
-    let rel_path = if rel_dir.is_empty() || rel_dir == "." {
-        INSTRUCTIONS_FILE.to_owned()
-    } else {
-        format!("{}/{INSTRUCTIONS_FILE}", rel_dir.trim_end_matches('/'))
-    };
-    let path = root.join(&rel_path);
-    // Only a plain file inside the workspace: a symlink could point anywhere.
-    match std::fs::symlink_metadata(&path) {
-        Ok(m) if m.is_file() => {}
-        Ok(_) => {
-            tracing::warn!(path = %rel_path, "instructions are not a plain file; ignored");
-            return Ok(());
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => {
-            tracing::warn!(path = %rel_path, error = %e, "instructions could not be read");
-            return Ok(());
-        }
-    }
-    let bytes = match std::fs::read(&path) {
-        Ok(b) => b,
-        Err(e) => {
-            tracing::warn!(path = %rel_path, error = %e, "instructions could not be read");
-            return Ok(());
-        }
-    };
-    let text = String::from_utf8_lossy(&bytes);
-    let truncated = text.len() > MAX_INSTRUCTION_BYTES;
-    let kept = if truncated {
-        let cut = bearagent_tools::floor_char_boundary(&text, MAX_INSTRUCTION_BYTES);
-        format!(
-            "{}\n[{rel_path} cut here: {} of its {} bytes are shown]",
-            &text[..cut],
-            cut,
-            bytes.len()
-        )
-    } else {
-        text.into_owned()
-    };
-    let blob = rec.store().put_blob(kept.as_bytes(), rec.clock().now())?;
-    rec.record(
-        rec.last_seq(),
-        EventPayload::InstructionsLoaded {
-            path: rel_path,
-            blob,
-            bytes: bytes.len() as u64,
-            truncated,
-        },
-    )?;
-    Ok(())
-}
-
-/// Before a write to `rel_path`: the `AGENTS.md` of each folder on its way
-/// from the root that this run has not read yet is read now (nearest wins
-/// in the prompt, which lists deeper folders last).
-pub fn load_nested_for(rec: &mut Recorder, root: &Path, rel_path: &str) -> Result<(), AppError> {
-    let loaded: std::collections::BTreeSet<String> = rec
-        .events()
-        .iter()
-        .filter_map(|e| {
-            if let EventPayload::InstructionsLoaded { path, .. } = &e.payload {
-                Some(path.clone())
-            } else {
-                None
-            }
-        })
-        .collect();
-    let parts: Vec<&str> = rel_path.split('/').collect();
-    let mut dir = String::new();
-    for part in parts.iter().take(parts.len().saturating_sub(1)) {
-        if !dir.is_empty() {
-            dir.push('/');
-        }
-        dir.push_str(part);
-        let candidate = format!("{dir}/{INSTRUCTIONS_FILE}");
-        if !loaded.contains(&candidate) {
-            load_instructions(rec, root, &dir)?;
-        }
-    }
-    Ok(())
 }

@@ -6,8 +6,8 @@
 
 use crate::app::ActiveRun;
 use crate::live::LiveBus;
+use crate::run::receipts::current_hash;
 use crate::run::recorder::append_all_beside;
-use crate::run::tool_step::current_hash;
 use crate::AppError;
 use bearagent_kernel::{Clock, ContentHash, EventEnvelope, EventPayload, EventSeq, RunId};
 use bearagent_store::{Store, StoreError};
@@ -123,7 +123,7 @@ pub(crate) struct RunFacts {
 impl RunFacts {
     /// Folds the run's events since the last one seen.
     fn catch_up(&mut self, store: &Store, run_id: RunId) -> Result<(), AppError> {
-        let new = crate::run::reconcile::events_since(store, run_id, self.seen)?;
+        let new = store.events_since(run_id, self.seen)?;
         self.fold(&new);
         Ok(())
     }

@@ -7,6 +7,7 @@ mod changes;
 mod error;
 mod events;
 mod owners;
+mod paging;
 mod projections;
 mod schema;
 mod workspaces;

@@ -4,7 +4,8 @@
 //!
 //! Times `RUNS` (default 50, `$BEARAGENT_BENCH_RUNS`) starts of `true` as a
 //! plain fork/exec (`std::process::Command::new("true")`, waited for) and as
-//! many through `sandbox::run` with the sandbox on (bubblewrap with all
+//! many as a `run_command` call through its one route, `RunCommand::run`,
+//! with the default command settings (sandbox on: bubblewrap with all
 //! namespaces, the mounts and the seccomp filter, then `/bin/sh -c true`),
 //! after one untimed warm-up each (the warm-up also runs the cached probe).
 //! Prints both medians and the difference; the goal is +15 ms or less.
@@ -21,10 +22,24 @@ fn main() {
 
 #[cfg(target_os = "linux")]
 mod linux {
-    use bearagent_tools::sandbox::{self, CommandSpec, SandboxMode, SandboxPolicy};
+    use bearagent_kernel::CommandSettings;
+    use bearagent_tools::tools::run_command::{HostEnvironment, RunCommand};
+    use bearagent_tools::{
+        sandbox, ApprovalMode, AuthorizedCall, Policy, PolicyDecision, Tool, WorkspaceRoot,
+    };
     use std::process::{Command, ExitCode, Stdio};
     use std::time::{Duration, Instant};
     use tokio_util::sync::CancellationToken;
+
+    /// `true` as the model would ask for it, allowed by the policy.
+    fn authorized(tool: &RunCommand, ws: &WorkspaceRoot) -> Option<AuthorizedCall> {
+        let args = serde_json::json!({"command": "true"});
+        let prepared = tool.prepare(args.as_object()?, ws).ok()?;
+        match Policy::new(ApprovalMode::AllowAll).decide(tool.spec(), prepared) {
+            PolicyDecision::Allow(call) => Some(call),
+            PolicyDecision::Ask(_) | PolicyDecision::Deny { .. } => None,
+        }
+    }
 
     pub fn main() -> ExitCode {
         let runs: usize = std::env::var("BEARAGENT_BENCH_RUNS")
@@ -42,21 +57,12 @@ mod linux {
         let Ok(workspace) = std::fs::canonicalize(root.path()) else {
             return ExitCode::FAILURE;
         };
-        let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
-        let policy = SandboxPolicy {
-            workspace: workspace.clone(),
-            home: home.clone().into(),
-            network: false,
-            readable_home_dirs: vec![std::path::Path::new(&home).join(".cargo")],
-            hidden: Vec::new(),
-            env: Vec::new(),
+        let Ok(ws) = WorkspaceRoot::new(&workspace) else {
+            return ExitCode::FAILURE;
         };
-        let spec = CommandSpec {
-            command: "true".into(),
-            cwd: workspace,
-            timeout: Duration::from_secs(10),
-            output_cap: 64 * 1024,
-        };
+        let tool = RunCommand::new();
+        let settings = CommandSettings::default();
+        let host = HostEnvironment::current(Vec::new());
         let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -75,15 +81,16 @@ mod linux {
         };
         let sandboxed = || -> Option<Duration> {
             let started = Instant::now();
-            let outcome = runtime
-                .block_on(sandbox::run(
-                    SandboxMode::On,
-                    &policy,
-                    &spec,
-                    CancellationToken::new(),
-                    |_| {},
-                ))
-                .ok()?;
+            let call = authorized(&tool, &ws)?;
+            let run = runtime.block_on(tool.run(
+                call,
+                &ws,
+                &settings,
+                &host,
+                CancellationToken::new(),
+                |_| {},
+            ));
+            let outcome = run.outcome.ok()?;
             (outcome.exit_code == Some(0)).then(|| started.elapsed())
         };
 
@@ -110,7 +117,7 @@ mod linux {
         let sandbox_ms = median_ms(&mut sandbox_times);
         println!("runs per side: {runs}");
         println!("plain fork/exec `true`:        median {plain_ms:.2} ms");
-        println!("sandbox::run (bwrap+seccomp):  median {sandbox_ms:.2} ms");
+        println!("run_command (bwrap+seccomp):   median {sandbox_ms:.2} ms");
         println!(
             "difference:                    {:+.2} ms (goal: +15 ms or less)",
             sandbox_ms - plain_ms

@@ -16,7 +16,7 @@
 //! (`max_results` 200, the default) is timed too, for information.
 
 use bearagent_tools::tools::search_text::{search, SearchOptions, SearchText};
-use bearagent_tools::{ApprovalMode, Policy, PolicyDecision, Tool, WorkspaceRoot};
+use bearagent_tools::{ApprovalMode, Policy, PolicyDecision, Tool, WorkspaceRoot, WorkspaceTool};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};

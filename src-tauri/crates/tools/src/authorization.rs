@@ -1,17 +1,17 @@
 //! Authorisation as a value (DESIGN principle 8): the executor and every
 //! tool accept only an [`AuthorizedCall`], and only two things make one —
 //! [`Policy::decide`](crate::Policy::decide) when it allows a call, and
-//! [`ApprovalRequest::approve`] when the user's approval of a call the
-//! policy asked about has been recorded. An `ApprovalRequest` in turn comes
-//! only from the policy. Code that skips the policy does not compile.
+//! [`ApprovalRequest::approve`] with the recorded `ApprovalGranted` event of
+//! the call the policy asked about. An `ApprovalRequest` in turn comes only
+//! from the policy. Code that skips the policy does not compile.
 //!
 //! The right way compiles:
 //!
 //! ```
-//! use bearagent_tools::{ApprovalMode, Executor, Policy, PolicyDecision, Registry, Tool, WorkspaceRoot};
+//! use bearagent_tools::{ApprovalMode, Executor, Policy, PolicyDecision, Registered, Registry, Tool, WorkspaceRoot};
 //! # async fn run(ws: WorkspaceRoot) {
 //! let registry = Registry::with_workspace_tools();
-//! let tool = registry.get("list_dir").unwrap();
+//! let Some(Registered::Workspace(tool)) = registry.get("list_dir") else { return };
 //! let prepared = tool.prepare(&serde_json::Map::new(), &ws).unwrap();
 //! if let PolicyDecision::Allow(call) = Policy::new(ApprovalMode::AskWrites).decide(tool.spec(), prepared) {
 //!     let cancel = tokio_util::sync::CancellationToken::new();
@@ -24,10 +24,10 @@
 //! mismatched types):
 //!
 //! ```compile_fail,E0308
-//! use bearagent_tools::{Executor, Registry, Tool, WorkspaceRoot};
+//! use bearagent_tools::{Executor, Registered, Registry, Tool, WorkspaceRoot};
 //! # async fn run(ws: WorkspaceRoot) {
 //! let registry = Registry::with_workspace_tools();
-//! let tool = registry.get("write_file").unwrap();
+//! let Some(Registered::Workspace(tool)) = registry.get("write_file") else { return };
 //! let args = serde_json::json!({"path": "a.md", "content": "x"});
 //! let prepared = tool.prepare(args.as_object().unwrap(), &ws).unwrap();
 //! let cancel = tokio_util::sync::CancellationToken::new();
@@ -38,10 +38,10 @@
 //! nor straight to a tool (E0308):
 //!
 //! ```compile_fail,E0308
-//! use bearagent_tools::{Registry, Tool, WorkspaceRoot};
+//! use bearagent_tools::{Registered, Registry, Tool, WorkspaceRoot, WorkspaceTool};
 //! # fn run(ws: WorkspaceRoot) {
 //! let registry = Registry::with_workspace_tools();
-//! let tool = registry.get("write_file").unwrap();
+//! let Some(Registered::Workspace(tool)) = registry.get("write_file") else { return };
 //! let args = serde_json::json!({"path": "a.md", "content": "x"});
 //! let prepared = tool.prepare(args.as_object().unwrap(), &ws).unwrap();
 //! let _ = tool.execute(&prepared, &ws, &tokio_util::sync::CancellationToken::new());
@@ -57,6 +57,17 @@
 //! # }
 //! ```
 //!
+//! nor approved with a bare sequence number instead of the recorded
+//! `ApprovalGranted` event (E0308):
+//!
+//! ```compile_fail,E0308
+//! use bearagent_kernel::{CallId, EventSeq};
+//! use bearagent_tools::{ApprovalRequest, AuthorizedCall};
+//! # fn approve_by_number(request: ApprovalRequest, call: &CallId) -> AuthorizedCall {
+//! request.approve(call, EventSeq(7)).unwrap()
+//! # }
+//! ```
+//!
 //! nor a prepared call altered after the policy saw it (E0616, private
 //! field):
 //!
@@ -68,7 +79,7 @@
 //! ```
 
 use crate::spec::PreparedCall;
-use bearagent_kernel::EventSeq;
+use bearagent_kernel::{ApprovalScope, CallId, EventEnvelope, EventPayload, EventSeq};
 use std::ops::Deref;
 
 /// Who allowed a call.
@@ -140,12 +151,150 @@ impl ApprovalRequest {
         &self.call
     }
 
-    /// The user's approval was recorded as the event `approval`: the call
-    /// may run.
-    pub fn approve(self, approval: EventSeq) -> AuthorizedCall {
-        AuthorizedCall {
-            call: self.call,
-            authority: Authority::User { approval },
+    /// The call `call_id` may run: `granted` is the recorded
+    /// `ApprovalGranted` of that call, or of an earlier one whose scope
+    /// reaches it (the tool for the rest of the run, the rest of the turn).
+    /// Anything else — another event, a denial, another call's one-time
+    /// approval — is refused.
+    pub fn approve(
+        self,
+        call_id: &CallId,
+        granted: &EventEnvelope,
+    ) -> Result<AuthorizedCall, NotApproved> {
+        let EventPayload::ApprovalGranted {
+            call_id: approved,
+            scope,
+            ..
+        } = &granted.payload
+        else {
+            return Err(NotApproved {
+                seq: granted.seq,
+                why: format!(
+                    "event {} is {}, not an approval",
+                    granted.seq.0,
+                    granted.payload.type_name()
+                ),
+            });
+        };
+        let reaches = match scope {
+            ApprovalScope::Once => approved == call_id,
+            ApprovalScope::ToolForRun | ApprovalScope::RestOfTurn => true,
+        };
+        if !reaches {
+            return Err(NotApproved {
+                seq: granted.seq,
+                why: format!(
+                    "the approval at {} was for call {approved} only, not {call_id}",
+                    granted.seq.0
+                ),
+            });
         }
+        Ok(AuthorizedCall {
+            call: self.call,
+            authority: Authority::User {
+                approval: granted.seq,
+            },
+        })
+    }
+}
+
+/// An approval that does not cover the call it was offered for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("not approved: {why}")]
+pub struct NotApproved {
+    pub seq: EventSeq,
+    pub why: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{Effect, ToolSpec};
+    use crate::{ApprovalMode, Policy, PolicyDecision};
+    use bearagent_kernel::{NewEvent, RunId, ToolName};
+
+    fn request() -> ApprovalRequest {
+        let name = ToolName::new("write_file").unwrap();
+        let spec = ToolSpec {
+            name: name.clone(),
+            description: "w".into(),
+            parameters: serde_json::json!({"type": "object"}),
+            effect: Effect::External,
+        };
+        let call = PreparedCall::external(name, "x".into(), serde_json::json!({}), false);
+        match Policy::new(ApprovalMode::AskAll).decide(&spec, call) {
+            PolicyDecision::Ask(request) => request,
+            PolicyDecision::Allow(_) | PolicyDecision::Deny { .. } => panic!("expected ask"),
+        }
+    }
+
+    fn event(seq: u64, payload: EventPayload) -> EventEnvelope {
+        NewEvent::new(bearagent_kernel::testkit::at(0), None, payload)
+            .into_envelope(RunId::new(), EventSeq(seq))
+    }
+
+    fn granted(seq: u64, call: &str, scope: ApprovalScope) -> EventEnvelope {
+        event(
+            seq,
+            EventPayload::ApprovalGranted {
+                call_id: CallId::new(call).unwrap(),
+                by: "user".into(),
+                scope,
+                allowed_prefix: None,
+            },
+        )
+    }
+
+    #[test]
+    fn given_the_calls_own_approval_when_approved_then_it_runs_by_the_user() {
+        let call = CallId::new("c1").unwrap();
+        let authorized = request()
+            .approve(&call, &granted(4, "c1", ApprovalScope::Once))
+            .unwrap();
+        assert_eq!(
+            authorized.authority(),
+            Authority::User {
+                approval: EventSeq(4)
+            }
+        );
+    }
+
+    #[test]
+    fn given_another_calls_one_time_approval_when_approved_then_it_is_refused() {
+        let call = CallId::new("c2").unwrap();
+        let refused = request()
+            .approve(&call, &granted(4, "c1", ApprovalScope::Once))
+            .unwrap_err();
+        assert_eq!(refused.seq, EventSeq(4));
+    }
+
+    #[test]
+    fn given_a_grant_for_the_run_or_the_turn_when_approved_then_later_calls_run() {
+        let call = CallId::new("c9").unwrap();
+        for scope in [ApprovalScope::ToolForRun, ApprovalScope::RestOfTurn] {
+            assert!(request().approve(&call, &granted(4, "c1", scope)).is_ok());
+        }
+    }
+
+    #[test]
+    fn given_a_denial_or_another_event_when_approved_then_it_is_refused() {
+        let call = CallId::new("c1").unwrap();
+        let denied = event(
+            5,
+            EventPayload::ApprovalDenied {
+                call_id: call.clone(),
+                by: "user".into(),
+                scope: ApprovalScope::Once,
+                reason: None,
+            },
+        );
+        assert!(request().approve(&call, &denied).is_err());
+        let started = event(
+            6,
+            EventPayload::ToolCallStarted {
+                call_id: call.clone(),
+            },
+        );
+        assert!(request().approve(&call, &started).is_err());
     }
 }

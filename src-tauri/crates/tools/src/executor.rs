@@ -2,7 +2,7 @@
 //! thread, inside a timeout, racing cancellation, and bounds the output.
 
 use crate::authorization::AuthorizedCall;
-use crate::spec::Tool;
+use crate::spec::WorkspaceTool;
 use crate::text::floor_char_boundary;
 use crate::workspace::WorkspaceRoot;
 use serde::Serialize;
@@ -85,7 +85,7 @@ impl Executor {
     /// every failure is an error outcome. Only an authorised call gets here.
     pub async fn execute(
         &self,
-        tool: Arc<dyn Tool>,
+        tool: Arc<dyn WorkspaceTool>,
         call: AuthorizedCall,
         ws: WorkspaceRoot,
         cancel: CancellationToken,

@@ -1,6 +1,6 @@
 use super::*;
 use crate::error::{ArgumentError, ToolError};
-use crate::spec::{Effect, PreparedCall, ToolOutput, ToolSpec};
+use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WorkspaceTool};
 use crate::testutil::workspace;
 use bearagent_kernel::ToolName;
 use serde_json::{json, Map, Value};
@@ -53,7 +53,9 @@ impl Tool for TestTool {
     ) -> Result<PreparedCall, ArgumentError> {
         Ok(test_prepared())
     }
+}
 
+impl WorkspaceTool for TestTool {
     fn execute(
         &self,
         _call: &AuthorizedCall,

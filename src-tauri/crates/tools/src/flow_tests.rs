@@ -2,7 +2,9 @@
 //! executor, as the runtime will drive it.
 
 use crate::testutil::{obj, workspace};
-use crate::{ApprovalMode, Executor, ExecutorLimits, Policy, PolicyDecision, Registry, ToolSpec};
+use crate::{
+    ApprovalMode, Executor, ExecutorLimits, Policy, PolicyDecision, Registered, Registry, ToolSpec,
+};
 use serde_json::json;
 use std::fs;
 use tokio_util::sync::CancellationToken;
@@ -14,7 +16,9 @@ async fn write_then_read_through_policy_and_executor() {
     let policy = Policy::new(ApprovalMode::AskWrites);
     let executor = Executor::new(ExecutorLimits::default());
 
-    let write = registry.get("write_file").unwrap();
+    let Some(Registered::Workspace(write)) = registry.get("write_file") else {
+        panic!("write_file is a workspace tool");
+    };
     let spec: ToolSpec = write.spec().clone();
     let call = write
         .prepare(
@@ -25,8 +29,23 @@ async fn write_then_read_through_policy_and_executor() {
     let PolicyDecision::Ask(request) = policy.decide(&spec, call) else {
         panic!("a write must be asked about");
     };
-    // The user's approval, recorded as event 7.
-    let call = request.approve(bearagent_kernel::EventSeq(7));
+    // The user's approval of this call, recorded as event 7.
+    let call_id = bearagent_kernel::CallId::new("call-1").unwrap();
+    let granted = bearagent_kernel::NewEvent::new(
+        bearagent_kernel::testkit::at(0),
+        None,
+        bearagent_kernel::EventPayload::ApprovalGranted {
+            call_id: call_id.clone(),
+            by: "user".into(),
+            scope: bearagent_kernel::ApprovalScope::Once,
+            allowed_prefix: None,
+        },
+    )
+    .into_envelope(
+        bearagent_kernel::RunId::new(),
+        bearagent_kernel::EventSeq(7),
+    );
+    let call = request.approve(&call_id, &granted).unwrap();
     assert_eq!(
         call.authority(),
         crate::Authority::User {
@@ -42,7 +61,9 @@ async fn write_then_read_through_policy_and_executor() {
         "# Report\n"
     );
 
-    let read = registry.get("read_file").unwrap();
+    let Some(Registered::Workspace(read)) = registry.get("read_file") else {
+        panic!("read_file is a workspace tool");
+    };
     let call = read
         .prepare(&obj(json!({"path": "outputs/report.md"})), &ws)
         .unwrap();
@@ -61,7 +82,9 @@ async fn an_execution_error_is_an_error_outcome_for_the_model() {
     let (dir, ws) = workspace();
     fs::write(dir.path().join("a.txt"), "x x").unwrap();
     let registry = Registry::with_workspace_tools();
-    let edit = registry.get("edit_file").unwrap();
+    let Some(Registered::Workspace(edit)) = registry.get("edit_file") else {
+        panic!("edit_file is a workspace tool");
+    };
     let call = edit
         .prepare(
             &obj(json!({"path": "a.txt", "old_string": "x", "new_string": "y"})),

@@ -37,13 +37,15 @@ mod testutil;
 
 pub use args::wrong_type;
 pub use atomic::remove_leftover_temp_files;
-pub use authorization::{ApprovalRequest, Authority, AuthorizedCall};
+pub use authorization::{ApprovalRequest, Authority, AuthorizedCall, NotApproved};
 pub use error::{ArgumentError, ToolError};
 pub use executor::{ExecOutcome, Executor, ExecutorLimits};
 pub use policy::{
     describe_verdict, ApprovalMode, ParseApprovalModeError, Policy, PolicyDecision, ToolRule,
 };
-pub use registry::{Registry, RegistryError};
-pub use spec::{CommandPlan, Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WriteTarget};
+pub use registry::{Registered, Registry, RegistryError};
+pub use spec::{
+    CommandPlan, Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WorkspaceTool, WriteTarget,
+};
 pub use text::floor_char_boundary;
 pub use workspace::{PathError, WorkspaceRoot};

@@ -1,8 +1,30 @@
-//! The registry of tools, looked up by exact name.
+//! The registry of tools, looked up by exact name. What a lookup returns
+//! says how the tool runs, so dispatch is decided once, here.
 
-use crate::spec::{Tool, ToolSpec};
+use crate::spec::{Tool, ToolSpec, WorkspaceTool};
+use crate::tools::run_command::RunCommand;
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+/// A registered tool, by how it executes.
+#[derive(Clone)]
+pub enum Registered {
+    /// A workspace tool: the bounded executor runs it.
+    Workspace(Arc<dyn WorkspaceTool>),
+    /// `run_command`: [`RunCommand::run`] runs it in the sandbox with the
+    /// run's command settings.
+    Command(Arc<RunCommand>),
+}
+
+impl Registered {
+    /// The spec and `prepare`, the same for every kind.
+    pub fn tool(&self) -> &dyn Tool {
+        match self {
+            Registered::Workspace(tool) => tool.as_ref(),
+            Registered::Command(tool) => tool.as_ref(),
+        }
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegistryError {
@@ -12,7 +34,7 @@ pub enum RegistryError {
 
 #[derive(Clone, Default)]
 pub struct Registry {
-    tools: BTreeMap<String, Arc<dyn Tool>>,
+    tools: BTreeMap<String, Registered>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -29,35 +51,44 @@ impl Registry {
         Self::default()
     }
 
-    /// The five workspace tools: `list_dir`, `read_file`, `search_text`,
-    /// `write_file`, `edit_file`.
+    /// The five workspace tools (`list_dir`, `read_file`, `search_text`,
+    /// `write_file`, `edit_file`) and `run_command`.
     pub fn with_workspace_tools() -> Self {
         let mut registry = Self::new();
         for tool in crate::tools::workspace_tools() {
-            let name = tool.spec().name.as_str().to_owned();
-            registry.tools.insert(name, tool);
+            registry.insert(Registered::Workspace(tool));
         }
+        registry.insert(Registered::Command(Arc::new(RunCommand::new())));
         registry
     }
 
-    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+    fn insert(&mut self, tool: Registered) {
+        let name = tool.tool().spec().name.as_str().to_owned();
+        self.tools.insert(name, tool);
+    }
+
+    /// Adds a workspace tool (run by the executor).
+    pub fn register(&mut self, tool: Arc<dyn WorkspaceTool>) -> Result<(), RegistryError> {
         let name = tool.spec().name.as_str().to_owned();
         if self.tools.contains_key(&name) {
             return Err(RegistryError::Duplicate { name });
         }
-        self.tools.insert(name, tool);
+        self.tools.insert(name, Registered::Workspace(tool));
         Ok(())
     }
 
     /// Exact, case-sensitive lookup. No fuzzy matching: an unknown name is
     /// the caller's error to report.
-    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+    pub fn get(&self, name: &str) -> Option<Registered> {
         self.tools.get(name).cloned()
     }
 
     /// Specs of all tools, sorted by name (stable across calls).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.values().map(|t| t.spec().clone()).collect()
+        self.tools
+            .values()
+            .map(|t| t.tool().spec().clone())
+            .collect()
     }
 }
 

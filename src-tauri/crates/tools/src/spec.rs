@@ -192,7 +192,12 @@ impl ToolOutput {
     }
 }
 
-/// A tool. `prepare` validates and normalises; `execute` does the work once.
+/// A tool: its trusted spec and `prepare`, which validates and normalises
+/// the model's arguments. How a tool executes depends on its kind, decided
+/// once when it is looked up (see [`Registered`](crate::Registered)):
+/// workspace tools through the bounded executor ([`WorkspaceTool`]),
+/// commands through [`RunCommand::run`](crate::tools::run_command::RunCommand::run),
+/// MCP tools through their server. Each takes the [`AuthorizedCall`].
 pub trait Tool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
 
@@ -203,7 +208,11 @@ pub trait Tool: Send + Sync {
         args: &Map<String, Value>,
         ws: &WorkspaceRoot,
     ) -> Result<PreparedCall, ArgumentError>;
+}
 
+/// A tool that works on the workspace's files, run by the bounded
+/// [`Executor`](crate::Executor) — the only caller of `execute`.
+pub trait WorkspaceTool: Tool {
     /// Run the call the policy allowed or the user approved — only such a
     /// call exists as an [`AuthorizedCall`]. Synchronous: the executor runs
     /// it on a blocking thread. Long-running tools poll `cancel` and stop

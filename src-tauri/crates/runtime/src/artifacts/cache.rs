@@ -5,7 +5,6 @@
 
 use crate::artifacts::diff::{diff_versions, FileDiff};
 use crate::artifacts::projection::{ArtifactFold, ArtifactRecord};
-use crate::run::reconcile::events_since;
 use crate::AppError;
 use bearagent_kernel::{ContentHash, RunId};
 use bearagent_store::Store;
@@ -42,7 +41,7 @@ impl ArtifactCache {
         run_id: RunId,
     ) -> Result<Vec<ArtifactRecord>, AppError> {
         let mut fold = self.lock_folds()?.get(&run_id).cloned().unwrap_or_default();
-        fold.apply(&events_since(store, run_id, fold.seen())?);
+        fold.apply(&store.events_since(run_id, fold.seen())?);
         let records = fold.records();
         let mut folds = self.lock_folds()?;
         // Another caller may have folded further meanwhile; keep the newer.

@@ -5,9 +5,8 @@
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff};
 use crate::artifacts::projection::{ArtifactRecord, Review};
-use crate::run::reconcile::all_events;
+use crate::run::receipts::current_hash;
 use crate::run::recorder::Recorder;
-use crate::run::tool_step::current_hash;
 use crate::AppError;
 use bearagent_kernel::{ContentHash, EventPayload, RunId, RunProjection};
 use bearagent_tools::WorkspaceRoot;
@@ -129,7 +128,7 @@ impl Application {
                 "the run is still in progress; review its files when it has ended".into(),
             ));
         }
-        let events = all_events(&self.store, run_id)?;
+        let events = self.store.all_events(run_id)?;
         Recorder::resume(
             self.store.clone(),
             self.clock.clone(),

@@ -109,10 +109,9 @@ impl RunMcp {
         }
         let records: Vec<McpToolRecord> = started.tools.iter().map(record_of).collect();
         let connection = Arc::new(started.connection);
-        let runtime = tokio::runtime::Handle::current();
         let mut adapters = Vec::new();
         for record in &records {
-            match McpToolAdapter::new(record, &server, connection.clone(), runtime.clone()) {
+            match McpToolAdapter::new(record, &server, connection.clone()) {
                 Ok(a) => adapters.push(Arc::new(a)),
                 Err(reason) => {
                     drop(adapters);

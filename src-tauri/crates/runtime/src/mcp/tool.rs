@@ -6,8 +6,7 @@
 use bearagent_kernel::{McpToolRecord, ToolName};
 use bearagent_mcp::{McpCallResult, McpConnection, McpError};
 use bearagent_tools::{
-    ArgumentError, AuthorizedCall, Effect, PreparedCall, Tool, ToolError, ToolOutput, ToolSpec,
-    WorkspaceRoot,
+    ArgumentError, AuthorizedCall, Effect, PreparedCall, Tool, ToolSpec, WorkspaceRoot,
 };
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -54,7 +53,6 @@ pub struct McpToolAdapter {
     /// The server's own name for the tool.
     tool: String,
     connection: Arc<McpConnection>,
-    runtime: tokio::runtime::Handle,
 }
 
 impl McpToolAdapter {
@@ -62,14 +60,12 @@ impl McpToolAdapter {
         record: &McpToolRecord,
         server: &str,
         connection: Arc<McpConnection>,
-        runtime: tokio::runtime::Handle,
     ) -> Result<Self, String> {
         Ok(Self {
             spec: mcp_spec(record)?,
             server: server.to_owned(),
             tool: record.tool.clone(),
             connection,
-            runtime,
         })
     }
 
@@ -86,15 +82,24 @@ impl McpToolAdapter {
         &self.tool
     }
 
-    /// Sends the authorised call to the server. `on_progress(progress,
-    /// total, message)` sees its progress notifications; a timeout or
-    /// `cancel` sends the server `notifications/cancelled`.
+    /// The one way an MCP tool runs: the authorised call, sent to the
+    /// server. `on_progress(progress, total, message)` sees its progress
+    /// notifications; a timeout or `cancel` sends the server
+    /// `notifications/cancelled`. The authorisation is spent here.
     pub async fn call(
         &self,
-        call: &AuthorizedCall,
+        call: AuthorizedCall,
         cancel: CancellationToken,
         on_progress: impl Fn(f64, Option<f64>, Option<String>) + Send + Sync + 'static,
     ) -> Result<McpCallResult, McpError> {
+        // Never expected (the route is looked up by the call's name): the
+        // server has no tool by the name the call was authorised for.
+        if *call.tool() != self.spec.name {
+            return Err(McpError::ToolNotFound {
+                server: self.server.clone(),
+                tool: call.tool().to_string(),
+            });
+        }
         let args = match call.args() {
             Value::Object(map) => map.clone(),
             _ => Map::new(),
@@ -131,28 +136,6 @@ impl Tool for McpToolAdapter {
             args,
             self.spec.effect == Effect::ReadOnly,
         ))
-    }
-
-    /// The generic executor's way in (on a blocking thread): the same call,
-    /// without live progress. The run loop calls [`McpToolAdapter::call`].
-    fn execute(
-        &self,
-        call: &AuthorizedCall,
-        _ws: &WorkspaceRoot,
-        cancel: &CancellationToken,
-    ) -> Result<ToolOutput, ToolError> {
-        let result = self
-            .runtime
-            .block_on(self.call(call, cancel.clone(), |_, _, _| {}))
-            .map_err(|e| ToolError::External {
-                message: e.to_string(),
-            })?;
-        if result.is_error {
-            return Err(ToolError::External {
-                message: result.text,
-            });
-        }
-        Ok(ToolOutput::new(result.text))
     }
 }
 

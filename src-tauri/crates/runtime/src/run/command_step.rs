@@ -1,58 +1,33 @@
 //! A `run_command` call after policy and approval: snapshot the workspace,
 //! record the start (with the rule that decided), run it in the sandbox
 //! with live output, record how it ended and every file it changed as an
-//! artifact (pre-images kept, so Changes can revert them).
+//! artifact (pre-images kept, so Changes can revert them). Floor 2 of
+//! `run/`.
 
-use super::agent_loop::{LoopDeps, RunGrants};
+use super::deps::{LoopDeps, RunGrants};
+use super::loop_guard::signature;
+use super::outcome::{fail, ToolStepEnd};
 use super::recorder::Recorder;
 use super::snapshot::{self, FileChange, Snapshot};
-use super::tool_step::{fail, ToolStepEnd};
 use crate::live::LiveEvent;
 use crate::AppError;
-use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolResult};
+use bearagent_kernel::{CallId, CommandSettings, EventPayload, EventSeq, ToolResult};
 use bearagent_store::hash_bytes;
 use bearagent_tools::sandbox;
-use bearagent_tools::tools::run_command::{run_authorized, CommandRun};
+use bearagent_tools::tools::run_command::{CommandRun, RunCommand};
 use bearagent_tools::{describe_verdict, AuthorizedCall};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Live output shown per command before the rest waits for the stored
 /// head and tail (a flood must not swamp the UI).
 const LIVE_OUTPUT_CAP: usize = 1024 * 1024;
 
-/// What an approval shows: the call's summary and, for a command, where
-/// it runs and the rule (or missing rule) that made it ask.
-pub(super) fn approval_summary(
-    deps: &LoopDeps,
-    grants: &RunGrants,
-    call: &bearagent_tools::PreparedCall,
-) -> String {
-    let policy = deps.policy_with(&grants.command_rules);
-    match policy.command_verdict(call) {
-        None => match super::mcp_step::approval_note(deps, call) {
-            Some(note) => format!("{} · {note}", call.summary()),
-            None => call.summary().to_owned(),
-        },
-        Some(verdict) => {
-            let c = &deps.profile.commands;
-            let sandbox = match (c.sandbox, c.network) {
-                (false, _) => "NOT sandboxed (the sandbox is off in this profile)",
-                (true, true) => "sandboxed, network on",
-                (true, false) => "sandboxed, no network",
-            };
-            format!(
-                "{} · {sandbox} · {}",
-                call.summary(),
-                describe_verdict(&verdict)
-            )
-        }
-    }
-}
-
-pub(super) async fn execute_command(
+pub(crate) async fn execute_command(
     rec: &mut Recorder,
     deps: &LoopDeps,
     grants: &mut RunGrants,
+    tool: Arc<RunCommand>,
     call_id: CallId,
     authorized: AuthorizedCall,
     cause: EventSeq,
@@ -66,12 +41,6 @@ pub(super) async fn execute_command(
         );
     };
     let settings = deps.profile.commands.clone();
-    let policy = deps.policy_with(&grants.command_rules);
-    let rule = policy
-        .command_verdict(&authorized)
-        .map(|v| describe_verdict(&v))
-        .unwrap_or_default();
-    let signature = super::loops::signature(&authorized);
     if settings.sandbox {
         // No bubblewrap, no user namespaces: refuse, naming the fix.
         if let Err(e) = sandbox::probe() {
@@ -83,6 +52,11 @@ pub(super) async fn execute_command(
             );
         }
     }
+    let rule = deps
+        .policy_with(&grants.command_rules)
+        .command_verdict(&authorized)
+        .map(|v| describe_verdict(&v))
+        .unwrap_or_default();
     let started = rec.record(
         Some(cause),
         EventPayload::ToolCallStarted {
@@ -92,12 +66,9 @@ pub(super) async fn execute_command(
     let before = match take_snapshot(rec, deps, grants).await? {
         Ok(s) => s,
         Err(why) => {
-            return fail(
-                rec,
-                started,
-                &call_id,
-                format!("the command did not run: the workspace could not be snapshotted ({why})"),
-            )
+            let why =
+                format!("the command did not run: the workspace could not be snapshotted ({why})");
+            return fail(rec, started, &call_id, why);
         }
     };
     let command_started = rec.record(
@@ -111,14 +82,39 @@ pub(super) async fn execute_command(
             rule,
         },
     )?;
+    let signature = signature(&authorized);
+    let run = run_live(rec, deps, &tool, &call_id, authorized, &settings).await;
+    grants
+        .loops
+        .executed(signature, hash_bytes(run.for_model.as_bytes()));
+    // A file unreadable after the command: its changes cannot be proven,
+    // so none are recorded and the model is told.
+    let (changes, unreadable) = match take_snapshot(rec, deps, grants).await? {
+        Ok(after) => (snapshot::changes(&before, &after), None),
+        Err(why) => (Vec::new(), Some(why)),
+    };
+    let finished = record_finished(rec, command_started, &call_id, &run, &changes)?;
+    record_result(rec, finished, &call_id, &run, changes, unreadable)
+}
+
+/// Runs the command through its one route, streaming its output to the
+/// live bus (up to a cap).
+async fn run_live(
+    rec: &Recorder,
+    deps: &LoopDeps,
+    tool: &RunCommand,
+    call_id: &CallId,
+    authorized: AuthorizedCall,
+    settings: &CommandSettings,
+) -> CommandRun {
     let live = rec.live().clone();
     let run_id = rec.run_id();
     let live_call = call_id.clone();
     let mut shown = 0usize;
-    let run = run_authorized(
+    tool.run(
         authorized,
         &deps.workspace,
-        &settings,
+        settings,
         &deps.host,
         deps.cancel.child_token(),
         move |chunk| {
@@ -133,17 +129,18 @@ pub(super) async fn execute_command(
             });
         },
     )
-    .await;
-    // A file unreadable after the command: its changes cannot be proven,
-    // so none are recorded and the model is told.
-    let (changes, unreadable) = match take_snapshot(rec, deps, grants).await? {
-        Ok(after) => (snapshot::changes(&before, &after), None),
-        Err(why) => (Vec::new(), Some(why)),
-    };
-    let finished = record_finished(rec, command_started, &call_id, &run, &changes)?;
-    grants
-        .loops
-        .executed(signature, hash_bytes(run.for_model.as_bytes()));
+    .await
+}
+
+/// The tool result the model gets and the changed files as artifacts.
+fn record_result(
+    rec: &mut Recorder,
+    finished: EventSeq,
+    call_id: &CallId,
+    run: &CommandRun,
+    changes: Vec<FileChange>,
+    unreadable: Option<String>,
+) -> Result<ToolStepEnd, AppError> {
     let mut content = run.for_model.clone();
     if let Some(why) = unreadable {
         content.push_str(&format!(

@@ -5,9 +5,11 @@
 //! off, a request over the window fails the run clearly. Nothing is ever
 //! dropped silently.
 
-use super::agent_loop::{stop_if_needed, LoopDeps};
 use super::context::{self, BuiltContext, ContextInput};
+use super::deps::LoopDeps;
+use super::instructions;
 use super::recorder::Recorder;
+use super::stop::stop_if_needed;
 use crate::AppError;
 use bearagent_kernel::{
     EventEnvelope, EventPayload, EventSeq, HistoryItem, Message, NewEvent, NextCall, Role,
@@ -54,7 +56,7 @@ pub(super) fn build_request(
     events: &[EventEnvelope],
     cache: Option<&mut context::ContextCache>,
 ) -> Result<BuiltContext, AppError> {
-    let instructions = crate::thread::instructions_in(rec.store(), events)?;
+    let instructions = instructions::instructions_in(rec.store(), events)?;
     let summary = summary_text(rec.store(), &deps.ancestors, events)?;
     let input = ContextInput {
         ancestors: &deps.ancestors,
@@ -152,7 +154,7 @@ pub(super) async fn fit_window(
     // The instructions are read again: what the model works from after a
     // compaction is the summary and the project's current rules.
     let root = deps.workspace.path().to_path_buf();
-    crate::thread::load_instructions(rec, &root, "")?;
+    instructions::load_instructions(rec, &root, "")?;
     // The next request, built with the event about to be recorded (its
     // size goes into the event; nothing the builder reads differs).
     let compacted = |tokens_after, cost_micro_usd| EventPayload::ContextCompacted {

@@ -1,17 +1,18 @@
 //! An MCP tool call after policy and approval: sent to its server with a
 //! timeout, progress streamed live like command output, the server's
-//! result (or error) recorded as the tool's result.
+//! result (or error) recorded as the tool's result. Floor 2 of `run/`.
 
-use super::agent_loop::{LoopDeps, RunGrants};
+use super::deps::{LoopDeps, RunGrants};
+use super::loop_guard::signature;
+use super::outcome::ToolStepEnd;
 use super::recorder::Recorder;
-use super::tool_step::ToolStepEnd;
 use crate::live::LiveEvent;
 use crate::mcp::McpToolAdapter;
 use crate::AppError;
-use bearagent_kernel::{ApprovalMode, CallId, EventPayload, EventSeq, ToolResult};
+use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolResult};
 use bearagent_mcp::McpError;
 use bearagent_store::hash_bytes;
-use bearagent_tools::{AuthorizedCall, Effect, PreparedCall};
+use bearagent_tools::AuthorizedCall;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
@@ -19,26 +20,7 @@ use std::sync::Arc;
 /// server must not swamp the UI).
 const LIVE_PROGRESS_CAP: usize = 256 * 1024;
 
-/// What an MCP call's approval adds to its summary: the profile rule that
-/// made it ask, or why it asks without one.
-pub(super) fn approval_note(deps: &LoopDeps, call: &PreparedCall) -> Option<String> {
-    let tool = deps.mcp_tools.get(call.tool().as_str())?;
-    if let Some(rule) = deps.tool_rules.get(call.tool().as_str()) {
-        return Some(rule.rule.clone());
-    }
-    Some(match (call.effect(), deps.profile.approval_mode) {
-        (Effect::ReadOnly, ApprovalMode::AskAll) => {
-            "read-only, but this profile asks for every call".to_owned()
-        }
-        _ => format!(
-            "server {} does not mark `{}` read-only → ask",
-            tool.server(),
-            tool.tool()
-        ),
-    })
-}
-
-pub(super) async fn execute_mcp(
+pub(crate) async fn execute_mcp(
     rec: &mut Recorder,
     deps: &LoopDeps,
     grants: &mut RunGrants,
@@ -47,7 +29,7 @@ pub(super) async fn execute_mcp(
     authorized: AuthorizedCall,
     cause: EventSeq,
 ) -> Result<ToolStepEnd, AppError> {
-    let signature = super::loops::signature(&authorized);
+    let signature = signature(&authorized);
     let started = rec.record(
         Some(cause),
         EventPayload::ToolCallStarted {
@@ -70,7 +52,7 @@ pub(super) async fn execute_mcp(
         });
     };
     let cancel = deps.cancel.child_token();
-    let answer = tool.call(&authorized, cancel, on_progress).await;
+    let answer = tool.call(authorized, cancel, on_progress).await;
     let max = deps.executor.limits.max_output_bytes;
     let (content, is_error) = match answer {
         Ok(result) => (result.text, result.is_error),

@@ -1,16 +1,41 @@
-//! Running an agent: the serial loop, its tool step, context, approvals,
-//! and crash reconciliation.
+//! Running an agent. The floor plan — each floor imports only the floors
+//! below it, never one above, and no two files import each other:
+//!
+//! - Floor 0, facts and records: `recorder` (commits events), `approvals`
+//!   (the gate decisions arrive through), `spend`, `context` (requests from
+//!   committed events), `snapshot` (workspace images around a command),
+//!   `loop_guard` (the memory of repeated calls).
+//! - Floor 1, what every step reads: `deps` (the run's dependencies and
+//!   grants, and the route a tool name looks up to), `stop` (cancel and
+//!   budgets before every call), `outcome` (how a step ends, failed
+//!   results), `asking` (approval cards, waiting, recorded decisions),
+//!   `receipts` (pre-/post-images, seen versions), `requested` (the lazy
+//!   request), `instructions` (AGENTS.md), `loops` (the loop guard in the
+//!   run).
+//! - Floor 2, the rooms, one per route: `file_step` (workspace tools),
+//!   `command_step` (`run_command`), `mcp_step` (MCP tools); beside them
+//!   `compaction` and `reconcile` (after a crash).
+//! - Floor 3: `tool_step`, one call's path from lookup to its room.
+//! - Floor 4: `agent_loop`, the driver.
 
 pub mod agent_loop;
 pub mod approvals;
+mod asking;
 mod command_step;
 pub mod compaction;
 pub mod context;
-pub(crate) mod loops;
+pub(crate) mod deps;
+mod file_step;
+pub(crate) mod instructions;
+mod loop_guard;
+mod loops;
 mod mcp_step;
+mod outcome;
+pub(crate) mod receipts;
 pub mod reconcile;
 pub mod recorder;
 mod requested;
 pub mod snapshot;
 pub mod spend;
-pub(crate) mod tool_step;
+mod stop;
+mod tool_step;

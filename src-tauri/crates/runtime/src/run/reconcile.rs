@@ -4,40 +4,21 @@
 //! decide. Nothing is re-executed. Runs another live BearAgent process is
 //! executing are never touched (the store's instance locks tell which).
 
+use super::receipts::current_hash;
 use super::recorder::Recorder;
-use super::tool_step::current_hash;
 use crate::live::LiveBus;
 use crate::AppError;
 use bearagent_kernel::{
-    CallId, Clock, ContentHash, EffectOutcome, EventEnvelope, EventPayload, EventSeq, RunId,
+    CallId, Clock, ContentHash, EffectOutcome, EventEnvelope, EventPayload, RunId,
 };
-use bearagent_store::{Store, MAX_PAGE};
+use bearagent_store::Store;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Every event of `run_id` (the store pages it).
 pub fn all_events(store: &Store, run_id: RunId) -> Result<Vec<EventEnvelope>, AppError> {
-    events_since(store, run_id, EventSeq(0))
-}
-
-/// Every event of `run_id` with seq greater than `after`, paging the store.
-pub fn events_since(
-    store: &Store,
-    run_id: RunId,
-    mut after: EventSeq,
-) -> Result<Vec<EventEnvelope>, AppError> {
-    let mut events = Vec::new();
-    loop {
-        let page = store.events_after(run_id, after, MAX_PAGE)?;
-        let Some(last) = page.last() else { break };
-        after = last.seq;
-        let full = page.len() as u32 == MAX_PAGE;
-        events.extend(page);
-        if !full {
-            break;
-        }
-    }
-    Ok(events)
+    Ok(store.all_events(run_id)?)
 }
 
 /// Intents with no recorded outcome: call id → (path, before hash).
@@ -124,7 +105,7 @@ pub fn reconcile_unfinished(
         let Some(run) = store.get_run(run_id)? else {
             continue;
         };
-        let events = all_events(store, run.run_id)?;
+        let events = store.all_events(run.run_id)?;
         let mut rec = Recorder::resume(
             store.clone(),
             clock.clone(),
@@ -313,7 +294,7 @@ mod tests {
         let touched = reconcile_unfinished(&store, &clock, &LiveBus::new()).unwrap();
         assert_eq!(touched.len(), 2);
 
-        let events = all_events(&store, run).unwrap();
+        let events = store.all_events(run).unwrap();
         let tail: Vec<_> = events
             .iter()
             .rev()
@@ -333,7 +314,7 @@ mod tests {
             bearagent_kernel::RunStatus::Interrupted
         );
 
-        let events2 = all_events(&store, run2).unwrap();
+        let events2 = store.all_events(run2).unwrap();
         let last = &events2.last().unwrap().payload;
         assert!(
             matches!(last, EventPayload::EffectUnknown { path, .. } if path == "landed.txt"),

@@ -114,6 +114,12 @@ impl Recorder {
         &self.events
     }
 
+    /// The committed event `seq` of this run, if there is one.
+    pub fn event(&self, seq: EventSeq) -> Option<&EventEnvelope> {
+        let i = self.events.partition_point(|e| e.seq < seq);
+        self.events.get(i).filter(|e| e.seq == seq)
+    }
+
     pub fn state(&self) -> Option<&RunProjection> {
         self.state.as_ref()
     }

@@ -1,11 +1,11 @@
 //! A tool call's request, recorded lazily: when nothing stands between the
 //! request and the call's start, both are one commit (one fsync less a
 //! step); anything else recorded for the call first records the request
-//! (asking the user, here, is one of those).
+//! (asking the user, here, is one of those). Floor 1 of `run/`.
 
-use super::agent_loop::LoopDeps;
+use super::asking::{ask, Asked};
+use super::deps::LoopDeps;
 use super::recorder::Recorder;
-use super::tool_step::{ask, Asked};
 use crate::AppError;
 use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolCall};
 

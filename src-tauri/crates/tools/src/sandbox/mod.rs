@@ -149,7 +149,7 @@ pub fn probe() -> Result<(), SandboxError> {
 /// it exits, `spec.timeout` passes or `cancel` fires. Nothing the command
 /// started outlives this call (with the sandbox off: nothing that stayed in
 /// its process group).
-pub async fn run(
+pub(crate) async fn run(
     mode: SandboxMode,
     policy: &SandboxPolicy,
     spec: &CommandSpec,

@@ -7,7 +7,7 @@ use crate::args::Args;
 use crate::atomic::write_atomic;
 use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
-use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WriteTarget};
+use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WorkspaceTool, WriteTarget};
 use crate::text::{human_bytes, plural};
 use crate::workspace::{PathError, WorkspaceRoot};
 use diffy::{Line, Patch};
@@ -148,7 +148,9 @@ impl Tool for EditFile {
             normalised,
         ))
     }
+}
 
+impl WorkspaceTool for EditFile {
     fn execute(
         &self,
         call: &AuthorizedCall,

@@ -9,7 +9,7 @@ mod walk;
 pub mod write_file;
 
 use crate::error::ToolError;
-use crate::spec::{Effect, PreparedCall, Tool, ToolSpec, WriteTarget};
+use crate::spec::{Effect, PreparedCall, ToolSpec, WorkspaceTool, WriteTarget};
 use crate::workspace::WorkspaceRoot;
 use bearagent_kernel::ToolName;
 use serde::Deserialize;
@@ -36,15 +36,14 @@ default_is_new!(
     run_command::RunCommand,
 );
 
-/// The five workspace tools and `run_command`.
-pub(crate) fn workspace_tools() -> Vec<Arc<dyn Tool>> {
+/// The five workspace tools (run by the executor).
+pub(crate) fn workspace_tools() -> Vec<Arc<dyn WorkspaceTool>> {
     vec![
         Arc::new(list_dir::ListDir::new()),
         Arc::new(read_file::ReadFile::new()),
         Arc::new(search_text::SearchText::new()),
         Arc::new(write_file::WriteFile::new()),
         Arc::new(edit_file::EditFile::new()),
-        Arc::new(run_command::RunCommand::new()),
     ]
 }
 

@@ -12,7 +12,7 @@ use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
-use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec};
+use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WorkspaceTool};
 use crate::text::floor_utf8_boundary;
 use crate::workspace::WorkspaceRoot;
 use serde::{Deserialize, Serialize};
@@ -111,7 +111,9 @@ impl Tool for ReadFile {
             json!(normalised),
         ))
     }
+}
 
+impl WorkspaceTool for ReadFile {
     fn execute(
         &self,
         call: &AuthorizedCall,

@@ -5,9 +5,9 @@
 use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
-use crate::error::{ArgumentError, ToolError};
+use crate::error::ArgumentError;
 use crate::sandbox::{self, CommandOutcome, CommandSpec, SandboxMode, SandboxPolicy};
-use crate::spec::{CommandPlan, Effect, PreparedCall, Tool, ToolOutput, ToolSpec};
+use crate::spec::{CommandPlan, Effect, PreparedCall, Tool, ToolSpec};
 use crate::text::{ceil_char_boundary, floor_char_boundary};
 use crate::workspace::WorkspaceRoot;
 use bearagent_kernel::CommandSettings;
@@ -144,35 +144,6 @@ impl Tool for RunCommand {
             args,
         ))
     }
-
-    /// Runs with the default command settings (sandboxed, no network) and
-    /// no live output: the runtime uses [`run_authorized`] with the run's
-    /// settings instead.
-    fn execute(
-        &self,
-        call: &AuthorizedCall,
-        ws: &WorkspaceRoot,
-        cancel: &CancellationToken,
-    ) -> Result<ToolOutput, ToolError> {
-        let _: CommandArgs = own_args(&self.spec, call)?;
-        let plan = call
-            .command_plan()
-            .ok_or_else(|| ToolError::bad_call("a command call without its command"))?
-            .clone();
-        let host = HostEnvironment::current(Vec::new());
-        let settings = CommandSettings::default();
-        let handle = tokio::runtime::Handle::try_current()
-            .map_err(|_| ToolError::bad_call("run_command needs the async runtime"))?;
-        let run = handle.block_on(run_plan(
-            &plan,
-            ws,
-            &settings,
-            &host,
-            cancel.clone(),
-            |_| {},
-        ));
-        Ok(ToolOutput::new(run.for_model))
-    }
 }
 
 /// How one command went: the outcome (or why it could not start) and the
@@ -193,25 +164,36 @@ impl CommandRun {
     }
 }
 
-/// Runs an authorised command with the run's settings, streaming its
-/// output to `on_output`. The authorisation is spent here.
-pub async fn run_authorized(
-    call: AuthorizedCall,
-    ws: &WorkspaceRoot,
-    settings: &CommandSettings,
-    host: &HostEnvironment,
-    cancel: CancellationToken,
-    on_output: impl FnMut(&[u8]) + Send,
-) -> CommandRun {
-    let Some(plan) = call.command_plan().cloned() else {
-        return CommandRun {
-            outcome: Err(sandbox::SandboxError::InvalidPolicy(
-                "a command call without its command".into(),
-            )),
-            for_model: "internal error: a command call without its command".into(),
+impl RunCommand {
+    /// The one way a command runs: the authorised call, with the run's
+    /// settings, streaming its output to `on_output`. The authorisation is
+    /// spent here.
+    pub async fn run(
+        &self,
+        call: AuthorizedCall,
+        ws: &WorkspaceRoot,
+        settings: &CommandSettings,
+        host: &HostEnvironment,
+        cancel: CancellationToken,
+        on_output: impl FnMut(&[u8]) + Send,
+    ) -> CommandRun {
+        let plan = match own_args::<CommandArgs>(&self.spec, &call) {
+            Ok(_) => call.command_plan().cloned(),
+            Err(e) => return not_run(e.to_string()),
         };
-    };
-    run_plan(&plan, ws, settings, host, cancel, on_output).await
+        let Some(plan) = plan else {
+            return not_run("a command call without its command".into());
+        };
+        run_plan(&plan, ws, settings, host, cancel, on_output).await
+    }
+}
+
+/// A call that never reached the sandbox: the reason is its outcome.
+fn not_run(why: String) -> CommandRun {
+    CommandRun {
+        for_model: format!("internal error: {why}"),
+        outcome: Err(sandbox::SandboxError::InvalidPolicy(why)),
+    }
 }
 
 async fn run_plan(

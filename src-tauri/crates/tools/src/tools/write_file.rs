@@ -5,7 +5,7 @@ use crate::args::Args;
 use crate::atomic::write_atomic;
 use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
-use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WriteTarget};
+use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WorkspaceTool, WriteTarget};
 use crate::text::human_bytes;
 use crate::workspace::{PathError, WorkspaceRoot};
 use serde::{Deserialize, Serialize};
@@ -101,7 +101,9 @@ impl Tool for WriteFile {
             json!(normalised),
         ))
     }
+}
 
+impl WorkspaceTool for WriteFile {
     fn execute(
         &self,
         call: &AuthorizedCall,

@@ -10,7 +10,7 @@ use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
-use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec};
+use crate::spec::{Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WorkspaceTool};
 use crate::text::plural;
 use crate::workspace::WorkspaceRoot;
 use serde::{Deserialize, Serialize};
@@ -117,7 +117,9 @@ impl Tool for SearchText {
             json!(normalised),
         ))
     }
+}
 
+impl WorkspaceTool for SearchText {
     fn execute(
         &self,
         call: &AuthorizedCall,

@@ -1,0 +1,165 @@
+//! Asking the user about a call: what the approval card says, waiting for
+//! the decision (or cancellation), recording it, and turning a recorded
+//! approval into the call's authorisation. Floor 1 of `run/`.
+
+use super::approvals::Decision;
+use super::deps::LoopDeps;
+use super::recorder::Recorder;
+use crate::AppError;
+use bearagent_kernel::{ApprovalMode, ApprovalScope, CallId, EventPayload, EventSeq, ToolCall};
+use bearagent_tools::{describe_verdict, ApprovalRequest, AuthorizedCall, Effect, PreparedCall};
+
+pub(crate) enum Asked {
+    Granted {
+        seq: EventSeq,
+        scope: ApprovalScope,
+        allow_prefix: Option<String>,
+    },
+    Denied {
+        seq: EventSeq,
+        reason: Option<String>,
+        scope: ApprovalScope,
+    },
+    Cancelled,
+}
+
+/// Records the approval request, waits for the user's decision (or the
+/// run's cancellation) and records it.
+pub(crate) async fn ask(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    requested: EventSeq,
+    call: &ToolCall,
+    summary: &str,
+) -> Result<Asked, AppError> {
+    // Register before committing the request so no decision can be lost.
+    let waiter = deps.approvals.wait(rec.run_id(), call.call_id.clone());
+    let asked = rec.record(
+        Some(requested),
+        EventPayload::ApprovalRequested {
+            call_id: call.call_id.clone(),
+            tool_name: call.tool_name.clone(),
+            summary: summary.to_owned(),
+        },
+    )?;
+    let decision: Option<Decision> = tokio::select! {
+        d = waiter => d.ok(),
+        _ = deps.cancel.cancelled() => None,
+    };
+    let Some(decision) = decision else {
+        deps.approvals.forget(rec.run_id(), &call.call_id);
+        rec.record(
+            Some(asked),
+            EventPayload::RunCancelled {
+                reason: Some("cancelled while waiting for approval".into()),
+            },
+        )?;
+        return Ok(Asked::Cancelled);
+    };
+    record_decision(rec, asked, call, decision)
+}
+
+/// Records the user's decision about the request at `asked`.
+pub(crate) fn record_decision(
+    rec: &mut Recorder,
+    asked: EventSeq,
+    call: &ToolCall,
+    decision: Decision,
+) -> Result<Asked, AppError> {
+    if decision.approve {
+        let seq = rec.record(
+            Some(asked),
+            EventPayload::ApprovalGranted {
+                call_id: call.call_id.clone(),
+                by: decision.by,
+                scope: decision.scope,
+                allowed_prefix: decision.allow_prefix.clone(),
+            },
+        )?;
+        Ok(Asked::Granted {
+            seq,
+            scope: decision.scope,
+            allow_prefix: decision.allow_prefix,
+        })
+    } else {
+        let seq = rec.record(
+            Some(asked),
+            EventPayload::ApprovalDenied {
+                call_id: call.call_id.clone(),
+                by: decision.by,
+                scope: decision.scope,
+                reason: decision.reason.clone(),
+            },
+        )?;
+        Ok(Asked::Denied {
+            seq,
+            reason: decision.reason,
+            scope: decision.scope,
+        })
+    }
+}
+
+/// The policy's "ask" answered by the recorded approval at `granted`: the
+/// call's authorisation, or why that event does not cover the call (never
+/// expected: the loop only passes approvals it recorded for this call or
+/// its scope).
+pub(crate) fn approved(
+    rec: &Recorder,
+    request: ApprovalRequest,
+    call_id: &CallId,
+    granted: EventSeq,
+) -> Result<AuthorizedCall, String> {
+    let event = rec
+        .event(granted)
+        .ok_or_else(|| format!("the approval at {} is not in this run", granted.0))?;
+    request.approve(call_id, event).map_err(|e| e.to_string())
+}
+
+/// What an approval shows: the call's summary and, for a command, where
+/// it runs and the rule (or missing rule) that made it ask; for an MCP
+/// tool, the rule or why it asks without one.
+pub(crate) fn approval_summary(
+    deps: &LoopDeps,
+    command_rules: &[bearagent_kernel::CommandRule],
+    call: &PreparedCall,
+) -> String {
+    let policy = deps.policy_with(command_rules);
+    match policy.command_verdict(call) {
+        None => match mcp_note(deps, call) {
+            Some(note) => format!("{} · {note}", call.summary()),
+            None => call.summary().to_owned(),
+        },
+        Some(verdict) => {
+            let c = &deps.profile.commands;
+            let sandbox = match (c.sandbox, c.network) {
+                (false, _) => "NOT sandboxed (the sandbox is off in this profile)",
+                (true, true) => "sandboxed, network on",
+                (true, false) => "sandboxed, no network",
+            };
+            format!(
+                "{} · {sandbox} · {}",
+                call.summary(),
+                describe_verdict(&verdict)
+            )
+        }
+    }
+}
+
+/// What an MCP call's approval adds to its summary: the profile rule that
+/// made it ask, or why it asks without one.
+fn mcp_note(deps: &LoopDeps, call: &PreparedCall) -> Option<String> {
+    let tool = deps.mcp_tools.get(call.tool().as_str())?;
+    if let Some(rule) = deps.tool_rules.get(call.tool().as_str()) {
+        return Some(rule.rule.clone());
+    }
+    Some(match (call.effect(), deps.profile.approval_mode) {
+        (Effect::ReadOnly, ApprovalMode::AskAll) => {
+            "read-only, but this profile asks for every call".to_owned()
+        }
+        _ => format!(
+            "server {} does not mark `{}` read-only → ask",
+            tool.server(),
+            tool.tool()
+        ),
+    })
+}

@@ -1,0 +1,76 @@
+//! Reading a whole run, or everything after a seq, page by page: callers
+//! never see the page size.
+
+use crate::events::MAX_PAGE;
+use crate::{Store, StoreError};
+use bearagent_kernel::{EventEnvelope, EventSeq, RunId};
+
+impl Store {
+    /// Every event of `run_id`, in order.
+    pub fn all_events(&self, run_id: RunId) -> Result<Vec<EventEnvelope>, StoreError> {
+        self.events_since(run_id, EventSeq(0))
+    }
+
+    /// Every event of `run_id` with seq greater than `after`, in order.
+    pub fn events_since(
+        &self,
+        run_id: RunId,
+        mut after: EventSeq,
+    ) -> Result<Vec<EventEnvelope>, StoreError> {
+        let mut events = Vec::new();
+        loop {
+            let page = self.events_after(run_id, after, MAX_PAGE)?;
+            let Some(last) = page.last() else { break };
+            after = last.seq;
+            let full = page.len() as u32 == MAX_PAGE;
+            events.extend(page);
+            if !full {
+                break;
+            }
+        }
+        Ok(events)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::test_support::temp_store;
+    use bearagent_kernel::testkit::{at, run_created};
+    use bearagent_kernel::{EventPayload, EventSeq, NewEvent, RunId, WorkspaceId};
+
+    fn observed() -> NewEvent {
+        NewEvent::new(
+            at(2),
+            None,
+            EventPayload::ExternalChangeObserved {
+                path: "a.txt".into(),
+                hash: None,
+            },
+        )
+    }
+
+    #[test]
+    fn given_more_events_than_a_page_when_read_whole_then_every_one_comes_back_in_order() {
+        let (_dir, store) = temp_store();
+        let run = RunId::new();
+        let start = vec![
+            NewEvent::new(at(0), None, run_created(WorkspaceId::new(), "goal")),
+            NewEvent::new(at(1), None, EventPayload::RunStarted),
+        ];
+        store.append(run, EventSeq(1), start).unwrap();
+        let total = u64::from(crate::MAX_PAGE) + 7;
+        let mut next = 3;
+        while next <= total {
+            let n = (total - next + 1).min(1000);
+            let chunk = (0..n).map(|_| observed()).collect();
+            store.append(run, EventSeq(next), chunk).unwrap();
+            next += n;
+        }
+        let all = store.all_events(run).unwrap();
+        assert_eq!(all.len() as u64, total);
+        assert!(all.windows(2).all(|w| w[1].seq.0 == w[0].seq.0 + 1));
+        let tail = store.events_since(run, EventSeq(total - 3)).unwrap();
+        let seqs: Vec<u64> = tail.iter().map(|e| e.seq.0).collect();
+        assert_eq!(seqs, [total - 2, total - 1, total]);
+    }
+}
