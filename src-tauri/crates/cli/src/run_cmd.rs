@@ -424,39 +424,8 @@ async fn handle(
             }
             Flow::Continue
         }
-        EventPayload::RunSucceeded { .. }
-        | EventPayload::RunFailed { .. }
-        | EventPayload::RunCancelled { .. }
-        | EventPayload::BudgetExhausted { .. } => Flow::Settled,
-        EventPayload::RunCreated { .. }
-        | EventPayload::RunStarted
-        | EventPayload::ModelCallRequested { .. }
-        | EventPayload::ModelCallStarted { .. }
-        | EventPayload::ModelCallRetryScheduled { .. }
-        | EventPayload::ModelCallCompleted { .. }
-        | EventPayload::ModelCallFailed { .. }
-        | EventPayload::ToolCallRequested { .. }
-        | EventPayload::ApprovalGranted { .. }
-        | EventPayload::ApprovalDenied { .. }
-        | EventPayload::ToolCallStarted { .. }
-        | EventPayload::EffectIntended { .. }
-        | EventPayload::ToolCallCompleted { .. }
-        | EventPayload::ToolCallFailed { .. }
-        | EventPayload::ArtifactRecorded { .. }
-        | EventPayload::ExternalChangeObserved { .. }
-        | EventPayload::EffectVerified { .. }
-        | EventPayload::EffectUnknown { .. }
-        | EventPayload::RunInterrupted { .. }
-        | EventPayload::RunResumed
-        | EventPayload::CommandStarted { .. }
-        | EventPayload::CommandFinished { .. }
-        | EventPayload::LoopDetected { .. }
-        | EventPayload::McpServerStarted { .. }
-        | EventPayload::McpServerUnavailable { .. }
-        | EventPayload::InstructionsLoaded { .. }
-        | EventPayload::ContextCompacted { .. }
-        | EventPayload::ArtifactReverted { .. }
-        | EventPayload::ArtifactReapplied { .. }
-        | EventPayload::ArtifactKept { .. } => Flow::Continue,
+        // The run ended: nothing more to answer.
+        payload if payload.is_terminal() => Flow::Settled,
+        _ => Flow::Continue,
     }
 }

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod commands;
 pub mod cost;
 pub mod event;
+pub mod facets;
 pub mod history;
 pub mod ids;
 pub mod mcp;
@@ -23,6 +24,7 @@ pub use event::{
     ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent, Receipt,
     StopReason, DEFAULT_MAX_REPEATED_CALLS, EVENT_SCHEMA_VERSION,
 };
+pub use facets::{FileEffect, ModelSpend, ReceiptStep};
 pub use history::{validate_history, HistoryViolation};
 pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, WorkspaceId};
 pub use mcp::{mcp_rule_for, McpRules, McpToolRecord};

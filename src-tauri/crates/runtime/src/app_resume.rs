@@ -36,43 +36,10 @@ impl Application {
         let call = events
             .iter()
             .find_map(|e| match &e.payload {
-                EventPayload::ToolCallRequested { call } => {
-                    (&call.call_id == call_id).then(|| call.clone())
+                EventPayload::ToolCallRequested { call } if &call.call_id == call_id => {
+                    Some(call.clone())
                 }
-                EventPayload::RunCreated { .. }
-                | EventPayload::RunStarted
-                | EventPayload::ModelCallRequested { .. }
-                | EventPayload::ModelCallStarted { .. }
-                | EventPayload::ModelCallRetryScheduled { .. }
-                | EventPayload::ModelCallCompleted { .. }
-                | EventPayload::ModelCallFailed { .. }
-                | EventPayload::ApprovalRequested { .. }
-                | EventPayload::ApprovalGranted { .. }
-                | EventPayload::ApprovalDenied { .. }
-                | EventPayload::ToolCallStarted { .. }
-                | EventPayload::EffectIntended { .. }
-                | EventPayload::ToolCallCompleted { .. }
-                | EventPayload::ToolCallFailed { .. }
-                | EventPayload::ArtifactRecorded { .. }
-                | EventPayload::ExternalChangeObserved { .. }
-                | EventPayload::EffectVerified { .. }
-                | EventPayload::EffectUnknown { .. }
-                | EventPayload::RunSucceeded { .. }
-                | EventPayload::RunFailed { .. }
-                | EventPayload::RunCancelled { .. }
-                | EventPayload::BudgetExhausted { .. }
-                | EventPayload::RunInterrupted { .. }
-                | EventPayload::RunResumed
-                | EventPayload::LoopDetected { .. }
-                | EventPayload::McpServerStarted { .. }
-                | EventPayload::McpServerUnavailable { .. }
-                | EventPayload::InstructionsLoaded { .. }
-                | EventPayload::ContextCompacted { .. }
-                | EventPayload::CommandStarted { .. }
-                | EventPayload::CommandFinished { .. }
-                | EventPayload::ArtifactReverted { .. }
-                | EventPayload::ArtifactReapplied { .. }
-                | EventPayload::ArtifactKept { .. } => None,
+                _ => None,
             })
             .ok_or_else(not_pending)?;
         let mcp = self.mcp_plan()?;

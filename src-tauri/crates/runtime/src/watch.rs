@@ -9,7 +9,9 @@ use crate::live::LiveBus;
 use crate::run::receipts::current_hash;
 use crate::run::recorder::append_all_beside;
 use crate::AppError;
-use bearagent_kernel::{Clock, ContentHash, EventEnvelope, EventPayload, EventSeq, RunId};
+use bearagent_kernel::{
+    Clock, ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, ReceiptStep, RunId,
+};
 use bearagent_store::{Store, StoreError};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use notify::RecursiveMode;
@@ -131,16 +133,17 @@ impl RunFacts {
     fn fold(&mut self, events: &[EventEnvelope]) {
         for e in events {
             self.seen = e.seq;
+            if let Some(ReceiptStep::Intended { path, .. }) = e.payload.receipt_step() {
+                self.writing.insert(path.to_owned());
+            }
+            if let Some(FileEffect::Written {
+                path, after_hash, ..
+            }) = e.payload.file_effect()
+            {
+                self.writing.remove(path);
+                self.own.insert(path.to_owned(), after_hash.clone());
+            }
             match &e.payload {
-                EventPayload::EffectIntended { path, .. } => {
-                    self.writing.insert(path.clone());
-                }
-                EventPayload::ArtifactRecorded {
-                    path, after_hash, ..
-                } => {
-                    self.writing.remove(path.as_str());
-                    self.own.insert(path.clone(), after_hash.clone());
-                }
                 EventPayload::EffectVerified { .. } | EventPayload::ToolCallFailed { .. } => {
                     self.writing.clear()
                 }
@@ -149,34 +152,7 @@ impl RunFacts {
                 EventPayload::CommandStarted { .. } => self.command_running = true,
                 EventPayload::ModelCallRequested { .. }
                 | EventPayload::ToolCallRequested { .. } => self.command_running = false,
-                EventPayload::RunCreated { .. }
-                | EventPayload::RunStarted
-                | EventPayload::ModelCallStarted { .. }
-                | EventPayload::ModelCallRetryScheduled { .. }
-                | EventPayload::ModelCallCompleted { .. }
-                | EventPayload::ModelCallFailed { .. }
-                | EventPayload::ApprovalRequested { .. }
-                | EventPayload::ApprovalGranted { .. }
-                | EventPayload::ApprovalDenied { .. }
-                | EventPayload::ToolCallStarted { .. }
-                | EventPayload::ToolCallCompleted { .. }
-                | EventPayload::ExternalChangeObserved { .. }
-                | EventPayload::EffectUnknown { .. }
-                | EventPayload::RunSucceeded { .. }
-                | EventPayload::RunFailed { .. }
-                | EventPayload::RunCancelled { .. }
-                | EventPayload::BudgetExhausted { .. }
-                | EventPayload::RunInterrupted { .. }
-                | EventPayload::RunResumed
-                | EventPayload::LoopDetected { .. }
-                | EventPayload::McpServerStarted { .. }
-                | EventPayload::McpServerUnavailable { .. }
-                | EventPayload::InstructionsLoaded { .. }
-                | EventPayload::ContextCompacted { .. }
-                | EventPayload::CommandFinished { .. }
-                | EventPayload::ArtifactReverted { .. }
-                | EventPayload::ArtifactReapplied { .. }
-                | EventPayload::ArtifactKept { .. } => {}
+                _ => {}
             }
         }
     }

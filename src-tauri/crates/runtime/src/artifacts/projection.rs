@@ -2,7 +2,7 @@
 //! modified or deleted, with the version before its first write and after
 //! its last, and what the user did since (kept, reverted, re-applied).
 
-use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, EventSeq};
+use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect};
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,68 +84,31 @@ impl ArtifactFold {
 
     fn apply_one(&mut self, payload: &EventPayload) {
         let files = &mut self.files;
-        match payload {
-            EventPayload::ArtifactRecorded {
+        let (path, review) = match payload.file_effect() {
+            Some(FileEffect::Written {
                 path,
                 before_hash,
                 after_hash,
-                ..
-            } => {
-                let entry = files.entry(path.clone()).or_insert_with(|| ArtifactRecord {
-                    path: path.clone(),
-                    before: before_hash.clone(),
-                    after: after_hash.clone(),
-                    review: Review::Pending,
-                });
+            }) => {
+                let entry = files
+                    .entry(path.to_owned())
+                    .or_insert_with(|| ArtifactRecord {
+                        path: path.to_owned(),
+                        before: before_hash.clone(),
+                        after: after_hash.clone(),
+                        review: Review::Pending,
+                    });
                 entry.after = after_hash.clone();
                 entry.review = Review::Pending;
+                return;
             }
-            EventPayload::ArtifactReverted { path, .. } => {
-                if let Some(a) = files.get_mut(path) {
-                    a.review = Review::Reverted;
-                }
-            }
-            EventPayload::ArtifactReapplied { path, .. } => {
-                if let Some(a) = files.get_mut(path) {
-                    a.review = Review::Pending;
-                }
-            }
-            EventPayload::ArtifactKept { path } => {
-                if let Some(a) = files.get_mut(path) {
-                    a.review = Review::Kept;
-                }
-            }
-            EventPayload::RunCreated { .. }
-            | EventPayload::RunStarted
-            | EventPayload::ModelCallRequested { .. }
-            | EventPayload::ModelCallStarted { .. }
-            | EventPayload::ModelCallRetryScheduled { .. }
-            | EventPayload::ModelCallCompleted { .. }
-            | EventPayload::ModelCallFailed { .. }
-            | EventPayload::ToolCallRequested { .. }
-            | EventPayload::ApprovalRequested { .. }
-            | EventPayload::ApprovalGranted { .. }
-            | EventPayload::ApprovalDenied { .. }
-            | EventPayload::ToolCallStarted { .. }
-            | EventPayload::EffectIntended { .. }
-            | EventPayload::ToolCallCompleted { .. }
-            | EventPayload::ToolCallFailed { .. }
-            | EventPayload::ExternalChangeObserved { .. }
-            | EventPayload::EffectVerified { .. }
-            | EventPayload::EffectUnknown { .. }
-            | EventPayload::RunSucceeded { .. }
-            | EventPayload::RunFailed { .. }
-            | EventPayload::RunCancelled { .. }
-            | EventPayload::BudgetExhausted { .. }
-            | EventPayload::RunInterrupted { .. }
-            | EventPayload::RunResumed
-            | EventPayload::LoopDetected { .. }
-            | EventPayload::McpServerStarted { .. }
-            | EventPayload::McpServerUnavailable { .. }
-            | EventPayload::InstructionsLoaded { .. }
-            | EventPayload::ContextCompacted { .. }
-            | EventPayload::CommandStarted { .. }
-            | EventPayload::CommandFinished { .. } => {}
+            Some(FileEffect::Reverted { path }) => (path, Review::Reverted),
+            Some(FileEffect::Reapplied { path }) => (path, Review::Pending),
+            Some(FileEffect::Kept { path }) => (path, Review::Kept),
+            None => return,
+        };
+        if let Some(a) = files.get_mut(path) {
+            a.review = review;
         }
     }
 }

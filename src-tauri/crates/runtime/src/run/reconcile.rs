@@ -9,7 +9,7 @@ use super::recorder::Recorder;
 use crate::live::LiveBus;
 use crate::AppError;
 use bearagent_kernel::{
-    CallId, Clock, ContentHash, EffectOutcome, EventEnvelope, EventPayload, RunId,
+    CallId, Clock, ContentHash, EffectOutcome, EventEnvelope, EventPayload, ReceiptStep, RunId,
 };
 use bearagent_store::Store;
 use std::collections::BTreeMap;
@@ -25,52 +25,18 @@ pub fn all_events(store: &Store, run_id: RunId) -> Result<Vec<EventEnvelope>, Ap
 fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<ContentHash>)> {
     let mut open = BTreeMap::new();
     for event in events {
-        match &event.payload {
-            EventPayload::EffectIntended {
+        match event.payload.receipt_step() {
+            Some(ReceiptStep::Intended {
                 call_id,
                 path,
                 before_hash,
-            } => {
-                open.insert(call_id.clone(), (path.clone(), before_hash.clone()));
+            }) => {
+                open.insert(call_id.clone(), (path.to_owned(), before_hash.clone()));
             }
-            EventPayload::ToolCallCompleted { result, .. } => {
-                open.remove(&result.call_id);
-            }
-            EventPayload::EffectVerified { call_id, .. }
-            | EventPayload::EffectUnknown { call_id, .. } => {
+            Some(ReceiptStep::Settled { call_id }) => {
                 open.remove(call_id);
             }
-            EventPayload::RunCreated { .. }
-            | EventPayload::RunStarted
-            | EventPayload::ModelCallRequested { .. }
-            | EventPayload::ModelCallStarted { .. }
-            | EventPayload::ModelCallRetryScheduled { .. }
-            | EventPayload::ModelCallCompleted { .. }
-            | EventPayload::ModelCallFailed { .. }
-            | EventPayload::ToolCallRequested { .. }
-            | EventPayload::ApprovalRequested { .. }
-            | EventPayload::ApprovalGranted { .. }
-            | EventPayload::ApprovalDenied { .. }
-            | EventPayload::ToolCallStarted { .. }
-            | EventPayload::ToolCallFailed { .. }
-            | EventPayload::ArtifactRecorded { .. }
-            | EventPayload::ExternalChangeObserved { .. }
-            | EventPayload::RunSucceeded { .. }
-            | EventPayload::RunFailed { .. }
-            | EventPayload::RunCancelled { .. }
-            | EventPayload::BudgetExhausted { .. }
-            | EventPayload::RunInterrupted { .. }
-            | EventPayload::RunResumed
-            | EventPayload::LoopDetected { .. }
-            | EventPayload::McpServerStarted { .. }
-            | EventPayload::McpServerUnavailable { .. }
-            | EventPayload::InstructionsLoaded { .. }
-            | EventPayload::ContextCompacted { .. }
-            | EventPayload::CommandStarted { .. }
-            | EventPayload::CommandFinished { .. }
-            | EventPayload::ArtifactReverted { .. }
-            | EventPayload::ArtifactReapplied { .. }
-            | EventPayload::ArtifactKept { .. } => {}
+            None => {}
         }
     }
     open

@@ -1,0 +1,205 @@
+//! Facets of an event: what a site that cares about a few kinds asks of
+//! every event, answered here once, next to the events. A site asks
+//! `event.receipt_step()` instead of matching all kinds to ignore most, so
+//! adding a kind touches the kernel, the reducer and the renderers that
+//! show it — not every reader. (The reducer, the context builder and the
+//! renderers still match every kind: each kind must be decided there.)
+
+use crate::{CallId, ContentHash, EventPayload, TokenUsage};
+
+/// A write's receipt as the events tell it (DESIGN: intent before the
+/// file is touched, outcome after).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiptStep<'a> {
+    /// The pre-image is saved and the write is about to happen.
+    Intended {
+        call_id: &'a CallId,
+        path: &'a str,
+        before_hash: &'a Option<ContentHash>,
+    },
+    /// The write's outcome is known: completed, verified or unknown.
+    Settled { call_id: &'a CallId },
+}
+
+/// What an event did to one workspace file the run is answerable for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileEffect<'a> {
+    /// The run (a tool or a command) left the file at `after_hash`.
+    Written {
+        path: &'a str,
+        before_hash: &'a Option<ContentHash>,
+        after_hash: &'a Option<ContentHash>,
+    },
+    /// The user put the version from before the run back.
+    Reverted { path: &'a str },
+    /// The user undid a revert: the run's version is back.
+    Reapplied { path: &'a str },
+    /// The user reviewed the file and kept the run's version.
+    Kept { path: &'a str },
+}
+
+/// What a model call (or a compaction, which is one) spent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelSpend {
+    pub usage: TokenUsage,
+    pub cost_micro_usd: Option<u64>,
+}
+
+impl EventPayload {
+    /// The tool call this event is about, if any.
+    pub fn call_id(&self) -> Option<&CallId> {
+        match self {
+            EventPayload::ToolCallRequested { call } => Some(&call.call_id),
+            EventPayload::ToolCallCompleted { result, .. }
+            | EventPayload::ToolCallFailed { result } => Some(&result.call_id),
+            EventPayload::ApprovalRequested { call_id, .. }
+            | EventPayload::ApprovalGranted { call_id, .. }
+            | EventPayload::ApprovalDenied { call_id, .. }
+            | EventPayload::ToolCallStarted { call_id }
+            | EventPayload::EffectIntended { call_id, .. }
+            | EventPayload::ArtifactRecorded { call_id, .. }
+            | EventPayload::EffectVerified { call_id, .. }
+            | EventPayload::EffectUnknown { call_id, .. }
+            | EventPayload::LoopDetected { call_id, .. }
+            | EventPayload::CommandStarted { call_id, .. }
+            | EventPayload::CommandFinished { call_id, .. } => Some(call_id),
+            _ => None,
+        }
+    }
+
+    /// Where a write's receipt stands after this event, if it is a step
+    /// of one.
+    pub fn receipt_step(&self) -> Option<ReceiptStep<'_>> {
+        match self {
+            EventPayload::EffectIntended {
+                call_id,
+                path,
+                before_hash,
+            } => Some(ReceiptStep::Intended {
+                call_id,
+                path,
+                before_hash,
+            }),
+            EventPayload::ToolCallCompleted { result, .. } => Some(ReceiptStep::Settled {
+                call_id: &result.call_id,
+            }),
+            EventPayload::EffectVerified { call_id, .. }
+            | EventPayload::EffectUnknown { call_id, .. } => Some(ReceiptStep::Settled { call_id }),
+            _ => None,
+        }
+    }
+
+    /// What this event did to a workspace file the run answers for.
+    pub fn file_effect(&self) -> Option<FileEffect<'_>> {
+        match self {
+            EventPayload::ArtifactRecorded {
+                path,
+                before_hash,
+                after_hash,
+                ..
+            } => Some(FileEffect::Written {
+                path,
+                before_hash,
+                after_hash,
+            }),
+            EventPayload::ArtifactReverted { path, .. } => Some(FileEffect::Reverted { path }),
+            EventPayload::ArtifactReapplied { path, .. } => Some(FileEffect::Reapplied { path }),
+            EventPayload::ArtifactKept { path } => Some(FileEffect::Kept { path }),
+            _ => None,
+        }
+    }
+
+    /// The run ended here: succeeded, failed, cancelled, out of budget or
+    /// interrupted. Nothing follows but review.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            EventPayload::RunSucceeded { .. }
+                | EventPayload::RunFailed { .. }
+                | EventPayload::RunCancelled { .. }
+                | EventPayload::BudgetExhausted { .. }
+                | EventPayload::RunInterrupted { .. }
+        )
+    }
+
+    /// What a model call spent, for events that record one (a retry's
+    /// abandoned attempt and a compaction included).
+    pub fn model_spend(&self) -> Option<ModelSpend> {
+        match self {
+            EventPayload::ModelCallCompleted {
+                usage,
+                cost_micro_usd,
+                ..
+            }
+            | EventPayload::ModelCallFailed {
+                usage,
+                cost_micro_usd,
+                ..
+            }
+            | EventPayload::ModelCallRetryScheduled {
+                usage,
+                cost_micro_usd,
+                ..
+            }
+            | EventPayload::ContextCompacted {
+                usage,
+                cost_micro_usd,
+                ..
+            } => Some(ModelSpend {
+                usage: *usage,
+                cost_micro_usd: *cost_micro_usd,
+            }),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{EffectOutcome, ToolResult};
+
+    fn call() -> CallId {
+        CallId::new("c1").unwrap()
+    }
+
+    #[test]
+    fn given_a_writes_events_then_its_receipt_steps_read_intended_then_settled() {
+        let intended = EventPayload::EffectIntended {
+            call_id: call(),
+            path: "a.md".into(),
+            before_hash: None,
+        };
+        assert!(matches!(
+            intended.receipt_step(),
+            Some(ReceiptStep::Intended { path: "a.md", .. })
+        ));
+        let verified = EventPayload::EffectVerified {
+            call_id: call(),
+            outcome: EffectOutcome::NotApplied,
+        };
+        assert_eq!(
+            verified.receipt_step(),
+            Some(ReceiptStep::Settled { call_id: &call() })
+        );
+        let failed = EventPayload::ToolCallFailed {
+            result: ToolResult {
+                call_id: call(),
+                content: "x".into(),
+                is_error: true,
+            },
+        };
+        assert_eq!(failed.receipt_step(), None);
+        assert_eq!(failed.call_id(), Some(&call()));
+        assert_eq!(EventPayload::RunStarted.call_id(), None);
+    }
+
+    #[test]
+    fn given_review_events_then_each_is_a_file_effect_and_run_ends_are_terminal() {
+        let kept = EventPayload::ArtifactKept { path: "a".into() };
+        assert_eq!(kept.file_effect(), Some(FileEffect::Kept { path: "a" }));
+        assert!(!kept.is_terminal());
+        assert!(EventPayload::RunFailed { reason: "x".into() }.is_terminal());
+        assert_eq!(EventPayload::RunStarted.model_spend(), None);
+    }
+}
