@@ -3,14 +3,6 @@
 //! they hold no state of their own.
 
 mod app;
-mod app_commands;
-mod app_compact;
-mod app_mcp;
-mod app_requests;
-mod app_resume;
-mod app_runs;
-mod app_settings;
-mod app_threads;
 pub mod artifacts;
 pub mod config;
 pub mod demo;
@@ -27,13 +19,13 @@ pub mod thread;
 mod views;
 pub mod watch;
 
+pub use app::compact::Compacted;
+pub use app::mcp::McpServerTest;
+pub use app::requests::{RunDetail, RunRequest};
+pub use app::runs::StartRun;
+pub use app::settings::{ProviderSummary, ProviderTest, Settings};
+pub use app::threads::{ThreadRun, ThreadStart};
 pub use app::Application;
-pub use app_compact::Compacted;
-pub use app_mcp::McpServerTest;
-pub use app_requests::{RunDetail, RunRequest};
-pub use app_runs::StartRun;
-pub use app_settings::{ProviderSummary, ProviderTest, Settings};
-pub use app_threads::{ThreadRun, ThreadStart};
 pub use bearagent_kernel::{ApprovalMode, ContextCaps};
 pub use bearagent_mcp::McpTool;
 pub use bearagent_providers::{Protocol, ToolMode};

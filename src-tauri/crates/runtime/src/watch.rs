@@ -4,7 +4,7 @@
 //! `.bearagentignore`; ignores `.git/` and BearAgent's temp files. Keeps no
 //! per-file state (on Linux the debouncer needs no file-id cache).
 
-use crate::app::ActiveRun;
+use crate::app::active::ActiveRun;
 use crate::live::LiveBus;
 use crate::run::receipts::current_hash;
 use crate::run::recorder::append_all_beside;
@@ -175,7 +175,7 @@ impl Attribution {
     /// Records changes to `paths` under `root` on every active run in that
     /// workspace, except the run's own writes.
     pub(crate) fn observe(&self, root: &Path, paths: &[String]) {
-        let runs = crate::app::running_ids(&self.active);
+        let runs = crate::app::active::running_ids(&self.active);
         for run_id in runs {
             if let Err(e) = self.observe_run(run_id, root, paths) {
                 tracing::warn!(error = %e, %run_id, "could not record an external change");

@@ -2,8 +2,8 @@
 //! view's "Compact"): its conversation is summarised now, so its next
 //! follow-up starts from the summary instead of the whole history.
 
+use crate::app::threads::RecordedRun;
 use crate::app::Application;
-use crate::app_threads::RecordedRun;
 use crate::run::compaction::{estimate_tokens, summarise, summary_text};
 use crate::run::context::{self, ContextInput};
 use crate::run::recorder::append_beside;

@@ -2,8 +2,8 @@
 //! nothing had executed, so answering the request continues the run from
 //! its committed events.
 
+use crate::app::threads::RecordedRun;
 use crate::app::Application;
-use crate::app_threads::RecordedRun;
 use crate::run::agent_loop::LoopStart;
 use crate::run::approvals::Decision;
 use crate::run::recorder::Recorder;

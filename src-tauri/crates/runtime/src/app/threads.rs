@@ -1,8 +1,8 @@
 //! Follow-ups and forks: a new run that continues a finished run's
 //! conversation (all of it, or up to one of its events).
 
+use crate::app::runs::StartRun;
 use crate::app::Application;
-use crate::app_runs::StartRun;
 use crate::profile::RunProfile;
 use crate::views::RunSummary;
 use crate::AppError;

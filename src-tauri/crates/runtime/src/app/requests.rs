@@ -2,8 +2,8 @@
 //! provider and profile looked up here, not in the shell), a run with who
 //! runs it, an export to the data folder's `exports/`.
 
+use crate::app::runs::StartRun;
 use crate::app::Application;
-use crate::app_runs::StartRun;
 use crate::artifacts::Exported;
 use crate::AppError;
 use bearagent_kernel::{ApprovalMode, Budgets, RunId, RunProjection, WorkspaceId};

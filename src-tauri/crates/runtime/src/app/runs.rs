@@ -1,7 +1,8 @@
 //! Run use cases of the application API: start, cancel, decide approvals,
 //! read runs and events, subscribe to live updates.
 
-use crate::app::{ActiveRun, Application};
+use crate::app::active::ActiveRun;
+use crate::app::Application;
 use crate::live::LiveEvent;
 use crate::mcp::RunMcp;
 use crate::profile::RunProfile;
@@ -173,7 +174,7 @@ impl Application {
 
     /// Runs whose loop is alive in this process.
     pub fn active_runs(&self) -> Vec<RunId> {
-        crate::app::running_ids(&self.active)
+        crate::app::active::running_ids(&self.active)
     }
 
     /// Waits for a run started by this process to end, then returns it; or
@@ -436,25 +437,25 @@ fn abort_run(
 }
 
 #[cfg(test)]
-#[path = "app_runs_tests.rs"]
+#[path = "runs_tests.rs"]
 mod tests;
 
 #[cfg(test)]
-#[path = "app_turns_tests.rs"]
+#[path = "turns_tests.rs"]
 mod turns_tests;
 
 #[cfg(test)]
-#[path = "app_commands_tests.rs"]
+#[path = "commands_tests.rs"]
 mod commands_tests;
 
 #[cfg(test)]
-#[path = "app_mcp_tests.rs"]
+#[path = "mcp_tests.rs"]
 mod mcp_tests;
 
 #[cfg(test)]
-#[path = "app_threads_tests.rs"]
+#[path = "threads_tests.rs"]
 mod threads_tests;
 
 #[cfg(test)]
-#[path = "app_compaction_tests.rs"]
+#[path = "compaction_tests.rs"]
 mod compaction_tests;

@@ -1,5 +1,15 @@
 //! The application: composition of store and clock, and the use cases.
 
+pub(crate) mod active;
+mod commands;
+pub(crate) mod compact;
+pub(crate) mod mcp;
+pub(crate) mod requests;
+mod resume;
+pub(crate) mod runs;
+pub(crate) mod settings;
+pub(crate) mod threads;
+
 use crate::config::{OsKeychain, SecretStore};
 use crate::live::LiveBus;
 use crate::run::approvals::ApprovalGate;
@@ -7,38 +17,17 @@ use crate::run::reconcile::reconcile_unfinished;
 use crate::views::{RunSummary, Workspace};
 use crate::watch::{Attribution, WorkspaceWatcher};
 use crate::AppError;
+use active::ActiveRun;
 use bearagent_kernel::{Clock, RunId, WorkspaceId};
 use bearagent_store::{RunFilter, Store};
 use bearagent_tools::{Executor, ExecutorLimits, Registry};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use tokio::task::JoinHandle;
-use tokio_util::sync::CancellationToken;
 use tracing::instrument;
 
 /// How many recent workspaces are remembered for display.
 pub const RECENT_LIMIT: u32 = 12;
-
-/// A run whose loop is alive in this process.
-pub(crate) struct ActiveRun {
-    pub cancel: CancellationToken,
-    /// Ends with the loop's error when the run's events could not be stored.
-    pub handle: Option<JoinHandle<Result<(), AppError>>>,
-}
-
-/// The runs in `active` whose loop has not finished.
-pub(crate) fn running_ids(active: &Mutex<HashMap<RunId, ActiveRun>>) -> Vec<RunId> {
-    active
-        .lock()
-        .map(|a| {
-            a.iter()
-                .filter(|(_, r)| r.handle.as_ref().is_none_or(|h| !h.is_finished()))
-                .map(|(id, _)| *id)
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 pub struct Application {
     pub(crate) home: PathBuf,
