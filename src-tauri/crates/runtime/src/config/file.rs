@@ -400,7 +400,7 @@ fn validate_commands(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
         }
     }
     for name in p.command_env.iter().flatten() {
-        if !is_variable_name(name) {
+        if !super::mcp::is_variable_name(name) {
             return Err(("command_env", format!("{name:?} is not a variable name")));
         }
     }
@@ -422,14 +422,6 @@ fn validate_commands(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
         }
     }
     Ok(())
-}
-
-/// An environment variable's name: letters, digits and `_`, not starting
-/// with a digit.
-pub(crate) fn is_variable_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !name.starts_with(|c: char| c.is_ascii_digit())
 }
 
 /// `compact_at` (a share of the window) in per mille: 0.1 to 0.99.

@@ -103,7 +103,7 @@ pub fn validate_server(name: &str, s: &McpServerEntry) -> Result<(), (String, St
         ));
     }
     for (var, value) in &s.env {
-        if !super::file::is_variable_name(var) {
+        if !is_variable_name(var) {
             return Err((field("env"), format!("{var:?} is not a variable name")));
         }
         if let SecretValue::Env { env } = value {
@@ -121,6 +121,14 @@ pub fn validate_server(name: &str, s: &McpServerEntry) -> Result<(), (String, St
         }
     }
     Ok(())
+}
+
+/// An environment variable's name: letters, digits and `_`, not starting
+/// with a digit.
+pub(crate) fn is_variable_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit())
 }
 
 #[cfg(test)]
