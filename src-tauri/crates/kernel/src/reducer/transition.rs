@@ -1,0 +1,171 @@
+//! One event applied to a copy of the state: the guards it must pass, and
+//! the dispatch of each event type to its step (in `steps.rs`).
+
+use super::{ModelCallPhase, ReduceError, RunProjection, ToolCallPhase};
+use crate::event::{EventEnvelope, EventPayload};
+use crate::ids::CallId;
+
+/// The run's copy being changed, and the event changing it.
+pub(super) struct Transition<'a> {
+    pub(super) state: &'a mut RunProjection,
+    pub(super) event: &'a EventEnvelope,
+}
+
+/// Statuses in which a run is still in progress.
+pub(super) const LIVE: &[&str] = &["created", "running", "awaiting_approval"];
+
+impl Transition<'_> {
+    pub(super) fn invalid(&self, reason: impl Into<String>) -> ReduceError {
+        ReduceError::Invalid {
+            seq: self.event.seq,
+            event: self.event.payload.type_name(),
+            status: self.state.status.name(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(super) fn require_status(&self, allowed: &[&str]) -> Result<(), ReduceError> {
+        if allowed.contains(&self.state.status.name()) {
+            Ok(())
+        } else {
+            Err(self.invalid(format!("expected the run to be {}", allowed.join(" or "))))
+        }
+    }
+
+    pub(super) fn require_idle(&self) -> Result<(), ReduceError> {
+        if self.state.model_call.is_some() {
+            return Err(self.invalid("a model call is still open"));
+        }
+        if let Some(call_id) = self.state.open_tool_calls.keys().next() {
+            return Err(self.invalid(format!("tool call {call_id} is still open")));
+        }
+        Ok(())
+    }
+
+    fn tool_phase(&self, call_id: &CallId) -> Result<ToolCallPhase, ReduceError> {
+        self.state
+            .open_tool_calls
+            .get(call_id)
+            .copied()
+            .ok_or_else(|| self.invalid(format!("tool call {call_id} is not open")))
+    }
+
+    pub(super) fn require_tool_phase(
+        &self,
+        call_id: &CallId,
+        allowed: &[ToolCallPhase],
+    ) -> Result<(), ReduceError> {
+        let phase = self.tool_phase(call_id)?;
+        if allowed.contains(&phase) {
+            Ok(())
+        } else {
+            Err(self.invalid(format!("tool call {call_id} is {phase:?}")))
+        }
+    }
+
+    pub(super) fn require_model_phase(&self, phase: ModelCallPhase) -> Result<(), ReduceError> {
+        if self.state.model_call == Some(phase) {
+            Ok(())
+        } else {
+            Err(self.invalid(format!("expected a model call in phase {phase:?}")))
+        }
+    }
+
+    /// An ended run takes only annotations: its files' review, the
+    /// verdicts on its writes, and a compaction for its next follow-up.
+    fn require_not_ended(&self) -> Result<(), ReduceError> {
+        let event = self.event;
+        let annotation = matches!(
+            event.payload,
+            EventPayload::ArtifactRecorded { .. }
+                | EventPayload::ArtifactReverted { .. }
+                | EventPayload::ArtifactReapplied { .. }
+                | EventPayload::ArtifactKept { .. }
+                | EventPayload::EffectVerified { .. }
+                | EventPayload::EffectUnknown { .. }
+                // By hand, for the next follow-up.
+                | EventPayload::ContextCompacted { .. }
+        );
+        if self.state.status.is_terminal() && !annotation {
+            return Err(ReduceError::AfterTerminal {
+                seq: event.seq,
+                event: event.payload.type_name(),
+                status: self.state.status.name(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Every event type, no wildcard: a new type does not compile until it
+    /// is given a step here.
+    pub(super) fn run(mut self) -> Result<(), ReduceError> {
+        self.require_not_ended()?;
+        let event = self.event;
+        match &event.payload {
+            EventPayload::RunCreated { .. } => Err(ReduceError::AlreadyCreated {
+                run_id: self.state.run_id,
+            }),
+            EventPayload::RunStarted => self.run_started(),
+            EventPayload::ModelCallRequested { .. } => self.model_call_requested(),
+            EventPayload::ModelCallStarted { .. } => self.model_call_started(),
+            EventPayload::ModelCallRetryScheduled {
+                usage,
+                cost_micro_usd,
+                ..
+            } => self.model_call_retry_scheduled(*usage, *cost_micro_usd),
+            EventPayload::ModelCallCompleted {
+                usage,
+                cost_micro_usd,
+                ..
+            } => self.model_call_completed(*usage, *cost_micro_usd),
+            EventPayload::ContextCompacted {
+                usage,
+                cost_micro_usd,
+                ..
+            } => self.context_compacted(*usage, *cost_micro_usd),
+            EventPayload::ModelCallFailed {
+                usage,
+                message,
+                cost_micro_usd,
+                ..
+            } => self.model_call_failed(*usage, *cost_micro_usd, message),
+            EventPayload::ToolCallRequested { call } => self.tool_call_requested(&call.call_id),
+            EventPayload::ApprovalRequested {
+                call_id,
+                tool_name,
+                summary,
+            } => self.approval_requested(call_id, tool_name, summary),
+            EventPayload::ApprovalGranted { call_id, .. } => {
+                self.approval_decided(call_id, ToolCallPhase::Approved)
+            }
+            EventPayload::ApprovalDenied { call_id, .. } => {
+                self.approval_decided(call_id, ToolCallPhase::Denied)
+            }
+            EventPayload::ToolCallStarted { call_id } => self.tool_call_started(call_id),
+            EventPayload::EffectIntended { call_id, .. }
+            | EventPayload::CommandStarted { call_id, .. }
+            | EventPayload::CommandFinished { call_id, .. } => self.tool_call_progressed(call_id),
+            EventPayload::ToolCallCompleted { result, .. } => {
+                self.tool_call_completed(&result.call_id)
+            }
+            EventPayload::ToolCallFailed { result } => self.tool_call_failed(result),
+            EventPayload::McpServerStarted { .. }
+            | EventPayload::McpServerUnavailable { .. }
+            | EventPayload::InstructionsLoaded { .. } => self.loop_setup_observed(),
+            EventPayload::ArtifactRecorded { .. }
+            | EventPayload::ArtifactReverted { .. }
+            | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactKept { .. }
+            | EventPayload::EffectVerified { .. } => Ok(()),
+            EventPayload::ExternalChangeObserved { .. } => self.external_change_observed(),
+            EventPayload::EffectUnknown { .. } => self.effect_unknown(),
+            EventPayload::RunSucceeded { answer } => self.run_succeeded(answer),
+            EventPayload::RunFailed { reason } => self.run_failed(reason),
+            EventPayload::RunCancelled { .. } => self.run_cancelled(),
+            EventPayload::BudgetExhausted { which } => self.budget_exhausted(*which),
+            EventPayload::RunInterrupted { reason } => self.run_interrupted(reason),
+            EventPayload::LoopDetected { call_id, .. } => self.loop_detected(call_id),
+            EventPayload::RunResumed => self.run_resumed(),
+        }
+    }
+}
