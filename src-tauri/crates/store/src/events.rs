@@ -9,6 +9,7 @@ use bearagent_kernel::{
     Timestamp, EVENT_SCHEMA_VERSION,
 };
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use std::collections::HashMap;
 
 /// Most events one page read returns, whatever the caller asks for.
 pub const MAX_PAGE: u32 = 5_000;
@@ -38,67 +39,15 @@ impl Store {
                 actual: actual_next,
             });
         }
-        let (mut state, snapshot_seq): (Option<RunProjection>, u64) =
-            match (stored_last, writer.cache.get(&run_id)) {
-                (None, _) => (None, 0),
-                (Some(last), Some(cached)) if cached.state.last_seq.get() == last => {
-                    (Some(cached.state.clone()), cached.snapshot_seq)
-                }
-                (Some(_), _) => match load_projection(&tx, run_id)? {
-                    Some((state, snapshot_seq)) => (Some(state), snapshot_seq),
-                    None => (None, 0),
-                },
-            };
+        let (mut state, mut snapshot_seq) = current_state(&tx, &writer.cache, run_id, stored_last)?;
         // Besides the count, only the status decides a snapshot: keep it,
         // not a copy of the whole projection (this is the append path).
         let status_before = state.as_ref().map(|s| s.status.clone());
         let resumes = events
             .first()
             .is_some_and(|e| matches!(e.payload, EventPayload::RunResumed));
-        match &state {
-            // The creator of a run is its owner.
-            None => set_owner(&tx, run_id, self.lock.owner())?,
-            // Resuming an interrupted run makes this process its owner, in
-            // the same transaction: of two processes resuming at once, the
-            // reducer lets exactly one through.
-            Some(current) if resumes && current.status == RunStatus::Interrupted => {
-                set_owner(&tx, run_id, self.lock.owner())?
-            }
-            Some(current) => self.check_owner(&tx, run_id, current)?,
-        }
-        let mut stamped = Vec::with_capacity(events.len());
-        {
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO events (run_id, seq, type, at, cause, schema_version, payload)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?;
-            let run_key = run_id.to_string();
-            let mut seq = expected_next;
-            for event in events {
-                let envelope = event.into_envelope(run_id, seq);
-                let next = apply(state.as_ref(), &envelope)
-                    .map_err(|source| StoreError::Rejected { run_id, source })?;
-                let payload = serde_json::to_string(&envelope.payload).map_err(|source| {
-                    StoreError::Encode {
-                        what: "event payload",
-                        source,
-                    }
-                })?;
-                insert.execute(params![
-                    run_key,
-                    seq_to_sql(seq),
-                    envelope.payload.type_name(),
-                    envelope.at.to_rfc3339(),
-                    envelope.cause.map(seq_to_sql),
-                    envelope.schema_version,
-                    payload,
-                ])?;
-                state = Some(next);
-                stamped.push(envelope);
-                seq = seq.next();
-            }
-        }
-        let mut snapshot_seq = snapshot_seq;
+        self.claim_or_check_owner(&tx, run_id, state.as_ref(), resumes)?;
+        let stamped = insert_events(&tx, run_id, expected_next, events, &mut state)?;
         if let Some(state) = &state {
             if !stamped.is_empty() && snapshot_due(status_before.as_ref(), snapshot_seq, state) {
                 upsert_projection(&tx, state)?;
@@ -106,20 +55,28 @@ impl Store {
             }
         }
         tx.commit()?;
-        if let Some(state) = state {
-            writer.cache.insert(
-                run_id,
-                CachedProjection {
-                    state,
-                    snapshot_seq,
-                },
-            );
-        }
-        // Keep the cache bounded: it only speeds up runs being written now.
-        if writer.cache.len() > 64 {
-            writer.cache.retain(|id, _| *id == run_id);
-        }
+        remember(&mut writer.cache, run_id, state, snapshot_seq);
         Ok(stamped)
+    }
+
+    /// The creator of a run is its owner; resuming an interrupted run makes
+    /// this process its owner, in the same transaction (of two processes
+    /// resuming at once, the reducer lets exactly one through); otherwise
+    /// only the owner may append to a live run.
+    fn claim_or_check_owner(
+        &self,
+        conn: &Connection,
+        run_id: RunId,
+        current: Option<&RunProjection>,
+        resumes: bool,
+    ) -> Result<(), StoreError> {
+        match current {
+            None => set_owner(conn, run_id, self.lock.owner()),
+            Some(current) if resumes && current.status == RunStatus::Interrupted => {
+                set_owner(conn, run_id, self.lock.owner())
+            }
+            Some(current) => self.check_owner(conn, run_id, current),
+        }
     }
 
     /// A live run's events come only from its owner; a finished or
@@ -165,6 +122,90 @@ impl Store {
     pub fn next_seq(&self, run_id: RunId) -> Result<EventSeq, StoreError> {
         let conn = self.reader()?;
         Ok(EventSeq(stored_last_seq(&conn, run_id)?.unwrap_or(0)).next())
+    }
+}
+
+/// The run's projection before an append, and the seq of its last
+/// snapshot: from the cache when it is current (`stored_last` is the log's
+/// last seq), else from the stored snapshot and the events after it.
+fn current_state(
+    conn: &Connection,
+    cache: &HashMap<RunId, CachedProjection>,
+    run_id: RunId,
+    stored_last: Option<u64>,
+) -> Result<(Option<RunProjection>, u64), StoreError> {
+    Ok(match (stored_last, cache.get(&run_id)) {
+        (None, _) => (None, 0),
+        (Some(last), Some(cached)) if cached.state.last_seq.get() == last => {
+            (Some(cached.state.clone()), cached.snapshot_seq)
+        }
+        (Some(_), _) => match load_projection(conn, run_id)? {
+            Some((state, snapshot_seq)) => (Some(state), snapshot_seq),
+            None => (None, 0),
+        },
+    })
+}
+
+/// Stamps, checks (with the reducer) and inserts each event in order,
+/// folding it into `state`; the first rejected event fails the append.
+fn insert_events(
+    conn: &Connection,
+    run_id: RunId,
+    first: EventSeq,
+    events: Vec<NewEvent>,
+    state: &mut Option<RunProjection>,
+) -> Result<Vec<EventEnvelope>, StoreError> {
+    let mut stamped = Vec::with_capacity(events.len());
+    let mut insert = conn.prepare_cached(
+        "INSERT INTO events (run_id, seq, type, at, cause, schema_version, payload)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    let run_key = run_id.to_string();
+    let mut seq = first;
+    for event in events {
+        let envelope = event.into_envelope(run_id, seq);
+        let next = apply(state.as_ref(), &envelope)
+            .map_err(|source| StoreError::Rejected { run_id, source })?;
+        let payload =
+            serde_json::to_string(&envelope.payload).map_err(|source| StoreError::Encode {
+                what: "event payload",
+                source,
+            })?;
+        insert.execute(params![
+            run_key,
+            seq_to_sql(seq),
+            envelope.payload.type_name(),
+            envelope.at.to_rfc3339(),
+            envelope.cause.map(seq_to_sql),
+            envelope.schema_version,
+            payload,
+        ])?;
+        *state = Some(next);
+        stamped.push(envelope);
+        seq = seq.next();
+    }
+    Ok(stamped)
+}
+
+/// Caches a run's projection after a committed append. Bounded: the cache
+/// only speeds up runs being written now.
+fn remember(
+    cache: &mut HashMap<RunId, CachedProjection>,
+    run_id: RunId,
+    state: Option<RunProjection>,
+    snapshot_seq: u64,
+) {
+    if let Some(state) = state {
+        cache.insert(
+            run_id,
+            CachedProjection {
+                state,
+                snapshot_seq,
+            },
+        );
+    }
+    if cache.len() > 64 {
+        cache.retain(|id, _| *id == run_id);
     }
 }
 
