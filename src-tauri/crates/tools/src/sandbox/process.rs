@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 use tokio::io::AsyncReadExt;
-use tokio::process::Command;
+use tokio::process::{Child, Command};
 use tokio::time::sleep_until;
 use tokio_util::sync::CancellationToken;
 
@@ -49,22 +49,65 @@ pub(super) async fn run(
     policy: &SandboxPolicy,
     spec: &CommandSpec,
     cancel: CancellationToken,
-    mut on_chunk: impl FnMut(&[u8]) + Send,
+    on_chunk: impl FnMut(&[u8]) + Send,
 ) -> Result<CommandOutcome, SandboxError> {
     let started = Instant::now();
+    let mut command = spawn(mode, policy, spec)?;
+    let Watched {
+        status,
+        stopped,
+        namespace_init,
+        capture,
+    } = watch(mode, spec, &mut command, cancel, on_chunk).await?;
+    teardown(mode, command.pid, namespace_init).await;
+
+    // The loop ends only once the exit status is in.
+    let status = status.ok_or_else(|| SandboxError::Io("the exit status was lost".into()))?;
+    let captured = capture.finish();
+    Ok(CommandOutcome {
+        exit_code: status.code(),
+        signal: status.signal(),
+        duration: started.elapsed(),
+        output: captured.output,
+        total_bytes: captured.total,
+        truncated: captured.truncated,
+        timed_out: stopped == Some(Stop::Timeout),
+        cancelled: stopped == Some(Stop::Cancel),
+    })
+}
+
+fn io_error(what: &str, error: std::io::Error) -> SandboxError {
+    SandboxError::Io(format!("{what}: {error}"))
+}
+
+/// A started command. Dropped early (an error, the call abandoned), its
+/// group and then the child itself are killed: fields drop in this order.
+struct Spawned {
+    reader: tokio::net::unix::pipe::Receiver,
+    group: GroupGuard,
+    child: Child,
+    pid: Pid,
+}
+
+/// Starts the command as its own process group, stdout and stderr both
+/// the write end of one pipe.
+fn spawn(
+    mode: SandboxMode,
+    policy: &SandboxPolicy,
+    spec: &CommandSpec,
+) -> Result<Spawned, SandboxError> {
     let mut command = match mode {
         SandboxMode::On => sandboxed(policy, spec)?,
         SandboxMode::Off => unsandboxed(policy, spec)?,
     };
-    let io = |what: &str, error: std::io::Error| SandboxError::Io(format!("{what}: {error}"));
-    let (reader, writer) = std::io::pipe().map_err(|e| io("output pipe", e))?;
-    let writer_too = writer.try_clone().map_err(|e| io("output pipe", e))?;
+    let (reader, writer) = std::io::pipe().map_err(|e| io_error("output pipe", e))?;
+    let writer_too = writer.try_clone().map_err(|e| io_error("output pipe", e))?;
     command
         .stdout(writer)
         .stderr(writer_too)
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = command
+    let child = command
         .spawn()
         .map_err(|error| SandboxError::Spawn(error.to_string()))?;
     // The command keeps our copies of the write end; drop them so EOF means
@@ -75,10 +118,38 @@ pub(super) async fn run(
         .and_then(|id| i32::try_from(id).ok())
         .and_then(Pid::from_raw)
         .ok_or_else(|| SandboxError::Spawn("the command exited before it got a pid".into()))?;
-    let mut group = GroupGuard(Some(pid));
-    let mut reader = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))
-        .map_err(|e| io("output pipe", e))?;
+    let group = GroupGuard(Some(pid));
+    let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))
+        .map_err(|e| io_error("output pipe", e))?;
+    Ok(Spawned {
+        reader,
+        group,
+        child,
+        pid,
+    })
+}
 
+/// What watching a command found. `status` is always in once the watch
+/// ends well.
+struct Watched {
+    status: Option<ExitStatus>,
+    stopped: Option<Stop>,
+    namespace_init: Option<ProcRef>,
+    capture: Capture,
+}
+
+/// Reads the command's output until it exits and its pipe is closed (or,
+/// for writers that escaped the kill, a grace period after the exit),
+/// killing it on timeout or cancel, and looking for the sandbox's
+/// namespace init meanwhile.
+async fn watch(
+    mode: SandboxMode,
+    spec: &CommandSpec,
+    command: &mut Spawned,
+    cancel: CancellationToken,
+    mut on_chunk: impl FnMut(&[u8]) + Send,
+) -> Result<Watched, SandboxError> {
+    let pid = command.pid;
     let now = tokio::time::Instant::now();
     let far = Duration::from_secs(10 * 365 * 24 * 3600);
     let deadline = now.checked_add(spec.timeout).unwrap_or(now + far);
@@ -107,9 +178,9 @@ pub(super) async fn run(
             _ = find_init.tick(), if looking => {
                 namespace_init = ProcRef::first_child(pid.as_raw_pid(), false);
             }
-            exit = child.wait(), if status.is_none() => {
-                status = Some(exit.map_err(|e| io("waiting for the command", e))?);
-                group.0 = None; // reaped: the pid may be reused from now on
+            exit = command.child.wait(), if status.is_none() => {
+                status = Some(exit.map_err(|e| io_error("waiting for the command", e))?);
+                command.group.0 = None; // reaped: the pid may be reused from now on
                 if mode == SandboxMode::Off {
                     // Background jobs still in the group; the pgid stays
                     // reserved while any member lives.
@@ -117,18 +188,30 @@ pub(super) async fn run(
                 }
                 drain_until = tokio::time::Instant::now() + DRAIN_GRACE;
             }
-            read = reader.read(&mut buf), if !eof => match read {
+            read = command.reader.read(&mut buf), if !eof => match read {
                 Ok(0) => eof = true,
                 Ok(n) => {
                     capture.push(&buf[..n]);
                     on_chunk(&buf[..n]);
                 }
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(io("reading output", error)),
+                Err(error) => return Err(io_error("reading output", error)),
             },
             _ = sleep_until(drain_until), if status.is_some() && !eof => break,
         }
     }
+    Ok(Watched {
+        status,
+        stopped,
+        namespace_init,
+        capture,
+    })
+}
+
+/// Waits (bounded) until no process the command started is left: under
+/// bwrap, until the namespace init is gone; with the sandbox off, until
+/// the group has no live member.
+async fn teardown(mode: SandboxMode, pid: Pid, namespace_init: Option<ProcRef>) {
     match (mode, namespace_init) {
         (SandboxMode::On, Some(init)) => init.wait_gone(TEARDOWN_WAIT).await,
         (SandboxMode::Off, _) => wait_group_gone(pid.as_raw_pid(), TEARDOWN_WAIT).await,
@@ -136,20 +219,6 @@ pub(super) async fn run(
         // the first polls; then --die-with-parent still ends it, unawaited).
         (SandboxMode::On, None) => {}
     }
-
-    // The loop ends only once the exit status is in.
-    let status = status.ok_or_else(|| SandboxError::Io("the exit status was lost".into()))?;
-    let captured = capture.finish();
-    Ok(CommandOutcome {
-        exit_code: status.code(),
-        signal: status.signal(),
-        duration: started.elapsed(),
-        output: captured.output,
-        total_bytes: captured.total,
-        truncated: captured.truncated,
-        timed_out: stopped == Some(Stop::Timeout),
-        cancelled: stopped == Some(Stop::Cancel),
-    })
 }
 
 /// `bwrap … -- /bin/sh -c COMMAND`; bwrap itself gets an empty environment

@@ -13,6 +13,7 @@ use crate::workspace::{PathError, WorkspaceRoot};
 use diffy::{Line, Patch};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
 pub const NAME: &str = "edit_file";
@@ -68,75 +69,13 @@ impl Tool for EditFile {
         ws: &WorkspaceRoot,
     ) -> Result<PreparedCall, ArgumentError> {
         let args = Args::new(args, &["path", "old_string", "new_string", "diff"])?;
-        let exact = args.has("old_string") || args.has("new_string");
-        if exact && args.has("diff") {
-            return Err(ArgumentError::invalid(
-                "diff",
-                "give either old_string and new_string, or diff, not both",
-            ));
-        }
-        if !exact && !args.has("diff") {
-            return Err(ArgumentError::Missing {
-                name: "old_string and new_string (or diff)".into(),
-            });
-        }
+        let exact = exact_or_diff(&args)?;
         let (abs, rel) = args.write_path("path", ws)?;
-        match std::fs::metadata(&abs) {
-            Ok(meta) if meta.is_dir() => {
-                return Err(ArgumentError::invalid(
-                    "path",
-                    format!("{rel} is a directory"),
-                ))
-            }
-            Ok(_) => {}
-            Err(_) => {
-                return Err(ArgumentError::path(
-                    "path",
-                    PathError::NotFound { path: rel.clone() },
-                ))
-            }
-        }
-
+        require_file(&abs, &rel)?;
         let (normalised, summary) = if exact {
-            let old = args.required_str("old_string")?;
-            let new = args.required_str("new_string")?;
-            if old.is_empty() {
-                return Err(ArgumentError::invalid(
-                    "old_string",
-                    "old_string is empty; to create or replace a whole file use write_file",
-                ));
-            }
-            if old == new {
-                return Err(ArgumentError::invalid(
-                    "new_string",
-                    "new_string is identical to old_string; nothing would change",
-                ));
-            }
-            let summary = format!(
-                "edit {rel}: replace {} with {}",
-                describe(old),
-                describe(new)
-            );
-            let args = EditArgs {
-                path: &rel,
-                old_string: Some(old),
-                new_string: Some(new),
-                diff: None,
-            };
-            (json!(args), summary)
+            exact_edit(&args, &rel)?
         } else {
-            let diff = args.required_str("diff")?;
-            let patch = parse_diff(diff)?;
-            let args = EditArgs {
-                path: &rel,
-                old_string: None,
-                new_string: None,
-                diff: Some(diff),
-            };
-            (
-                json!(args),
-                format!("edit {rel}: apply diff ({})", diff_stats(&patch)),
-            )
+            diff_edit(&args, &rel)?
         };
         Ok(PreparedCall::writes(
             self.spec.name.clone(),
@@ -207,6 +146,86 @@ impl WorkspaceTool for EditFile {
             plural(updated.lines().count() as u64, "line", "lines")
         )))
     }
+}
+
+/// True for an exact replacement (`old_string`/`new_string`), false for a
+/// diff; giving both kinds, or neither, is an error.
+fn exact_or_diff(args: &Args<'_>) -> Result<bool, ArgumentError> {
+    let exact = args.has("old_string") || args.has("new_string");
+    if exact && args.has("diff") {
+        return Err(ArgumentError::invalid(
+            "diff",
+            "give either old_string and new_string, or diff, not both",
+        ));
+    }
+    if !exact && !args.has("diff") {
+        return Err(ArgumentError::Missing {
+            name: "old_string and new_string (or diff)".into(),
+        });
+    }
+    Ok(exact)
+}
+
+/// Only an existing file can be edited (not a folder, not a new file).
+fn require_file(abs: &Path, rel: &str) -> Result<(), ArgumentError> {
+    match std::fs::metadata(abs) {
+        Ok(meta) if meta.is_dir() => Err(ArgumentError::invalid(
+            "path",
+            format!("{rel} is a directory"),
+        )),
+        Ok(_) => Ok(()),
+        Err(_) => Err(ArgumentError::path(
+            "path",
+            PathError::NotFound { path: rel.into() },
+        )),
+    }
+}
+
+/// The normalised arguments and summary of a replacement that would change
+/// something.
+fn exact_edit(args: &Args<'_>, rel: &str) -> Result<(Value, String), ArgumentError> {
+    let old = args.required_str("old_string")?;
+    let new = args.required_str("new_string")?;
+    if old.is_empty() {
+        return Err(ArgumentError::invalid(
+            "old_string",
+            "old_string is empty; to create or replace a whole file use write_file",
+        ));
+    }
+    if old == new {
+        return Err(ArgumentError::invalid(
+            "new_string",
+            "new_string is identical to old_string; nothing would change",
+        ));
+    }
+    let summary = format!(
+        "edit {rel}: replace {} with {}",
+        describe(old),
+        describe(new)
+    );
+    let args = EditArgs {
+        path: rel,
+        old_string: Some(old),
+        new_string: Some(new),
+        diff: None,
+    };
+    Ok((json!(args), summary))
+}
+
+/// The normalised arguments and summary of a diff that parses.
+fn diff_edit(args: &Args<'_>, rel: &str) -> Result<(Value, String), ArgumentError> {
+    let diff = args.required_str("diff")?;
+    let patch = parse_diff(diff)?;
+    let args = EditArgs {
+        path: rel,
+        old_string: None,
+        new_string: None,
+        diff: Some(diff),
+    };
+    Ok((
+        json!(args),
+        format!("edit {rel}: apply diff ({})", diff_stats(&patch)),
+    ))
 }
 
 fn parse_diff(diff: &str) -> Result<Patch<'_, str>, ArgumentError> {
