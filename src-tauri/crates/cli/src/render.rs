@@ -1,6 +1,8 @@
 //! Human and JSON renderings of the same application results.
 
-use bearagent_kernel::{Action, EventEnvelope, EventPayload, RunProjection, RunStatus, Usd};
+use bearagent_kernel::{
+    Action, EventEnvelope, EventPayload, ReviewAction, RunProjection, RunStatus, Usd,
+};
 use bearagent_runtime::RunSummary;
 use serde_json::json;
 
@@ -166,6 +168,13 @@ pub fn event_line(e: &EventEnvelope) -> String {
         }
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied {path}"),
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
+        EventPayload::ReviewIntended { path, action, .. } => match action {
+            ReviewAction::Revert => format!("reverting {path}…"),
+            ReviewAction::Reapply => format!("re-applying {path}…"),
+        },
+        EventPayload::ReviewAbandoned { path, reason } => {
+            format!("{path} was not changed back: {reason}")
+        }
         EventPayload::McpServerStarted {
             server,
             server_name,

@@ -382,6 +382,34 @@ pub enum EventPayload {
     },
     /// The user reviewed a file and kept the run's version.
     ArtifactKept { path: String },
+    /// A revert or re-apply is about to change a file (DESIGN principle 10:
+    /// intent before the disk): what it will put there, and what it
+    /// replaces, saved first. Its outcome follows: `ArtifactReverted` /
+    /// `ArtifactReapplied` once the file holds `restored_hash`, or
+    /// `ReviewAbandoned`.
+    ReviewIntended {
+        path: String,
+        action: ReviewAction,
+        restored_hash: Option<ContentHash>,
+        replaced_hash: Option<ContentHash>,
+        forced: bool,
+    },
+    /// An intended revert or re-apply did not take effect: writing the
+    /// file failed, or the process stopped before and the file still holds
+    /// what it replaced — or, after a crash, neither version (nothing is
+    /// assumed; the review stays as it was).
+    ReviewAbandoned { path: String, reason: String },
+}
+
+/// What a review action puts back.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewAction {
+    /// The version from before the run.
+    Revert,
+    /// The run's version, undoing a revert.
+    Reapply,
 }
 
 /// Three identical calls with identical results make a loop.
@@ -430,6 +458,8 @@ impl EventPayload {
             EventPayload::ArtifactReverted { .. } => "artifact_reverted",
             EventPayload::ArtifactReapplied { .. } => "artifact_reapplied",
             EventPayload::ArtifactKept { .. } => "artifact_kept",
+            EventPayload::ReviewIntended { .. } => "review_intended",
+            EventPayload::ReviewAbandoned { .. } => "review_abandoned",
         }
     }
 }

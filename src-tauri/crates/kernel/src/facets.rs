@@ -109,6 +109,18 @@ impl EventPayload {
         }
     }
 
+    /// A review of the run's files (keep, revert, re-apply, and a review's
+    /// intent or abandonment): not run activity, allowed after the run
+    /// ended.
+    pub fn is_review(&self) -> bool {
+        self.file_effect()
+            .is_some_and(|e| !matches!(e, FileEffect::Written { .. }))
+            || matches!(
+                self,
+                EventPayload::ReviewIntended { .. } | EventPayload::ReviewAbandoned { .. }
+            )
+    }
+
     /// The run ended here: succeeded, failed, cancelled, out of budget or
     /// interrupted. Nothing follows but review.
     pub fn is_terminal(&self) -> bool {

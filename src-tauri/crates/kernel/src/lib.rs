@@ -22,7 +22,7 @@ pub use commands::{CommandRule, CommandSettings, RuleDecision, DEFAULT_TOOLCHAIN
 pub use cost::{usd_to_micro, Price, PriceError, Usd};
 pub use event::{
     ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent, Receipt,
-    StopReason, DEFAULT_MAX_REPEATED_CALLS, EVENT_SCHEMA_VERSION,
+    ReviewAction, StopReason, DEFAULT_MAX_REPEATED_CALLS, EVENT_SCHEMA_VERSION,
 };
 pub use facets::{FileEffect, ModelSpend, ReceiptStep};
 pub use history::{validate_history, HistoryViolation};

@@ -71,13 +71,7 @@ pub fn apply(
     next.last_seq = event.seq;
     // Reviewing a finished run's files later is not run activity: its
     // timing (and so its duration) stays as the run left it.
-    let review = matches!(
-        event.payload,
-        EventPayload::ArtifactKept { .. }
-            | EventPayload::ArtifactReverted { .. }
-            | EventPayload::ArtifactReapplied { .. }
-    );
-    if !review {
+    if !event.payload.is_review() {
         next.updated_at = event.at;
     }
     Transition {

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 35;
+const EVENT_TYPES: usize = 37;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -61,6 +61,8 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::ArtifactReverted { .. } => 32,
         EventPayload::ArtifactReapplied { .. } => 33,
         EventPayload::ArtifactKept { .. } => 34,
+        EventPayload::ReviewIntended { .. } => 35,
+        EventPayload::ReviewAbandoned { .. } => 36,
     }
 }
 

@@ -117,6 +117,8 @@ export class MockArtifacts {
       throw new MockError({ code: "conflict", message: `${path} changed since the run wrote it; reverting would replace those changes` });
     }
     const replaced = f.current;
+    // As the runtime: the intent before the file changes, the outcome after.
+    this.#commit(runId, { type: "review_intended", path, action: "revert", restored_hash: hashOf(f.before), replaced_hash: hashOf(replaced), forced });
     f.current = f.before;
     f.decided = "reverted";
     this.#commit(runId, { type: "artifact_reverted", path, restored_hash: hashOf(f.before), replaced_hash: hashOf(replaced), forced });
@@ -130,6 +132,7 @@ export class MockArtifacts {
       throw new MockError({ code: "conflict", message: `${path} changed since it was reverted; re-applying would replace those changes` });
     }
     const replaced = f.current;
+    this.#commit(runId, { type: "review_intended", path, action: "reapply", restored_hash: hashOf(f.after), replaced_hash: hashOf(replaced), forced: f.current !== f.before });
     f.current = f.after;
     f.decided = "pending";
     this.#commit(runId, { type: "artifact_reapplied", path, restored_hash: hashOf(f.after), replaced_hash: hashOf(replaced) });

@@ -72,11 +72,20 @@ export function project(events: readonly EventEnvelope[]): RunProjection {
   return run;
 }
 
+/** The user's review of a run's files (the kernel's `is_review` facet). */
+const REVIEW_TYPES: ReadonlySet<string> = new Set([
+  "artifact_kept",
+  "artifact_reverted",
+  "artifact_reapplied",
+  "review_intended",
+  "review_abandoned",
+]);
+
 export function apply(run: RunProjection, event: EventEnvelope): void {
   run.last_seq = event.seq;
   const p = event.payload;
   // Like the kernel: the user's review of a file is not activity of the run.
-  if (p.type !== "artifact_kept" && p.type !== "artifact_reverted" && p.type !== "artifact_reapplied") run.updated_at = event.at;
+  if (!REVIEW_TYPES.has(p.type)) run.updated_at = event.at;
   switch (p.type) {
     case "run_started":
     case "run_resumed":
@@ -179,6 +188,8 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "artifact_reverted":
     case "artifact_reapplied":
     case "artifact_kept":
+    case "review_intended":
+    case "review_abandoned":
       break;
     default: {
       // A new event type must be handled above (a type error otherwise).

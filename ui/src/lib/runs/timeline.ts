@@ -182,6 +182,10 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: "File re-applied", tone: "plain", compact: true };
     case "artifact_kept":
       return { title: "File kept", tone: "muted", compact: true };
+    case "review_intended":
+      return { title: p.action === "revert" ? "Reverting a file…" : "Re-applying a file…", tone: "muted", compact: true };
+    case "review_abandoned":
+      return { title: "File not changed back", tone: "attention", compact: true };
     case "context_compacted":
       return { title: `Context compacted: ~${p.tokens_before.toLocaleString("en-US")} → ~${p.tokens_after.toLocaleString("en-US")} tokens`, tone: "info", compact: false };
     case "instructions_loaded":

@@ -75,17 +75,15 @@ impl Transition<'_> {
     /// verdicts on its writes, and a compaction for its next follow-up.
     fn require_not_ended(&self) -> Result<(), ReduceError> {
         let event = self.event;
-        let annotation = matches!(
-            event.payload,
-            EventPayload::ArtifactRecorded { .. }
-                | EventPayload::ArtifactReverted { .. }
-                | EventPayload::ArtifactReapplied { .. }
-                | EventPayload::ArtifactKept { .. }
-                | EventPayload::EffectVerified { .. }
-                | EventPayload::EffectUnknown { .. }
-                // By hand, for the next follow-up.
-                | EventPayload::ContextCompacted { .. }
-        );
+        let annotation = event.payload.is_review()
+            || matches!(
+                event.payload,
+                EventPayload::ArtifactRecorded { .. }
+                    | EventPayload::EffectVerified { .. }
+                    | EventPayload::EffectUnknown { .. }
+                    // By hand, for the next follow-up.
+                    | EventPayload::ContextCompacted { .. }
+            );
         if self.state.status.is_terminal() && !annotation {
             return Err(ReduceError::AfterTerminal {
                 seq: event.seq,
@@ -156,6 +154,8 @@ impl Transition<'_> {
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactKept { .. }
+            | EventPayload::ReviewIntended { .. }
+            | EventPayload::ReviewAbandoned { .. }
             | EventPayload::EffectVerified { .. } => Ok(()),
             EventPayload::ExternalChangeObserved { .. } => self.external_change_observed(),
             EventPayload::EffectUnknown { .. } => self.effect_unknown(),

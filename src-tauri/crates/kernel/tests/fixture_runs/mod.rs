@@ -2,7 +2,9 @@
 //! together they use every event type. Split into turns so each reads as
 //! one step of a run.
 
-use bearagent_kernel::event::{ApprovalScope, EffectOutcome, ModelErrorClass, Receipt, StopReason};
+use bearagent_kernel::event::{
+    ApprovalScope, EffectOutcome, ModelErrorClass, Receipt, ReviewAction, StopReason,
+};
 use bearagent_kernel::{
     Action, ApprovalMode, BudgetKind, Budgets, CallId, ContentHash, ContextCaps, EventPayload,
     EventSeq, FinalAnswer, McpToolRecord, ParentRun, Price, TokenUsage, ToolCall, ToolName,
@@ -300,10 +302,35 @@ fn answer_and_review() -> Vec<EventPayload> {
         EventPayload::ArtifactKept {
             path: "src/lib.rs".into(),
         },
+        EventPayload::ReviewIntended {
+            path: "src/lib.rs".into(),
+            action: ReviewAction::Revert,
+            restored_hash: Some(hash('b')),
+            replaced_hash: Some(hash('c')),
+            forced: false,
+        },
         EventPayload::ArtifactReverted {
             path: "src/lib.rs".into(),
             restored_hash: Some(hash('b')),
             replaced_hash: Some(hash('c')),
+            forced: false,
+        },
+        EventPayload::ReviewIntended {
+            path: "src/lib.rs".into(),
+            action: ReviewAction::Reapply,
+            restored_hash: Some(hash('c')),
+            replaced_hash: Some(hash('b')),
+            forced: false,
+        },
+        EventPayload::ReviewAbandoned {
+            path: "src/lib.rs".into(),
+            reason: "could not write src/lib.rs: permission denied".into(),
+        },
+        EventPayload::ReviewIntended {
+            path: "src/lib.rs".into(),
+            action: ReviewAction::Reapply,
+            restored_hash: Some(hash('c')),
+            replaced_hash: Some(hash('b')),
             forced: false,
         },
         EventPayload::ArtifactReapplied {

@@ -51,6 +51,11 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 restored_hash,
                 replaced_hash,
                 ..
+            }
+            | EventPayload::ReviewIntended {
+                restored_hash,
+                replaced_hash,
+                ..
             } => {
                 out.extend(restored_hash.clone());
                 out.extend(replaced_hash.clone());
@@ -84,7 +89,8 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::InstructionsLoaded { .. }
             | EventPayload::ContextCompacted { .. }
             | EventPayload::CommandStarted { .. }
-            | EventPayload::ArtifactKept { .. } => {}
+            | EventPayload::ArtifactKept { .. }
+            | EventPayload::ReviewAbandoned { .. } => {}
         }
     }
     out.sort();
@@ -113,6 +119,9 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::ModelCallFailed { message, .. } => format!("model call failed: {message}"),
         EventPayload::ArtifactReverted { path, .. } => format!("reverted `{path}`"),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied `{path}`"),
+        EventPayload::ReviewAbandoned { path, reason } => {
+            format!("revert or re-apply of `{path}` did not take effect: {reason}")
+        }
         EventPayload::RunSucceeded { .. } => "run succeeded".into(),
         EventPayload::RunFailed { reason } => format!("run failed: {reason}"),
         EventPayload::RunCancelled { .. } => "run cancelled".into(),
@@ -195,7 +204,9 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::EffectVerified { .. }
         | EventPayload::RunResumed
         | EventPayload::LoopDetected { .. }
-        | EventPayload::ArtifactKept { .. } => return None,
+        | EventPayload::ArtifactKept { .. }
+        // The outcome's line says what it did.
+        | EventPayload::ReviewIntended { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))
 }

@@ -1,6 +1,8 @@
 //! Keep, revert and re-apply one file of a run, without git. Every action
-//! is guarded by the file's current content and recorded as an event; a
-//! revert saves what it replaces, so it can always be undone.
+//! is guarded by the file's current content and recorded as an event —
+//! the intent before the disk changes, the outcome after, settled from the
+//! file if the process stopped between the two; a revert saves what it
+//! replaces, so it can always be undone.
 
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff};
@@ -8,8 +10,11 @@ use crate::artifacts::projection::{ArtifactRecord, Review};
 use crate::run::receipts::current_hash;
 use crate::run::recorder::Recorder;
 use crate::AppError;
-use bearagent_kernel::{ContentHash, EventPayload, RunId, RunProjection};
+use bearagent_kernel::{
+    ContentHash, EventEnvelope, EventPayload, FileEffect, ReviewAction, RunId, RunProjection,
+};
 use bearagent_tools::WorkspaceRoot;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// How a file on disk relates to the run's version of it.
@@ -129,13 +134,15 @@ impl Application {
             ));
         }
         let events = self.store.all_events(run_id)?;
-        Recorder::resume(
+        let mut rec = Recorder::resume(
             self.store.clone(),
             self.clock.clone(),
             self.live.clone(),
             run_id,
             events,
-        )
+        )?;
+        self.settle_reviews(&mut rec)?;
+        Ok(rec)
     }
 
     /// Puts `content` (or removes the file for None) atomically.
@@ -165,16 +172,17 @@ impl Application {
         }
     }
 
-    /// Replaces the file's content with `target` if it holds `expected`
-    /// (or unconditionally when forced); saves what it replaced.
-    fn swap(
+    /// Checks the file still holds `expected` (or that the user forces
+    /// it), saves what it holds, and reads the version to put back.
+    /// Nothing on disk changes here.
+    fn plan_swap(
         &self,
         run_id: RunId,
         rel: &str,
         expected: &Option<ContentHash>,
         target: &Option<ContentHash>,
         force: bool,
-    ) -> Result<(Option<ContentHash>, bool), AppError> {
+    ) -> Result<Swap, AppError> {
         let (_, root, _) = self.artifact_context(run_id)?;
         let path = Self::disk_path(&root, rel)?;
         let now = current_hash(&path).map_err(|source| AppError::Io {
@@ -192,63 +200,196 @@ impl Application {
             Some((_, bytes)) => Some(self.store.put_blob(&bytes, self.clock.now())?),
             None => None,
         };
-        let content = self.blob(target)?;
-        Self::put_file(&path, content.as_deref())?;
-        Ok((replaced, forced))
+        Ok(Swap {
+            path,
+            content: self.blob(target)?,
+            replaced,
+            forced,
+        })
+    }
+
+    /// Records the intent, changes the file, records the outcome — the
+    /// same order as every tool write. A failed write is recorded as
+    /// abandoned (the file is replaced atomically, so it still holds what
+    /// it held) and reported.
+    fn apply_swap(
+        rec: &mut Recorder,
+        rel: &str,
+        action: ReviewAction,
+        restored: &Option<ContentHash>,
+        swap: Swap,
+    ) -> Result<(), AppError> {
+        rec.record(
+            rec.last_seq(),
+            EventPayload::ReviewIntended {
+                path: rel.to_owned(),
+                action,
+                restored_hash: restored.clone(),
+                replaced_hash: swap.replaced.clone(),
+                forced: swap.forced,
+            },
+        )?;
+        if let Err(e) = Self::put_file(&swap.path, swap.content.as_deref()) {
+            rec.record(
+                rec.last_seq(),
+                EventPayload::ReviewAbandoned {
+                    path: rel.to_owned(),
+                    reason: e.to_string(),
+                },
+            )?;
+            return Err(e);
+        }
+        rec.record(
+            rec.last_seq(),
+            review_done(rel, action, restored, swap.replaced, swap.forced),
+        )?;
+        Ok(())
     }
 
     /// Restores the version from before the run (or removes a file the run
     /// created) if the file still holds the run's version; with `force`,
     /// even if it does not, after saving its current content.
     pub fn revert_artifact(&self, run_id: RunId, path: &str, force: bool) -> Result<(), AppError> {
+        let mut rec = self.settled_recorder(run_id)?;
         let record = self.find_artifact(run_id, path)?;
         if record.review == Review::Reverted {
             return Err(AppError::Conflict(format!("{path} is already reverted")));
         }
-        let mut rec = self.settled_recorder(run_id)?;
-        let (replaced, forced) = self.swap(run_id, path, &record.after, &record.before, force)?;
-        rec.record(
-            rec.last_seq(),
-            EventPayload::ArtifactReverted {
-                path: path.to_owned(),
-                restored_hash: record.before.clone(),
-                replaced_hash: replaced,
-                forced,
-            },
-        )?;
-        Ok(())
+        let swap = self.plan_swap(run_id, path, &record.after, &record.before, force)?;
+        Self::apply_swap(&mut rec, path, ReviewAction::Revert, &record.before, swap)
     }
 
     /// Undoes a revert: the run's version comes back, if the file still
     /// holds what the revert left (or with `force`, saving what it holds).
     pub fn reapply_artifact(&self, run_id: RunId, path: &str, force: bool) -> Result<(), AppError> {
+        let mut rec = self.settled_recorder(run_id)?;
         let record = self.find_artifact(run_id, path)?;
         if record.review != Review::Reverted {
             return Err(AppError::Conflict(format!("{path} is not reverted")));
         }
-        let mut rec = self.settled_recorder(run_id)?;
-        let (replaced, _) = self.swap(run_id, path, &record.before, &record.after, force)?;
-        rec.record(
-            rec.last_seq(),
-            EventPayload::ArtifactReapplied {
-                path: path.to_owned(),
-                restored_hash: record.after.clone(),
-                replaced_hash: replaced,
-            },
-        )?;
-        Ok(())
+        let swap = self.plan_swap(run_id, path, &record.before, &record.after, force)?;
+        Self::apply_swap(&mut rec, path, ReviewAction::Reapply, &record.after, swap)
     }
 
     /// Marks the run's version of a file as reviewed and kept.
     pub fn keep_artifact(&self, run_id: RunId, path: &str) -> Result<(), AppError> {
-        self.find_artifact(run_id, path)?;
         let mut rec = self.settled_recorder(run_id)?;
+        self.find_artifact(run_id, path)?;
         rec.record(
             rec.last_seq(),
             EventPayload::ArtifactKept {
                 path: path.to_owned(),
             },
         )?;
+        Ok(())
+    }
+}
+
+/// A revert or re-apply, checked and ready: the file, what goes there,
+/// and what it replaces (saved).
+struct Swap {
+    path: PathBuf,
+    content: Option<Vec<u8>>,
+    replaced: Option<ContentHash>,
+    forced: bool,
+}
+
+/// The outcome event of a review action that took effect.
+fn review_done(
+    rel: &str,
+    action: ReviewAction,
+    restored: &Option<ContentHash>,
+    replaced: Option<ContentHash>,
+    forced: bool,
+) -> EventPayload {
+    match action {
+        ReviewAction::Revert => EventPayload::ArtifactReverted {
+            path: rel.to_owned(),
+            restored_hash: restored.clone(),
+            replaced_hash: replaced,
+            forced,
+        },
+        ReviewAction::Reapply => EventPayload::ArtifactReapplied {
+            path: rel.to_owned(),
+            restored_hash: restored.clone(),
+            replaced_hash: replaced,
+        },
+    }
+}
+
+/// Review intents with no outcome (the process stopped between the two),
+/// by path: the intent's action, restored and replaced hashes, forced.
+fn open_reviews(
+    events: &[EventEnvelope],
+) -> BTreeMap<String, (ReviewAction, Option<ContentHash>, Option<ContentHash>, bool)> {
+    let mut open = BTreeMap::new();
+    for e in events {
+        match &e.payload {
+            EventPayload::ReviewIntended {
+                path,
+                action,
+                restored_hash,
+                replaced_hash,
+                forced,
+            } => {
+                let intent = (
+                    *action,
+                    restored_hash.clone(),
+                    replaced_hash.clone(),
+                    *forced,
+                );
+                open.insert(path.clone(), intent);
+            }
+            EventPayload::ReviewAbandoned { path, .. } => {
+                open.remove(path);
+            }
+            _ => {
+                if let Some(FileEffect::Reverted { path } | FileEffect::Reapplied { path }) =
+                    e.payload.file_effect()
+                {
+                    open.remove(path);
+                }
+            }
+        }
+    }
+    open
+}
+
+impl Application {
+    /// Settles a review the process stopped in the middle of, from the
+    /// file as it is (like a tool write after a crash): it holds the
+    /// version put back → the action took effect; what it replaced → it
+    /// did not; neither → nothing is assumed and the review stays as it was.
+    fn settle_reviews(&self, rec: &mut Recorder) -> Result<(), AppError> {
+        let open = open_reviews(rec.events());
+        if open.is_empty() {
+            return Ok(());
+        }
+        let (_, root, _) = self.artifact_context(rec.run_id())?;
+        for (rel, (action, restored, replaced, forced)) in open {
+            let path = Self::disk_path(&root, &rel)?;
+            let now = current_hash(&path)
+                .map_err(|source| AppError::Io {
+                    path: path.clone(),
+                    source,
+                })?
+                .map(|(h, _)| h);
+            let outcome = if now == restored {
+                review_done(&rel, action, &restored, replaced, forced)
+            } else {
+                let reason = if now == replaced {
+                    "BearAgent stopped before the file was written; it holds what it held"
+                } else {
+                    "BearAgent stopped during this change and the file holds neither version; nothing is assumed"
+                };
+                EventPayload::ReviewAbandoned {
+                    path: rel,
+                    reason: reason.to_owned(),
+                }
+            };
+            tracing::info!(run_id = %rec.run_id(), kind = outcome.type_name(), "settled an interrupted review");
+            rec.record(rec.last_seq(), outcome)?;
+        }
         Ok(())
     }
 }

@@ -4,7 +4,7 @@
 use super::*;
 use crate::artifacts::projection::Change;
 use crate::{RunProfile, StartRun};
-use bearagent_kernel::{ApprovalMode, EventSeq, FixedClock, Timestamp};
+use bearagent_kernel::{ApprovalMode, EventSeq, FixedClock, ReviewAction, Timestamp};
 use bearagent_providers::ScriptedProvider;
 use serde_json::json;
 use std::sync::Arc;
@@ -197,4 +197,106 @@ async fn a_run_exports_to_json_with_blobs_and_a_markdown_report_with_diffs() {
     assert!(md.contains("## Final answer\n\nChanged old.md."), "{md}");
     assert!(md.contains("### `old.md` (modified)"), "{md}");
     assert!(md.contains("-original\n+changed\n"), "{md}");
+}
+
+fn types(d: &Done) -> Vec<&'static str> {
+    let events = d.app.list_events(d.run, EventSeq(0), 5000).unwrap();
+    events.iter().map(|e| e.payload.type_name()).collect()
+}
+
+/// What a process that stopped between a revert's intent and its outcome
+/// leaves behind: the intent recorded; the file written or not (`write`).
+async fn interrupted_revert(write_file: Option<&str>) -> Done {
+    let d = finished_run(
+        json!([write("a.md", "run\n"), {"final_answer": "ok"}]),
+        |ws| std::fs::write(ws.join("a.md"), "before\n").unwrap(),
+    )
+    .await;
+    let record = d.app.find_artifact(d.run, "a.md").unwrap();
+    let replaced = d.app.store.put_blob(b"run\n", d.app.clock.now()).unwrap();
+    crate::run::recorder::append_beside(
+        &d.app.store,
+        d.app.clock.as_ref(),
+        &d.app.live,
+        d.run,
+        EventPayload::ReviewIntended {
+            path: "a.md".into(),
+            action: ReviewAction::Revert,
+            restored_hash: record.before.clone(),
+            replaced_hash: Some(replaced),
+            forced: false,
+        },
+    )
+    .unwrap();
+    if let Some(content) = write_file {
+        std::fs::write(d.ws.path().join("a.md"), content).unwrap();
+    }
+    d
+}
+
+#[tokio::test]
+async fn given_a_revert_then_its_intent_is_recorded_before_the_file_changes_and_its_outcome_after()
+{
+    let d = finished_run(
+        json!([write("a.md", "run\n"), {"final_answer": "ok"}]),
+        |_| {},
+    )
+    .await;
+    d.app.revert_artifact(d.run, "a.md", false).unwrap();
+    let t = types(&d);
+    assert_eq!(t[t.len() - 2..], ["review_intended", "artifact_reverted"]);
+    d.app.reapply_artifact(d.run, "a.md", false).unwrap();
+    let t = types(&d);
+    assert_eq!(t[t.len() - 2..], ["review_intended", "artifact_reapplied"]);
+}
+
+#[tokio::test]
+async fn given_a_crash_before_the_file_was_written_when_the_user_reverts_then_it_is_settled_not_applied_and_runs(
+) {
+    let d = interrupted_revert(None).await;
+    // Nothing assumed meanwhile: the review is still pending.
+    assert_eq!(
+        d.app.artifacts(d.run).unwrap()[0].record.review,
+        Review::Pending
+    );
+    d.app.revert_artifact(d.run, "a.md", false).unwrap();
+    assert_eq!(read(&d, "a.md").as_deref(), Some("before\n"));
+    let events = d.app.list_events(d.run, EventSeq(0), 5000).unwrap();
+    let settled = &events[events.len() - 3].payload;
+    let EventPayload::ReviewAbandoned { reason, .. } = settled else {
+        panic!("{settled:?}")
+    };
+    assert!(reason.contains("before the file was written"), "{reason}");
+    let t = types(&d);
+    assert_eq!(t[t.len() - 2..], ["review_intended", "artifact_reverted"]);
+}
+
+#[tokio::test]
+async fn given_a_crash_after_the_file_was_written_when_the_user_acts_then_the_revert_is_settled_applied(
+) {
+    let d = interrupted_revert(Some("before\n")).await;
+    let err = d.app.revert_artifact(d.run, "a.md", false).unwrap_err();
+    assert_eq!(err.code(), crate::ErrorCode::Conflict, "{err}");
+    assert_eq!(last_type(&d), "artifact_reverted");
+    assert_eq!(
+        d.app.artifacts(d.run).unwrap()[0].record.review,
+        Review::Reverted
+    );
+    // And it can be undone as any revert.
+    d.app.reapply_artifact(d.run, "a.md", false).unwrap();
+    assert_eq!(read(&d, "a.md").as_deref(), Some("run\n"));
+}
+
+#[tokio::test]
+async fn given_a_crash_and_a_file_holding_neither_version_then_nothing_is_assumed() {
+    let d = interrupted_revert(Some("someone else\n")).await;
+    d.app.keep_artifact(d.run, "a.md").unwrap();
+    let events = d.app.list_events(d.run, EventSeq(0), 5000).unwrap();
+    let settled = &events[events.len() - 2].payload;
+    let EventPayload::ReviewAbandoned { reason, .. } = settled else {
+        panic!("{settled:?}")
+    };
+    assert!(reason.contains("neither version"), "{reason}");
+    assert_eq!(read(&d, "a.md").as_deref(), Some("someone else\n"));
+    assert_eq!(last_type(&d), "artifact_kept");
 }

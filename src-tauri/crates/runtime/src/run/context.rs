@@ -195,7 +195,9 @@ fn history_from_events(
             | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
-            | EventPayload::ArtifactKept { .. } => {}
+            | EventPayload::ArtifactKept { .. }
+            | EventPayload::ReviewIntended { .. }
+            | EventPayload::ReviewAbandoned { .. } => {}
         }
     }
     history
