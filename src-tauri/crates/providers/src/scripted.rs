@@ -3,14 +3,17 @@
 //! labelled as scripted. Running out of outcomes is an error, never a final
 //! answer.
 
-use crate::json_text;
 use crate::{ModelProvider, ModelRequest, ModelStream, ProviderError, ProviderInfo, StreamItem};
-use bearagent_kernel::{Action, HistoryItem, StopReason, TokenUsage, ToolCall};
+use bearagent_kernel::{HistoryItem, TokenUsage};
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
+
+/// Playing one step: the stream items it makes, and the sizes it reports.
+mod play;
+use play::{estimate_tokens, request_bytes, step_items};
 
 /// One scripted model turn.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -298,132 +301,6 @@ impl ScriptedProvider {
         };
         Ok((index, step))
     }
-}
-
-/// Size of what the model would read: system prompt, history and tools.
-fn request_bytes(request: &ModelRequest) -> usize {
-    let history: usize = request
-        .history
-        .iter()
-        .map(|item| match item {
-            HistoryItem::Message(m) => m.content.len(),
-            HistoryItem::ToolCall(c) => c.tool_name.as_str().len() + c.call_id.as_str().len() + 64,
-            HistoryItem::ToolResult(r) => r.content.len() + r.call_id.as_str().len(),
-        })
-        .sum();
-    let tools: usize = request
-        .tools
-        .iter()
-        .map(|t| t.name.len() + t.description.len() + 256)
-        .sum();
-    request.system.len() + history + tools
-}
-
-/// Deterministic token estimate: about four bytes a token.
-fn estimate_tokens(bytes: usize) -> u64 {
-    (bytes as u64).div_ceil(4)
-}
-
-fn chunks(text: &str) -> Vec<String> {
-    // Stream in word-sized pieces so consumers see real deltas.
-    text.split_inclusive(' ').map(str::to_owned).collect()
-}
-
-fn step_items(
-    index: usize,
-    step: ScriptStep,
-    input_bytes: usize,
-) -> Vec<Result<StreamItem, ProviderError>> {
-    let mut items = Vec::new();
-    let mut output_bytes = step.text.as_ref().map_or(0, String::len);
-    if let Some(text) = &step.text {
-        items.extend(
-            chunks(text)
-                .into_iter()
-                .map(|c| Ok(StreamItem::TextDelta(c))),
-        );
-    }
-    let usage_for = |out: usize| {
-        step.usage
-            .unwrap_or_else(|| TokenUsage::new(estimate_tokens(input_bytes), estimate_tokens(out)))
-    };
-    if let Some(failure) = &step.error {
-        items.push(Err(ProviderError::Provider {
-            provider: "script".into(),
-            message: failure.message.clone(),
-            retryable: failure.retryable,
-            status: None,
-        }));
-        return items;
-    }
-    if step.truncate {
-        return items;
-    }
-    let calls: Option<Vec<&ScriptToolCall>> = match (&step.tool_call, &step.tool_calls) {
-        (Some(one), _) => Some(vec![one]),
-        (None, Some(many)) => Some(many.iter().collect()),
-        (None, None) => None,
-    };
-    let stop_reason = match (&calls, &step.final_answer, &step.raw_text) {
-        (Some(calls), _, _) => {
-            for (j, call) in calls.iter().enumerate() {
-                let call_id = call.call_id.clone().unwrap_or_else(|| {
-                    if calls.len() == 1 {
-                        format!("script_call_{}", index + 1)
-                    } else {
-                        format!("script_call_{}_{}", index + 1, j + 1)
-                    }
-                });
-                output_bytes += call.arguments.to_string().len();
-                match ToolCall::new(call_id, call.tool_name.clone(), call.arguments.clone()) {
-                    Ok(c) => items.push(Ok(StreamItem::ToolCall(c))),
-                    Err(e) => {
-                        items.push(Err(ProviderError::InvalidOutput {
-                            message: e.to_string(),
-                            usage: usage_for(output_bytes),
-                        }));
-                        return items;
-                    }
-                }
-            }
-            StopReason::ToolUse
-        }
-        (None, Some(answer), _) => {
-            output_bytes += answer.len();
-            items.extend(
-                chunks(answer)
-                    .into_iter()
-                    .map(|c| Ok(StreamItem::TextDelta(c))),
-            );
-            StopReason::EndTurn
-        }
-        (None, None, Some(raw)) => {
-            output_bytes += raw.len();
-            match json_text::parse_reply(raw) {
-                Ok(Action::ToolCalls { calls }) => {
-                    items.extend(calls.into_iter().map(|c| Ok(StreamItem::ToolCall(c))));
-                    StopReason::ToolUse
-                }
-                Ok(Action::FinalAnswer(a)) => {
-                    items.push(Ok(StreamItem::TextDelta(a.content)));
-                    StopReason::EndTurn
-                }
-                Err(message) => {
-                    items.push(Err(ProviderError::InvalidOutput {
-                        message,
-                        usage: usage_for(output_bytes),
-                    }));
-                    return items;
-                }
-            }
-        }
-        (None, None, None) => StopReason::Other,
-    };
-    items.push(Ok(StreamItem::Completed {
-        usage: usage_for(output_bytes),
-        stop_reason,
-    }));
-    items
 }
 
 impl ModelProvider for ScriptedProvider {

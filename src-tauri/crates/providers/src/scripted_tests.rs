@@ -1,6 +1,6 @@
 use super::*;
 use crate::complete;
-use bearagent_kernel::{FinalAnswer, HistoryItem, Message, Role};
+use bearagent_kernel::{Action, FinalAnswer, HistoryItem, Message, Role};
 use serde_json::json;
 
 fn request(goal: &str) -> ModelRequest {

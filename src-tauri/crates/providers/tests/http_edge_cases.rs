@@ -262,6 +262,16 @@ fn cut_inside_tool_call() -> (Protocol, Vec<u8>) {
     (rec.protocol, rec.sse[..at].to_vec())
 }
 
+/// The connections the client hung up on, as soon as there is one (after
+/// 5 s, none).
+async fn hangups_once_closed(server: &TestServer) -> usize {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while server.hangups() == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    server.hangups()
+}
+
 #[tokio::test]
 async fn truncated_reset_and_stalled_streams_over_http() {
     let (protocol, partial) = cut_inside_tool_call();
@@ -297,8 +307,11 @@ async fn truncated_reset_and_stalled_streams_over_http() {
         }
     }
     assert_eq!(server.requests().len(), 3);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert_eq!(server.hangups(), 1, "the stalled connection was closed");
+    assert_eq!(
+        hangups_once_closed(&server).await,
+        1,
+        "the stalled connection was closed"
+    );
 }
 
 #[tokio::test]
@@ -310,11 +323,7 @@ async fn dropping_the_stream_closes_the_connection() {
     let first = stream.next().await.unwrap().unwrap();
     assert_eq!(first, StreamItem::TextDelta("first words".into()));
     drop(stream);
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while server.hangups() == 0 && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    assert_eq!(server.hangups(), 1);
+    assert_eq!(hangups_once_closed(&server).await, 1);
 }
 
 /// Anthropic streams sometimes end with `overloaded_error` after text has
