@@ -63,10 +63,6 @@ impl McpConnection {
     pub async fn connect(cfg: &ServerConfig) -> Result<McpConnection, McpError> {
         let server = cfg.name.clone();
         let (handler, shared) = Handler::new(&server);
-        let timed_out = || McpError::StartTimeout {
-            server: server.clone(),
-            secs: cfg.startup_timeout.into(),
-        };
         let (service, process) = match &cfg.transport {
             Transport::Stdio {
                 command,
@@ -75,78 +71,15 @@ impl McpConnection {
                 cwd,
             } => {
                 let spawned = process::spawn(&server, command, args, env, cwd.as_deref())?;
-                let started = tokio::time::timeout(
-                    cfg.startup_timeout,
-                    handler.serve((spawned.stdout, spawned.stdin)),
-                )
-                .await;
-                let process = spawned.process;
-                match started {
-                    Ok(Ok(service)) => (service, Some(process)),
-                    // Dropping `process` kills it.
-                    Err(_) => return Err(timed_out()),
-                    Ok(Err(e)) => {
-                        if let Some(line) = process.garbage() {
-                            return Err(garbage_error(&server, line));
-                        }
-                        let detail = process.exit_detail(Duration::from_millis(500)).await;
-                        let reason = if process.has_exited() {
-                            format!("it exited during the handshake ({detail})")
-                        } else {
-                            format!("{} ({detail})", init_error(&e))
-                        };
-                        return Err(McpError::StartFailed { server, reason });
-                    }
-                }
+                let (service, process) = serve_stdio(cfg, handler, spawned).await?;
+                (service, Some(process))
             }
             Transport::Http { url, bearer_token } => {
-                if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(McpError::Config {
-                        server,
-                        reason: format!("url `{url}` must start with http:// or https://"),
-                    });
-                }
-                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
-                if let Some(token) = bearer_token {
-                    config = config.auth_header(token.clone());
-                }
-                // A few quick reconnects of the event stream, not forever.
-                let mut backoff = ExponentialBackoff::default();
-                backoff.max_times = Some(3);
-                backoff.base_duration = Duration::from_millis(250);
-                backoff.max_delay = Some(Duration::from_secs(2));
-                config.retry_config = Arc::new(backoff);
-                let transport = StreamableHttpClientTransport::from_config(config);
-                match tokio::time::timeout(cfg.startup_timeout, handler.serve(transport)).await {
-                    Ok(Ok(service)) => (service, None),
-                    Err(_) => return Err(timed_out()),
-                    Ok(Err(e)) => {
-                        let mut reason = init_error(&e);
-                        if !reason.contains(url.as_str()) {
-                            reason.push_str(&format!(" (url {url})"));
-                        }
-                        return Err(McpError::StartFailed { server, reason });
-                    }
-                }
+                let service = serve_http(cfg, handler, url, bearer_token.as_ref()).await?;
+                (service, None)
             }
         };
-        let peer = service.peer_info();
-        let info = ServerInfo {
-            name: peer
-                .as_ref()
-                .and_then(|p| p.server_info.as_ref())
-                .map(|i| i.name.clone())
-                .unwrap_or_default(),
-            version: peer
-                .as_ref()
-                .and_then(|p| p.server_info.as_ref())
-                .map(|i| i.version.clone())
-                .unwrap_or_default(),
-            protocol_version: peer
-                .as_ref()
-                .map(|p| p.protocol_version.to_string())
-                .unwrap_or_default(),
-        };
+        let info = server_info(&service);
         tracing::info!(server = %server, name = %info.name, version = %info.version,
             protocol = %info.protocol_version, "MCP server connected");
         Ok(McpConnection {
@@ -383,6 +316,112 @@ impl McpConnection {
                 reason: other.to_string(),
             },
         }
+    }
+}
+
+/// No handshake within `startup_timeout`.
+fn start_timeout(cfg: &ServerConfig) -> McpError {
+    McpError::StartTimeout {
+        server: cfg.name.clone(),
+        secs: cfg.startup_timeout.into(),
+    }
+}
+
+/// The handshake over a spawned server's stdio. When it fails, the error
+/// says why as best it can (garbage on stdout, an exit, the handshake's
+/// own error); the process, dropped, is killed.
+async fn serve_stdio(
+    cfg: &ServerConfig,
+    handler: Handler,
+    spawned: process::Spawned,
+) -> Result<(RunningService<RoleClient, Handler>, ServerProcess), McpError> {
+    let started = tokio::time::timeout(
+        cfg.startup_timeout,
+        handler.serve((spawned.stdout, spawned.stdin)),
+    )
+    .await;
+    let process = spawned.process;
+    match started {
+        Ok(Ok(service)) => Ok((service, process)),
+        // Dropping `process` kills it.
+        Err(_) => Err(start_timeout(cfg)),
+        Ok(Err(e)) => {
+            if let Some(line) = process.garbage() {
+                return Err(garbage_error(&cfg.name, line));
+            }
+            let detail = process.exit_detail(Duration::from_millis(500)).await;
+            let reason = if process.has_exited() {
+                format!("it exited during the handshake ({detail})")
+            } else {
+                format!("{} ({detail})", init_error(&e))
+            };
+            Err(McpError::StartFailed {
+                server: cfg.name.clone(),
+                reason,
+            })
+        }
+    }
+}
+
+/// The handshake with a streamable HTTP endpoint (`url` must be http or
+/// https).
+async fn serve_http(
+    cfg: &ServerConfig,
+    handler: Handler,
+    url: &str,
+    bearer_token: Option<&String>,
+) -> Result<RunningService<RoleClient, Handler>, McpError> {
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(McpError::Config {
+            server: cfg.name.clone(),
+            reason: format!("url `{url}` must start with http:// or https://"),
+        });
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    if let Some(token) = bearer_token {
+        config = config.auth_header(token.clone());
+    }
+    // A few quick reconnects of the event stream, not forever.
+    let mut backoff = ExponentialBackoff::default();
+    backoff.max_times = Some(3);
+    backoff.base_duration = Duration::from_millis(250);
+    backoff.max_delay = Some(Duration::from_secs(2));
+    config.retry_config = Arc::new(backoff);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    match tokio::time::timeout(cfg.startup_timeout, handler.serve(transport)).await {
+        Ok(Ok(service)) => Ok(service),
+        Err(_) => Err(start_timeout(cfg)),
+        Ok(Err(e)) => {
+            let mut reason = init_error(&e);
+            if !reason.contains(url) {
+                reason.push_str(&format!(" (url {url})"));
+            }
+            Err(McpError::StartFailed {
+                server: cfg.name.clone(),
+                reason,
+            })
+        }
+    }
+}
+
+/// What the server said it is in the handshake (blank where it did not).
+fn server_info(service: &RunningService<RoleClient, Handler>) -> ServerInfo {
+    let peer = service.peer_info();
+    ServerInfo {
+        name: peer
+            .as_ref()
+            .and_then(|p| p.server_info.as_ref())
+            .map(|i| i.name.clone())
+            .unwrap_or_default(),
+        version: peer
+            .as_ref()
+            .and_then(|p| p.server_info.as_ref())
+            .map(|i| i.version.clone())
+            .unwrap_or_default(),
+        protocol_version: peer
+            .as_ref()
+            .map(|p| p.protocol_version.to_string())
+            .unwrap_or_default(),
     }
 }
 

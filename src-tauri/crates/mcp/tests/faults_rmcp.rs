@@ -37,6 +37,18 @@ async fn connect(fault: &RmcpFaultServer) -> McpConnection {
         .unwrap()
 }
 
+/// The server's pids as soon as it runs (after 5 s, none).
+async fn running_pids(fault: &RmcpFaultServer) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let pids = fault.pids();
+        if !pids.is_empty() || Instant::now() > deadline {
+            return pids;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_slow_start_beyond_startup_timeout_times_out_and_the_process_is_killed() {
     let fault = RmcpFaultServer::new();
@@ -44,10 +56,7 @@ async fn a_slow_start_beyond_startup_timeout_times_out_and_the_process_is_killed
     cfg.startup_timeout = Duration::from_millis(800);
     let started = Instant::now();
     // Catch the server's pid while the handshake is still pending.
-    let (result, pids) = tokio::join!(McpConnection::connect(&cfg), async {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        fault.pids()
-    });
+    let (result, pids) = tokio::join!(McpConnection::connect(&cfg), running_pids(&fault));
     let elapsed = started.elapsed();
     let err = result.unwrap_err();
     assert!(matches!(err, McpError::StartTimeout { .. }), "{err}");
@@ -222,18 +231,19 @@ async fn cancelling_sends_the_notification_and_returns_quickly() {
     let fault = RmcpFaultServer::new();
     let conn = connect(&fault).await;
     let cancel = CancellationToken::new();
-    let c = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        c.cancel();
-    });
     let started = Instant::now();
-    let err = bounded(
-        "cancel",
-        conn.call_tool("hang", Map::new(), cancel, no_progress),
-    )
-    .await
-    .unwrap_err();
+    // Cancelled once the server has the call (which hangs).
+    let (result, ()) = tokio::join!(
+        bounded(
+            "cancel",
+            conn.call_tool("hang", Map::new(), cancel.clone(), no_progress),
+        ),
+        async {
+            fault.wait_event("call").await;
+            cancel.cancel();
+        }
+    );
+    let err = result.unwrap_err();
     assert!(matches!(err, McpError::Cancelled { .. }), "{err}");
     assert!(err.to_string().contains("`hang`"), "{err}");
     assert!(
