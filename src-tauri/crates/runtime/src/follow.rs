@@ -131,7 +131,10 @@ mod tests {
         }
         assert_eq!(seqs, vec![1, 2]);
 
-        // A run of this process is not published twice.
+        // A run of this process is not published twice: what the follower
+        // publishes up to a later poll than the one that saw it (two marks
+        // from the other process, the second appended once the first is
+        // in) is only the marks.
         let mine = RunId::new();
         here.append(
             mine,
@@ -143,8 +146,14 @@ mod tests {
             )],
         )
         .unwrap();
-        tokio::time::sleep(FOLLOW_INTERVAL * 3).await;
-        assert!(rx.try_recv().is_err());
+        let mark = RunId::new();
+        let first = NewEvent::new(at(0), None, run_created(WorkspaceId::new(), "mark"));
+        there.append(mark, EventSeq(1), vec![first]).unwrap();
+        let mut published = published_through(&mut rx, mark, EventSeq(1)).await;
+        let second = NewEvent::new(at(1), None, EventPayload::RunStarted);
+        there.append(mark, EventSeq(2), vec![second]).unwrap();
+        published.extend(published_through(&mut rx, mark, EventSeq(2)).await);
+        assert_eq!(published, [(mark, 1), (mark, 2)]);
 
         // The other process dies with its run live: within a few seconds
         // this one reconciles it, without waiting for a restart.
@@ -162,5 +171,25 @@ mod tests {
         .unwrap();
         assert_eq!(interrupted, EventSeq(3));
         drop(follower);
+    }
+
+    /// The (run, seq) of every event published until `run`'s `seq`, that
+    /// one included (waiting up to 5 s for it).
+    async fn published_through(
+        rx: &mut tokio::sync::broadcast::Receiver<LiveEvent>,
+        run: RunId,
+        seq: EventSeq,
+    ) -> Vec<(RunId, u64)> {
+        let mut published = Vec::new();
+        while !published.contains(&(run, seq.get())) {
+            let got = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            if let LiveEvent::Committed(e) = got {
+                published.push((e.run_id, e.seq.get()));
+            }
+        }
+        published
     }
 }

@@ -51,7 +51,7 @@ pub struct ProviderTest {
 
 impl Application {
     pub fn config(&self) -> Result<ConfigFile, AppError> {
-        Ok(config::file::load(&self.config_path)?)
+        Ok(config::load::load(&self.config_path)?)
     }
 
     pub fn config_path(&self) -> &std::path::Path {
@@ -107,7 +107,7 @@ impl Application {
     ) -> Result<(), AppError> {
         let mut config = self.config()?;
         change(&mut config)?;
-        Ok(config::file::save(&self.config_path, &config)?)
+        Ok(config::load::save(&self.config_path, &config)?)
     }
 
     #[instrument(skip(self, entry))]

@@ -7,7 +7,7 @@ use crate::artifacts::diff::{diff_versions, FileDiff, LineKind};
 use crate::artifacts::projection::artifacts;
 use crate::run::reconcile::all_events;
 use crate::AppError;
-use bearagent_kernel::{EventEnvelope, EventPayload, RunId};
+use bearagent_kernel::{EventEnvelope, EventPayload, RunId, RunProjection};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -98,23 +98,13 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
     out
 }
 
+/// A line of the report's timeline; the finer-grained events make none.
 fn timeline_line(e: &EventEnvelope) -> Option<String> {
     let text = match &e.payload {
         EventPayload::ToolCallRequested { call } => format!("tool `{}` requested", call.tool_name),
         EventPayload::ApprovalGranted { by, .. } => format!("approved by {by}"),
-        EventPayload::ApprovalDenied { by, reason, .. } => {
-            format!(
-                "denied by {by}{}",
-                reason
-                    .as_ref()
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default()
-            )
-        }
-        EventPayload::ToolCallFailed { result } => format!(
-            "tool error: {}",
-            result.content.lines().next().unwrap_or("")
-        ),
+        EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason.as_deref()),
+        EventPayload::ToolCallFailed { result } => tool_error(&result.content),
         EventPayload::ArtifactRecorded { path, .. } => format!("wrote `{path}`"),
         EventPayload::ModelCallFailed { message, .. } => format!("model call failed: {message}"),
         EventPayload::ArtifactReverted { path, .. } => format!("reverted `{path}`"),
@@ -127,23 +117,14 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::RunCancelled { .. } => "run cancelled".into(),
         EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
         EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
-        EventPayload::EffectUnknown { path, detail, .. } => {
-            format!("UNKNOWN outcome at `{path}`: {detail}")
-        }
+        EventPayload::EffectUnknown { path, detail, .. } => unknown_outcome(path, detail),
         EventPayload::CommandStarted {
             command,
             cwd,
             sandboxed,
             rule,
             ..
-        } => format!(
-            "ran `{command}` in `{cwd}` ({}; {rule})",
-            if *sandboxed {
-                "sandboxed"
-            } else {
-                "NOT sandboxed"
-            }
-        ),
+        } => command_started(command, cwd, *sandboxed, rule),
         EventPayload::CommandFinished {
             exit_code,
             timed_out,
@@ -151,14 +132,10 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
             duration_ms,
             changed_files,
             ..
-        } => format!(
-            "command {} after {duration_ms} ms, {changed_files} file(s) changed",
-            match exit_code {
-                _ if *timed_out => "timed out".to_owned(),
-                _ if *cancelled => "cancelled".to_owned(),
-                Some(code) => format!("exited {code}"),
-                None => "ended by a signal".to_owned(),
-            }
+        } => command_finished(
+            command_end(*exit_code, *timed_out, *cancelled),
+            *duration_ms,
+            *changed_files,
         ),
         EventPayload::McpServerStarted {
             server,
@@ -166,30 +143,20 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
             server_version,
             tools,
             ..
-        } => format!(
-            "MCP server `{server}` started ({server_name} {server_version}), {} tool(s)",
-            tools.len()
-        ),
-        EventPayload::McpServerUnavailable { server, reason } => {
-            format!("MCP server `{server}` unavailable: {reason}")
-        }
+        } => mcp_server_started(server, server_name, server_version, tools.len()),
+        EventPayload::McpServerUnavailable { server, reason } => mcp_unavailable(server, reason),
         EventPayload::ContextCompacted {
-            replaced_through_seq,
-            tokens_before,
-            tokens_after,
+            replaced_through_seq: through,
+            tokens_before: before,
+            tokens_after: after,
             ..
-        } => format!(
-            "context compacted through #{replaced_through_seq}: ~{tokens_before} → ~{tokens_after} tokens"
-        ),
+        } => format!("context compacted through #{through}: ~{before} → ~{after} tokens"),
         EventPayload::InstructionsLoaded {
             path,
             bytes,
             truncated,
             ..
-        } => format!(
-            "instructions from `{path}` ({bytes} bytes{})",
-            if *truncated { ", cut" } else { "" }
-        ),
+        } => instructions_loaded(path, *bytes, *truncated),
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }
@@ -209,6 +176,60 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::ReviewIntended { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))
+}
+
+fn denied(by: &str, reason: Option<&str>) -> String {
+    let reason = reason.map(|r| format!(": {r}")).unwrap_or_default();
+    format!("denied by {by}{reason}")
+}
+
+/// A failed tool's first line.
+fn tool_error(content: &str) -> String {
+    format!("tool error: {}", content.lines().next().unwrap_or(""))
+}
+
+fn unknown_outcome(path: &str, detail: &str) -> String {
+    format!("UNKNOWN outcome at `{path}`: {detail}")
+}
+
+fn command_started(command: &str, cwd: &str, sandboxed: bool, rule: &str) -> String {
+    format!(
+        "ran `{command}` in `{cwd}` ({}; {rule})",
+        if sandboxed {
+            "sandboxed"
+        } else {
+            "NOT sandboxed"
+        }
+    )
+}
+
+/// How a command ended.
+fn command_end(exit_code: Option<i32>, timed_out: bool, cancelled: bool) -> String {
+    match exit_code {
+        _ if timed_out => "timed out".to_owned(),
+        _ if cancelled => "cancelled".to_owned(),
+        Some(code) => format!("exited {code}"),
+        None => "ended by a signal".to_owned(),
+    }
+}
+
+fn command_finished(how: String, duration_ms: u64, changed_files: u32) -> String {
+    format!("command {how} after {duration_ms} ms, {changed_files} file(s) changed")
+}
+
+fn mcp_server_started(server: &str, name: &str, version: &str, tools: usize) -> String {
+    format!("MCP server `{server}` started ({name} {version}), {tools} tool(s)")
+}
+
+fn mcp_unavailable(server: &str, reason: &str) -> String {
+    format!("MCP server `{server}` unavailable: {reason}")
+}
+
+fn instructions_loaded(path: &str, bytes: u64, truncated: bool) -> String {
+    format!(
+        "instructions from `{path}` ({bytes} bytes{})",
+        if truncated { ", cut" } else { "" }
+    )
 }
 
 fn unified(diff: &FileDiff) -> String {
@@ -241,58 +262,64 @@ fn unified(diff: &FileDiff) -> String {
     }
 }
 
+/// Maps an IO error to one naming `path`.
+fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> AppError {
+    let path = path.to_path_buf();
+    move |source| AppError::Io { path, source }
+}
+
 impl Application {
     /// Writes `<dir>/bearagent-run-<id>.json` and `.md`.
     pub fn export_run(&self, run_id: RunId, dir: &Path) -> Result<Exported, AppError> {
         let run = self.get_run(run_id)?;
         let events = all_events(&self.store, run_id)?;
+        let document = self.export_document(&run, &events)?;
+        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
+        let json_path = dir.join(format!("bearagent-run-{run_id}.json"));
+        let text = serde_json::to_string_pretty(&document)
+            .map_err(|e| AppError::Corrupt(e.to_string()))?;
+        std::fs::write(&json_path, text).map_err(io_at(&json_path))?;
+
+        let md = self.report(run_id, &run, &events)?;
+        let md_path = dir.join(format!("bearagent-run-{run_id}.md"));
+        std::fs::write(&md_path, md).map_err(io_at(&md_path))?;
+        Ok(Exported {
+            json: json_path,
+            markdown: md_path,
+        })
+    }
+
+    /// The JSON export: the run, every event, and the blobs they reference
+    /// (hex-encoded, by hash).
+    fn export_document(
+        &self,
+        run: &RunProjection,
+        events: &[EventEnvelope],
+    ) -> Result<serde_json::Value, AppError> {
         let mut blobs = BTreeMap::new();
-        for hash in referenced_hashes(&events) {
+        for hash in referenced_hashes(events) {
             if let Some(bytes) = self.store.get_blob(&hash)? {
                 blobs.insert(hash.to_string(), hex(&bytes));
             }
         }
-        let document = json!({
+        Ok(json!({
             "format": "bearagent-run-export",
             "version": 1,
             "run": run,
             "events": events,
             "blobs_hex": blobs,
-        });
-        let io = |path: &Path| {
-            let path = path.to_path_buf();
-            move |source| AppError::Io { path, source }
-        };
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
-        let json_path = dir.join(format!("bearagent-run-{run_id}.json"));
-        let text = serde_json::to_string_pretty(&document)
-            .map_err(|e| AppError::Corrupt(e.to_string()))?;
-        std::fs::write(&json_path, text).map_err(io(&json_path))?;
+        }))
+    }
 
-        let mut md = String::new();
-        let _ = writeln!(md, "# BearAgent run {run_id}\n");
-        let _ = writeln!(md, "- **Goal:** {}", run.goal);
-        let _ = writeln!(md, "- **Workspace:** `{}`", run.workspace_path);
-        let _ = writeln!(md, "- **Status:** {}", run.status.name().replace('_', " "));
-        let _ = writeln!(md, "- **Provider:** {} / {}", run.provider, run.model);
-        let _ = writeln!(
-            md,
-            "- **Started:** {} — **last event:** {}",
-            run.created_at, run.updated_at
-        );
-        let _ = writeln!(
-            md,
-            "- **Spent:** {} model calls, {} tool calls, {} input / {} output tokens",
-            run.model_calls, run.tool_calls, run.usage.input, run.usage.output
-        );
-        let _ = writeln!(
-            md,
-            "- **Cost:** {}\n",
-            run.cost_micro_usd.map_or_else(
-                || "unknown (the provider has no price)".to_owned(),
-                |c| bearagent_kernel::Usd(c).to_string()
-            )
-        );
+    /// The Markdown report: the run's facts, its timeline, its answer and
+    /// a diff of each file it changed.
+    fn report(
+        &self,
+        run_id: RunId,
+        run: &RunProjection,
+        events: &[EventEnvelope],
+    ) -> Result<String, AppError> {
+        let mut md = report_header(run_id, run);
         let _ = writeln!(md, "## Timeline\n");
         for line in events.iter().filter_map(timeline_line) {
             let _ = writeln!(md, "{line}");
@@ -300,7 +327,7 @@ impl Application {
         if let Some(answer) = &run.final_answer {
             let _ = writeln!(md, "\n## Final answer\n\n{answer}");
         }
-        let files = artifacts(&events);
+        let files = artifacts(events);
         if !files.is_empty() {
             let _ = writeln!(md, "\n## Files\n");
         }
@@ -322,11 +349,36 @@ impl Application {
                 unified(&diff)
             );
         }
-        let md_path = dir.join(format!("bearagent-run-{run_id}.md"));
-        std::fs::write(&md_path, md).map_err(io(&md_path))?;
-        Ok(Exported {
-            json: json_path,
-            markdown: md_path,
-        })
+        Ok(md)
     }
+}
+
+/// The report's title and the run's facts: goal, workspace, status,
+/// provider, times, spending and cost.
+fn report_header(run_id: RunId, run: &RunProjection) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# BearAgent run {run_id}\n");
+    let _ = writeln!(md, "- **Goal:** {}", run.goal);
+    let _ = writeln!(md, "- **Workspace:** `{}`", run.workspace_path);
+    let _ = writeln!(md, "- **Status:** {}", run.status.name().replace('_', " "));
+    let _ = writeln!(md, "- **Provider:** {} / {}", run.provider, run.model);
+    let _ = writeln!(
+        md,
+        "- **Started:** {} — **last event:** {}",
+        run.created_at, run.updated_at
+    );
+    let _ = writeln!(
+        md,
+        "- **Spent:** {} model calls, {} tool calls, {} input / {} output tokens",
+        run.model_calls, run.tool_calls, run.usage.input, run.usage.output
+    );
+    let _ = writeln!(
+        md,
+        "- **Cost:** {}\n",
+        run.cost_micro_usd.map_or_else(
+            || "unknown (the provider has no price)".to_owned(),
+            |c| bearagent_kernel::Usd(c).to_string()
+        )
+    );
+    md
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::config::load::{load, parse, save};
 
 const GOOD: &str = r#"
 version = 1

@@ -3,13 +3,16 @@
 
 pub mod file;
 pub mod keys;
+pub mod load;
 pub mod mcp;
 pub mod resolve;
+/// Checking a parsed file's rules across fields.
+pub mod validate;
 
 pub use file::{
-    max_cost_micro_usd, ConfigError, ConfigFile, KeySource, NamedKeySource, PriceEntry,
-    ProfileEntry, ProviderEntry,
+    ConfigError, ConfigFile, KeySource, NamedKeySource, PriceEntry, ProfileEntry, ProviderEntry,
 };
 pub use keys::{KeyError, OsKeychain, SecretStore};
 pub use mcp::{McpServerEntry, SecretValue};
 pub use resolve::ProviderOverrides;
+pub use validate::{compact_at_permille, max_cost_micro_usd, validate};

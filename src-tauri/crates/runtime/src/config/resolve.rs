@@ -136,7 +136,7 @@ pub fn profile(
     }
     if let Some(usd) = entry.max_cost {
         b.max_cost_micro_usd = Some(
-            super::file::max_cost_micro_usd(usd)
+            super::validate::max_cost_micro_usd(usd)
                 .map_err(|e| AppError::InvalidInput(format!("profile {name}: max_cost {e}")))?,
         );
     }
@@ -144,7 +144,7 @@ pub fn profile(
     c.compact_at_permille = match (entry.compact, entry.compact_at) {
         (Some(false), _) => None,
         (_, Some(share)) => Some(
-            super::file::compact_at_permille(share)
+            super::validate::compact_at_permille(share)
                 .map_err(|e| AppError::InvalidInput(format!("profile {name}: compact_at {e}")))?,
         ),
         (_, None) => c.compact_at_permille,
@@ -171,8 +171,8 @@ pub fn profile(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::file::parse;
     use crate::config::keys::MemoryKeys;
+    use crate::config::load::parse;
     use std::path::Path;
 
     fn config() -> ConfigFile {

@@ -55,6 +55,25 @@ fn a_command_s_creations_changes_and_deletions_are_found_with_kept_pre_images() 
     assert!(found.iter().all(|c| !c.unrevertable));
 }
 
+/// Writes the same bytes to `path` again until its metadata differs from
+/// `before` (a coarse clock may need a few tries), failing after 5 s.
+fn rewrite_until_metadata_changes(path: &std::path::Path, before: FileMeta) {
+    let bytes = std::fs::read(path).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        std::fs::write(path, &bytes).unwrap();
+        if FileMeta::of(&std::fs::metadata(path).unwrap()) != before {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} kept its metadata",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 #[test]
 fn touching_a_file_without_changing_it_is_not_a_change() {
     let (_home, store) = store();
@@ -63,8 +82,7 @@ fn touching_a_file_without_changing_it_is_not_a_change() {
     let mut cache = SnapshotCache::default();
     let before = take(ws.path(), &mut cache, &store, at(0)).unwrap();
     // Rewritten with the same bytes: new metadata, same content.
-    std::thread::sleep(std::time::Duration::from_millis(20));
-    std::fs::write(ws.path().join("a.txt"), "same").unwrap();
+    rewrite_until_metadata_changes(&ws.path().join("a.txt"), before["a.txt"].meta);
     let after = take(ws.path(), &mut cache, &store, at(1)).unwrap();
     assert!(changes(&before, &after).is_empty());
 }
