@@ -1,7 +1,9 @@
 //! Human and JSON renderings of the same application results.
 
+use bearagent_kernel::event::ModelErrorClass;
 use bearagent_kernel::{
-    Action, EventEnvelope, EventPayload, ReviewAction, RunProjection, RunStatus, Usd,
+    Action, EventEnvelope, EventPayload, McpToolRecord, ReviewAction, RunProjection, RunStatus,
+    TokenUsage, ToolCall, ToolName, ToolResult, Usd,
 };
 use bearagent_runtime::RunSummary;
 use serde_json::json;
@@ -26,30 +28,33 @@ pub fn status_text(status: &RunStatus) -> String {
 
 /// One timeline line for an event.
 pub fn event_line(e: &EventEnvelope) -> String {
-    let body = match &e.payload {
+    format!(
+        "#{:<4} {}  {}",
+        e.seq,
+        e.at.to_rfc3339(),
+        run_event_text(&e.payload)
+    )
+}
+
+/// The wording of the run's own events: its lifecycle, model calls and
+/// context. The other events are tool-side; [`tool_event_text`] words them
+/// (each of the two lists every event type, with no wildcard, so a new
+/// type does not compile until it has a wording).
+fn run_event_text(p: &EventPayload) -> String {
+    match p {
         EventPayload::RunCreated {
             goal,
             workspace_path,
             profile,
             ..
-        } => {
-            format!(
-                "run created in {workspace_path} (profile {profile}): {}",
-                one_line(goal, 100)
-            )
-        }
+        } => run_created(goal, workspace_path, profile),
         EventPayload::RunStarted => "run started".into(),
         EventPayload::ModelCallRequested {
             context_bytes,
             estimated_tokens,
             context_window,
             ..
-        } => match (estimated_tokens, context_window) {
-            (Some(tokens), Some(window)) => format!(
-                "model call requested ({context_bytes} bytes of context, ~{tokens} of {window} tokens)"
-            ),
-            _ => format!("model call requested ({context_bytes} bytes of context)"),
-        },
+        } => model_call_requested(*context_bytes, *estimated_tokens, *context_window),
         EventPayload::ModelCallStarted { provider, model } => {
             format!("model call started: {provider}/{model}")
         }
@@ -58,58 +63,71 @@ pub fn event_line(e: &EventEnvelope) -> String {
             delay_ms,
             message,
             ..
-        } => {
-            format!(
-                "retry {attempt} in {delay_ms} ms: {}",
-                one_line(message, 100)
-            )
-        }
+        } => format!(
+            "retry {attempt} in {delay_ms} ms: {}",
+            one_line(message, 100)
+        ),
         EventPayload::ModelCallCompleted {
             action,
             usage,
             cost_micro_usd,
             ..
-        } => {
-            let what = match action {
-                Action::ToolCalls { calls } => format!(
-                    "wants {}",
-                    calls
-                        .iter()
-                        .map(|c| c.tool_name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                Action::FinalAnswer(_) => "answered".into(),
-            };
-            format!(
-                "model call completed: {what} ({} in / {} out tokens{})",
-                usage.input,
-                usage.output,
-                cost_micro_usd.map_or(String::new(), |c| format!(", {}", Usd(c)))
-            )
+        } => model_call_completed(action, usage, *cost_micro_usd),
+        EventPayload::ModelCallFailed { class, message, .. } => model_call_failed(class, message),
+        EventPayload::ContextCompacted {
+            replaced_through_seq: through,
+            tokens_before: before,
+            tokens_after: after,
+            ..
+        } => format!("context compacted through #{through}: ~{before} → ~{after} tokens"),
+        EventPayload::InstructionsLoaded {
+            path,
+            bytes,
+            truncated,
+            ..
+        } => instructions_loaded(path, *bytes, *truncated),
+        EventPayload::RunSucceeded { answer } => {
+            format!("run succeeded: {}", one_line(answer, 200))
         }
-        EventPayload::ModelCallFailed { class, message, .. } => {
-            format!("model call failed ({class:?}): {}", one_line(message, 140))
-        }
-        EventPayload::ToolCallRequested { call } => format!(
-            "tool call {} {}",
-            call.tool_name,
-            one_line(
-                &serde_json::Value::Object(call.arguments.clone()).to_string(),
-                140
-            )
-        ),
+        EventPayload::RunFailed { reason } => format!("run failed: {}", one_line(reason, 200)),
+        EventPayload::RunCancelled { reason } => format!("run cancelled{}", with_reason(reason)),
+        EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
+        EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
+        EventPayload::RunResumed => "run resumed".into(),
+        EventPayload::ToolCallRequested { .. }
+        | EventPayload::ApprovalRequested { .. }
+        | EventPayload::ApprovalGranted { .. }
+        | EventPayload::ApprovalDenied { .. }
+        | EventPayload::ToolCallStarted { .. }
+        | EventPayload::EffectIntended { .. }
+        | EventPayload::ToolCallCompleted { .. }
+        | EventPayload::ToolCallFailed { .. }
+        | EventPayload::ArtifactRecorded { .. }
+        | EventPayload::ExternalChangeObserved { .. }
+        | EventPayload::EffectVerified { .. }
+        | EventPayload::EffectUnknown { .. }
+        | EventPayload::LoopDetected { .. }
+        | EventPayload::ArtifactReverted { .. }
+        | EventPayload::ArtifactReapplied { .. }
+        | EventPayload::ArtifactKept { .. }
+        | EventPayload::ReviewIntended { .. }
+        | EventPayload::ReviewAbandoned { .. }
+        | EventPayload::McpServerStarted { .. }
+        | EventPayload::McpServerUnavailable { .. }
+        | EventPayload::CommandStarted { .. }
+        | EventPayload::CommandFinished { .. } => tool_event_text(p),
+    }
+}
+
+/// The wording of tool-side events: tool calls and their approvals,
+/// commands, writes and their review, MCP servers. The run's own events
+/// are worded by [`run_event_text`].
+fn tool_event_text(p: &EventPayload) -> String {
+    match p {
+        EventPayload::ToolCallRequested { call } => tool_call_requested(call),
         EventPayload::ApprovalRequested { summary, .. } => format!("approval requested: {summary}"),
         EventPayload::ApprovalGranted { by, scope, .. } => format!("approved by {by} ({scope:?})"),
-        EventPayload::ApprovalDenied { by, reason, .. } => {
-            format!(
-                "denied by {by}{}",
-                reason
-                    .as_ref()
-                    .map(|r| format!(": {r}"))
-                    .unwrap_or_default()
-            )
-        }
+        EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason),
         EventPayload::ToolCallStarted { .. } => "tool started".into(),
         EventPayload::EffectIntended { path, .. } => format!("about to write {path}"),
         EventPayload::ToolCallCompleted {
@@ -117,55 +135,14 @@ pub fn event_line(e: &EventEnvelope) -> String {
             truncated,
             original_bytes,
             ..
-        } => format!(
-            "tool ok{}: {}",
-            if *truncated {
-                format!(" (truncated from {original_bytes} bytes)")
-            } else {
-                String::new()
-            },
-            one_line(&result.content, 120)
-        ),
-        EventPayload::ToolCallFailed { result } => {
-            format!("tool error: {}", one_line(&result.content, 140))
-        }
-        EventPayload::ArtifactRecorded {
-            path, before_hash, ..
-        } => {
-            format!(
-                "{} {path}",
-                if before_hash.is_some() {
-                    "modified"
-                } else {
-                    "created"
-                }
-            )
-        }
-        EventPayload::ExternalChangeObserved { path, .. } => {
-            format!("changed outside the run: {path}")
-        }
+        } => tool_call_completed(result, *truncated, *original_bytes),
+        EventPayload::ToolCallFailed { result } => tool_call_failed(result),
+        EventPayload::ArtifactRecorded { path, before_hash, .. } => written(path, before_hash.is_some()),
+        EventPayload::ExternalChangeObserved { path, .. } => format!("changed outside the run: {path}"),
         EventPayload::EffectVerified { outcome, .. } => format!("write verified: {outcome:?}"),
         EventPayload::EffectUnknown { detail, .. } => format!("write outcome UNKNOWN: {detail}"),
-        EventPayload::RunSucceeded { answer } => {
-            format!("run succeeded: {}", one_line(answer, 200))
-        }
-        EventPayload::RunFailed { reason } => format!("run failed: {}", one_line(reason, 200)),
-        EventPayload::RunCancelled { reason } => format!(
-            "run cancelled{}",
-            reason
-                .as_ref()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default()
-        ),
-        EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
-        EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
-        EventPayload::RunResumed => "run resumed".into(),
-        EventPayload::LoopDetected {
-            tool_name, repeats, ..
-        } => format!("loop: {tool_name} asked again after {repeats} identical calls; not run"),
-        EventPayload::ArtifactReverted { path, forced, .. } => {
-            format!("reverted {path}{}", if *forced { " (forced)" } else { "" })
-        }
+        EventPayload::LoopDetected { tool_name, repeats, .. } => loop_detected(tool_name, *repeats),
+        EventPayload::ArtifactReverted { path, forced, .. } => reverted(path, *forced),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied {path}"),
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
         EventPayload::ReviewIntended { path, action, .. } => match action {
@@ -182,34 +159,8 @@ pub fn event_line(e: &EventEnvelope) -> String {
             startup_ms,
             tools,
             ..
-        } => {
-            let names: Vec<&str> = tools.iter().map(|t| t.tool.as_str()).collect();
-            format!(
-                "mcp {server}: {server_name} {server_version} started in {startup_ms} ms; {} tool(s): {}",
-                tools.len(),
-                one_line(&names.join(", "), 160)
-            )
-        }
-        EventPayload::ContextCompacted {
-            replaced_through_seq,
-            tokens_before,
-            tokens_after,
-            ..
-        } => format!(
-            "context compacted through #{replaced_through_seq}: ~{tokens_before} → ~{tokens_after} tokens"
-        ),
-        EventPayload::InstructionsLoaded {
-            path,
-            bytes,
-            truncated,
-            ..
-        } => format!(
-            "instructions: {path} ({bytes} bytes{})",
-            if *truncated { ", cut to fit" } else { "" }
-        ),
-        EventPayload::McpServerUnavailable { server, reason } => {
-            format!("mcp {server} unavailable: {}", one_line(reason, 200))
-        }
+        } => mcp_server_started(server, server_name, server_version, *startup_ms, tools),
+        EventPayload::McpServerUnavailable { server, reason } => mcp_unavailable(server, reason),
         EventPayload::CommandStarted {
             command,
             cwd,
@@ -217,17 +168,7 @@ pub fn event_line(e: &EventEnvelope) -> String {
             network,
             rule,
             ..
-        } => format!(
-            "$ {} (in {cwd}; {}{}; {})",
-            one_line(command, 120),
-            if *sandboxed {
-                "sandboxed"
-            } else {
-                "NOT sandboxed"
-            },
-            if *network { ", network on" } else { "" },
-            one_line(rule, 80)
-        ),
+        } => command_started(command, cwd, *sandboxed, *network, rule),
         EventPayload::CommandFinished {
             exit_code,
             signal,
@@ -237,20 +178,182 @@ pub fn event_line(e: &EventEnvelope) -> String {
             cancelled,
             changed_files,
             ..
-        } => {
-            let how = match (exit_code, signal) {
-                _ if *timed_out => "timed out".to_owned(),
-                _ if *cancelled => "cancelled".to_owned(),
-                (Some(code), _) => format!("exit {code}"),
-                (None, Some(sig)) => format!("killed by signal {sig}"),
-                (None, None) => "ended".to_owned(),
-            };
-            format!(
-                "command {how} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed"
-            )
-        }
+        } => format!(
+            "command {} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed",
+            command_end(*exit_code, *signal, *timed_out, *cancelled)
+        ),
+        EventPayload::RunCreated { .. }
+        | EventPayload::RunStarted
+        | EventPayload::ModelCallRequested { .. }
+        | EventPayload::ModelCallStarted { .. }
+        | EventPayload::ModelCallRetryScheduled { .. }
+        | EventPayload::ModelCallCompleted { .. }
+        | EventPayload::ModelCallFailed { .. }
+        | EventPayload::ContextCompacted { .. }
+        | EventPayload::InstructionsLoaded { .. }
+        | EventPayload::RunSucceeded { .. }
+        | EventPayload::RunFailed { .. }
+        | EventPayload::RunCancelled { .. }
+        | EventPayload::BudgetExhausted { .. }
+        | EventPayload::RunInterrupted { .. }
+        | EventPayload::RunResumed => run_event_text(p),
+    }
+}
+
+fn run_created(goal: &str, workspace_path: &str, profile: &str) -> String {
+    format!(
+        "run created in {workspace_path} (profile {profile}): {}",
+        one_line(goal, 100)
+    )
+}
+
+fn model_call_requested(
+    context_bytes: u64,
+    estimated_tokens: Option<u64>,
+    context_window: Option<u64>,
+) -> String {
+    match (estimated_tokens, context_window) {
+        (Some(tokens), Some(window)) => format!(
+            "model call requested ({context_bytes} bytes of context, ~{tokens} of {window} tokens)"
+        ),
+        _ => format!("model call requested ({context_bytes} bytes of context)"),
+    }
+}
+
+fn model_call_completed(
+    action: &Action,
+    usage: &TokenUsage,
+    cost_micro_usd: Option<u64>,
+) -> String {
+    let what = match action {
+        Action::ToolCalls { calls } => format!(
+            "wants {}",
+            calls
+                .iter()
+                .map(|c| c.tool_name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Action::FinalAnswer(_) => "answered".into(),
     };
-    format!("#{:<4} {}  {}", e.seq, e.at.to_rfc3339(), body)
+    format!(
+        "model call completed: {what} ({} in / {} out tokens{})",
+        usage.input,
+        usage.output,
+        cost_micro_usd.map_or(String::new(), |c| format!(", {}", Usd(c)))
+    )
+}
+
+fn model_call_failed(class: &ModelErrorClass, message: &str) -> String {
+    format!("model call failed ({class:?}): {}", one_line(message, 140))
+}
+
+fn instructions_loaded(path: &str, bytes: u64, truncated: bool) -> String {
+    format!(
+        "instructions: {path} ({bytes} bytes{})",
+        if truncated { ", cut to fit" } else { "" }
+    )
+}
+
+/// ": REASON", or nothing without one.
+fn with_reason(reason: &Option<String>) -> String {
+    reason
+        .as_ref()
+        .map(|r| format!(": {r}"))
+        .unwrap_or_default()
+}
+
+fn tool_call_requested(call: &ToolCall) -> String {
+    format!(
+        "tool call {} {}",
+        call.tool_name,
+        one_line(
+            &serde_json::Value::Object(call.arguments.clone()).to_string(),
+            140
+        )
+    )
+}
+
+fn denied(by: &str, reason: &Option<String>) -> String {
+    format!("denied by {by}{}", with_reason(reason))
+}
+
+fn tool_call_completed(result: &ToolResult, truncated: bool, original_bytes: u64) -> String {
+    format!(
+        "tool ok{}: {}",
+        if truncated {
+            format!(" (truncated from {original_bytes} bytes)")
+        } else {
+            String::new()
+        },
+        one_line(&result.content, 120)
+    )
+}
+
+fn tool_call_failed(result: &ToolResult) -> String {
+    format!("tool error: {}", one_line(&result.content, 140))
+}
+
+/// "created PATH" or, for a file that existed before, "modified PATH".
+fn written(path: &str, existed: bool) -> String {
+    format!("{} {path}", if existed { "modified" } else { "created" })
+}
+
+fn loop_detected(tool_name: &ToolName, repeats: u32) -> String {
+    format!("loop: {tool_name} asked again after {repeats} identical calls; not run")
+}
+
+fn reverted(path: &str, forced: bool) -> String {
+    format!("reverted {path}{}", if forced { " (forced)" } else { "" })
+}
+
+fn mcp_server_started(
+    server: &str,
+    server_name: &str,
+    server_version: &str,
+    startup_ms: u64,
+    tools: &[McpToolRecord],
+) -> String {
+    let names: Vec<&str> = tools.iter().map(|t| t.tool.as_str()).collect();
+    format!(
+        "mcp {server}: {server_name} {server_version} started in {startup_ms} ms; {} tool(s): {}",
+        tools.len(),
+        one_line(&names.join(", "), 160)
+    )
+}
+
+fn mcp_unavailable(server: &str, reason: &str) -> String {
+    format!("mcp {server} unavailable: {}", one_line(reason, 200))
+}
+
+fn command_started(command: &str, cwd: &str, sandboxed: bool, network: bool, rule: &str) -> String {
+    format!(
+        "$ {} (in {cwd}; {}{}; {})",
+        one_line(command, 120),
+        if sandboxed {
+            "sandboxed"
+        } else {
+            "NOT sandboxed"
+        },
+        if network { ", network on" } else { "" },
+        one_line(rule, 80)
+    )
+}
+
+/// How a command ended: timed out, cancelled, its exit code or signal.
+fn command_end(
+    exit_code: Option<i32>,
+    signal: Option<i32>,
+    timed_out: bool,
+    cancelled: bool,
+) -> String {
+    match (exit_code, signal) {
+        _ if timed_out => "timed out".to_owned(),
+        _ if cancelled => "cancelled".to_owned(),
+        (Some(code), _) => format!("exit {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        (None, None) => "ended".to_owned(),
+    }
 }
 
 pub fn event_json(e: &EventEnvelope) -> serde_json::Value {
