@@ -468,7 +468,22 @@ forced: boolean } |
 /**  The user undid a revert: the run's version is back. */
 { type: "artifact_reapplied"; path: string; restored_hash: ContentHash | null; replaced_hash: ContentHash | null } | 
 /**  The user reviewed a file and kept the run's version. */
-{ type: "artifact_kept"; path: string };
+{ type: "artifact_kept"; path: string } | 
+/**
+ *  A revert or re-apply is about to change a file (DESIGN principle 10:
+ *  intent before the disk): what it will put there, and what it
+ *  replaces, saved first. Its outcome follows: `ArtifactReverted` /
+ *  `ArtifactReapplied` once the file holds `restored_hash`, or
+ *  `ReviewAbandoned`.
+ */
+{ type: "review_intended"; path: string; action: ReviewAction; restored_hash: ContentHash | null; replaced_hash: ContentHash | null; forced: boolean } | 
+/**
+ *  An intended revert or re-apply did not take effect: writing the
+ *  file failed, or the process stopped before and the file still holds
+ *  what it replaced — or, after a crash, neither version (nothing is
+ *  assumed; the review stays as it was).
+ */
+{ type: "review_abandoned"; path: string; reason: string };
 
 /**  Position of an event in its run's log, starting at 1. */
 export type EventSeq = number;
@@ -720,6 +735,13 @@ export type Receipt = {
 	after_hash: ContentHash | null,
 	bytes_written: number,
 };
+
+/**  What a review action puts back. */
+export type ReviewAction = 
+/**  The version from before the run. */
+"revert" | 
+/**  The run's version, undoing a revert. */
+"reapply";
 
 export type Role = "system" | "user" | "assistant";
 

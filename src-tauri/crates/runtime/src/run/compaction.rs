@@ -13,6 +13,7 @@ use super::stop::stop_if_needed;
 use crate::AppError;
 use bearagent_kernel::{
     EventEnvelope, EventPayload, EventSeq, HistoryItem, Message, NewEvent, NextCall, Role,
+    TokenUsage,
 };
 use bearagent_providers::{complete, ModelRequest, ToolSchema, COMPACTION_PROMPT};
 use bearagent_store::Store;
@@ -148,6 +149,38 @@ pub(super) async fn fit_window(
             return Ok(None);
         }
     };
+    let compacted = Compacted {
+        before,
+        through,
+        summary,
+        usage,
+    };
+    record_compaction(rec, deps, tools, compacted)
+}
+
+/// A compaction call's result, before it is recorded.
+struct Compacted {
+    before: u64,
+    through: EventSeq,
+    summary: String,
+    usage: TokenUsage,
+}
+
+/// Records the compaction and builds the next request from it; the run
+/// fails if even that is larger than the window.
+fn record_compaction(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    tools: &[ToolSchema],
+    done: Compacted,
+) -> Result<Option<(BuiltContext, u64)>, AppError> {
+    let Compacted {
+        before,
+        through,
+        summary,
+        usage,
+    } = done;
+    let window = deps.provider.info().context_window;
     let blob = rec
         .store()
         .put_blob(summary.as_bytes(), rec.clock().now())?;

@@ -12,6 +12,8 @@ use std::sync::Arc;
 /// Bumped whenever the way context is assembled changes. Every version
 /// ever recorded stays buildable, so "what the model saw" rebuilds a past
 /// call exactly as it was sent.
+pub use super::preview::preview;
+
 pub const CONTEXT_VERSION: &str = "context-v2";
 /// Goal, answers, calls and results of this run only.
 const CONTEXT_V1: &str = "context-v1";
@@ -28,36 +30,6 @@ pub struct BuiltContext {
     pub version: &'static str,
     /// Size of the serialised request.
     pub bytes: u64,
-}
-
-/// Head + "[N bytes omitted]" + tail, cut on character boundaries.
-pub fn preview(content: &str, max: usize) -> String {
-    if content.len() <= max {
-        return content.to_owned();
-    }
-    let head_len = floor_char_boundary(content, max * 2 / 3);
-    let tail_start = ceil_char_boundary(content, content.len() - max / 3);
-    let omitted = tail_start - head_len;
-    format!(
-        "{}\n[... {omitted} bytes omitted; original size {} bytes ...]\n{}",
-        &content[..head_len],
-        content.len(),
-        &content[tail_start..]
-    )
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn ceil_char_boundary(s: &str, mut i: usize) -> usize {
-    while i < s.len() && !s.is_char_boundary(i) {
-        i += 1;
-    }
-    i
 }
 
 /// What one model request is built from: committed events only (the
@@ -126,27 +98,26 @@ fn history_from_events(
 ) -> Vec<HistoryItem> {
     let mut history = Vec::new();
     for event in events {
-        match &event.payload {
+        push_items(&mut history, &event.payload, caps, flavour);
+    }
+    history
+}
+
+/// What the model sees of one event. Every kind is decided here: most are
+/// facts for the user, not the conversation.
+fn push_items(
+    history: &mut Vec<HistoryItem>,
+    payload: &EventPayload,
+    caps: &ContextCaps,
+    flavour: Flavour,
+) {
+    match payload {
             EventPayload::RunCreated { goal, .. } => {
                 history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
             }
-            EventPayload::ModelCallCompleted { action, text, .. } => match action {
-                // All of a turn's calls first, then their results as they come:
-                // the shape every protocol wants for parallel calls.
-                Action::ToolCalls { calls } => {
-                    if flavour.narration && !text.trim().is_empty() {
-                        history.push(HistoryItem::Message(Message::new(
-                            Role::Assistant,
-                            text.clone(),
-                        )));
-                    }
-                    history.extend(calls.iter().cloned().map(HistoryItem::ToolCall))
-                }
-                Action::FinalAnswer(answer) => history.push(HistoryItem::Message(Message::new(
-                    Role::Assistant,
-                    answer.content.clone(),
-                ))),
-            },
+            EventPayload::ModelCallCompleted { action, text, .. } => {
+                push_turn(history, action, text, flavour)
+            }
             EventPayload::ModelCallFailed {
                 class: ModelErrorClass::InvalidOutput,
                 message,
@@ -198,9 +169,27 @@ fn history_from_events(
             | EventPayload::ArtifactKept { .. }
             | EventPayload::ReviewIntended { .. }
             | EventPayload::ReviewAbandoned { .. } => {}
-        }
     }
-    history
+}
+
+/// A model turn: all of its calls first, then their results as they come
+/// (the shape every protocol wants for parallel calls); or its answer.
+fn push_turn(history: &mut Vec<HistoryItem>, action: &Action, text: &str, flavour: Flavour) {
+    match action {
+        Action::ToolCalls { calls } => {
+            if flavour.narration && !text.trim().is_empty() {
+                history.push(HistoryItem::Message(Message::new(
+                    Role::Assistant,
+                    text.to_owned(),
+                )));
+            }
+            history.extend(calls.iter().cloned().map(HistoryItem::ToolCall))
+        }
+        Action::FinalAnswer(answer) => history.push(HistoryItem::Message(Message::new(
+            Role::Assistant,
+            answer.content.clone(),
+        ))),
+    }
 }
 
 fn item_bytes(item: &HistoryItem) -> usize {
@@ -487,101 +476,8 @@ fn unfitted_history(input: &ContextInput<'_>, flavour: Flavour) -> Vec<HistoryIt
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use bearagent_kernel::testkit::{at, run_created, valid_run_from_choices};
-    use bearagent_kernel::{CallId, EventSeq, NewEvent, RunId, WorkspaceId};
-
-    fn simple(events: &[EventEnvelope], caps: &ContextCaps) -> BuiltContext {
-        build(&ContextInput {
-            ancestors: &[],
-            events,
-            tools: &[],
-            caps,
-            workspace: "/w",
-            instructions: &[],
-            summary: None,
-        })
-    }
-
-    #[test]
-    fn preview_keeps_head_and_tail_and_counts_what_it_cut() {
-        let text = "é".repeat(10_000); // 20 000 bytes, two-byte chars
-        let p = preview(&text, 3_000);
-        assert!(p.len() < 3_200);
-        assert!(p.contains("bytes omitted; original size 20000 bytes"));
-        assert!(p.starts_with('é') && p.ends_with('é'));
-        assert_eq!(preview("short", 3_000), "short");
-    }
-
-    #[test]
-    fn the_same_events_always_give_byte_identical_context() {
-        let events = valid_run_from_choices(RunId::new(), WorkspaceId::new(), &[0, 1, 2, 3, 0]);
-        let caps = ContextCaps::default();
-        let a = simple(&events, &caps);
-        let b = simple(&events.clone(), &caps);
-        assert_eq!(
-            serde_json::to_vec(&a.request).unwrap(),
-            serde_json::to_vec(&b.request).unwrap()
-        );
-        assert_eq!(a.bytes, b.bytes);
-        assert_eq!(a.version, CONTEXT_VERSION);
-    }
-
-    #[test]
-    fn goal_calls_results_and_invalid_output_feedback_enter_history_in_order() {
-        let events = valid_run_from_choices(RunId::new(), WorkspaceId::new(), &[0, 3]);
-        let history = simple(&events, &ContextCaps::default()).request.history;
-        assert!(matches!(&history[0], HistoryItem::Message(m) if m.content == "property goal"));
-        assert!(
-            matches!(&history[1], HistoryItem::ToolCall(c) if c.call_id == CallId::new("call_0").unwrap())
-        );
-        assert!(matches!(&history[2], HistoryItem::ToolResult(r) if r.content == "ok"));
-        assert!(
-            matches!(&history[3], HistoryItem::Message(m) if m.content.contains("could not be used: not json"))
-        );
-        assert!(bearagent_kernel::validate_history(&history).is_ok());
-    }
-
-    #[test]
-    fn large_results_are_previewed_and_old_ones_dropped_to_fit() {
-        let run = RunId::new();
-        let mut events = vec![
-            NewEvent::new(at(0), None, run_created(WorkspaceId::new(), "g"))
-                .into_envelope(run, EventSeq(1)),
-        ];
-        for i in 0..3 {
-            let result = ToolResult::new(format!("c{i}"), "x".repeat(50_000), false).unwrap();
-            events.push(
-                NewEvent::new(
-                    at(1),
-                    None,
-                    EventPayload::ToolCallCompleted {
-                        result,
-                        receipt: None,
-                        truncated: false,
-                        original_bytes: 50_000,
-                    },
-                )
-                .into_envelope(run, EventSeq(i + 2)),
-            );
-        }
-        let caps = ContextCaps {
-            max_context_bytes: 25_000,
-            max_tool_result_bytes: 10_000,
-            ..ContextCaps::default()
-        };
-        let history = simple(&events, &caps).request.history;
-        let sizes: Vec<usize> = history.iter().map(item_bytes).collect();
-        assert!(sizes.iter().sum::<usize>() <= 25_000, "{sizes:?}");
-        assert!(
-            matches!(&history[1], HistoryItem::ToolResult(r) if r.content.starts_with("[result omitted"))
-        );
-        assert!(
-            matches!(&history[3], HistoryItem::ToolResult(r) if r.content.contains("bytes omitted"))
-        );
-    }
-}
+#[path = "context_tests.rs"]
+mod tests;
 
 #[cfg(test)]
 #[path = "context_thread_tests.rs"]

@@ -4,7 +4,8 @@
 //! - Floor 0, facts and records: `recorder` (commits events), `approvals`
 //!   (the gate decisions arrive through), `spend`, `context` (requests from
 //!   committed events), `snapshot` (workspace images around a command),
-//!   `loop_guard` (the memory of repeated calls).
+//!   `loop_guard` (the memory of repeated calls), `preview` (a large
+//!   result's head and tail).
 //! - Floor 1, what every step reads: `deps` (the run's dependencies and
 //!   grants, and the route a tool name looks up to), `stop` (cancel and
 //!   budgets before every call), `outcome` (how a step ends, failed
@@ -31,6 +32,7 @@ mod loop_guard;
 mod loops;
 mod mcp_step;
 mod outcome;
+mod preview;
 pub(crate) mod receipts;
 pub mod reconcile;
 pub mod recorder;
