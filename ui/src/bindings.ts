@@ -840,7 +840,11 @@ export type RunProjection = {
 
 export type RunStatus = { kind: "created" } | { kind: "running" } | { kind: "awaiting_approval" } | { kind: "succeeded" } | { kind: "failed"; reason: string } | { kind: "cancelled" } | { kind: "budget_exhausted"; which: BudgetKind } | { kind: "interrupted" };
 
-export type RunStatusKind = "created" | "running" | "awaitingApproval" | "succeeded" | "failed" | "cancelled" | "budgetExhausted" | "interrupted";
+/**
+ *  A run's status as the list shows it: the kernel's spelling of the kind
+ *  (`awaiting_approval`), the same everywhere it crosses IPC.
+ */
+export type RunStatusKind = "created" | "running" | "awaiting_approval" | "succeeded" | "failed" | "cancelled" | "budget_exhausted" | "interrupted";
 
 /**  Sent to the UI only (never parsed back), so one serialised shape. */
 export type RunSummaryView = {

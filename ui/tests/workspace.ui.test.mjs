@@ -145,7 +145,7 @@ const seededRuns = {
   current: "/home/dev/projects/bear-demo",
   runs: {
     "/home/dev/projects/bear-demo": [
-      run("r-3", "awaitingApproval", "Compare the architecture notes in docs and write the conclusion to outputs/report.md", "2025-03-14T10:05:00Z", 18_420, 2_310),
+      run("r-3", "awaiting_approval", "Compare the architecture notes in docs and write the conclusion to outputs/report.md", "2025-03-14T10:05:00Z", 18_420, 2_310),
       run("r-2", "running", "Add a CHANGELOG entry for the 0.2 release", "2025-03-14T09:58:00Z", 6_102, 412),
       // A priced run: the list shows its cost; the others have none (unknown, shown as "—").
       { ...run("r-1", "succeeded", "Summarise open TODOs across src/ into TODO.md", "2025-03-13T16:20:00Z", 1_240_560, 9_870), costMicroUsd: 2_560_080 },

@@ -90,8 +90,10 @@ impl From<Workspace> for WorkspaceView {
     }
 }
 
+/// A run's status as the list shows it: the kernel's spelling of the kind
+/// (`awaiting_approval`), the same everywhere it crosses IPC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "snake_case")]
 pub enum RunStatusKind {
     Created,
     Running,

@@ -14,6 +14,7 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use bearagent_mcp::testkit::authorized;
 use bearagent_mcp::{CancellationToken, McpConnection};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -60,14 +61,24 @@ async fn run() {
             .unwrap()
     };
     for i in 0..WARMUP {
-        conn.call_tool("echo", echo(i), CancellationToken::new(), |_, _, _| {})
-            .await
-            .unwrap();
+        conn.call_tool(
+            "echo",
+            authorized(echo(i)),
+            CancellationToken::new(),
+            |_, _, _| {},
+        )
+        .await
+        .unwrap();
     }
     let t = Instant::now();
     for i in 0..CALLS {
         let r = conn
-            .call_tool("echo", echo(i), CancellationToken::new(), |_, _, _| {})
+            .call_tool(
+                "echo",
+                authorized(echo(i)),
+                CancellationToken::new(),
+                |_, _, _| {},
+            )
             .await
             .unwrap();
         assert_eq!(r.text, format!("Echo: ping {i}"));

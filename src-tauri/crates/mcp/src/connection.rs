@@ -6,6 +6,7 @@ use crate::error::McpError;
 use crate::handler::{Handler, Shared};
 use crate::names::McpTool;
 use crate::process::{self, ServerProcess};
+use bearagent_tools::AuthorizedCall;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
     ClientRequest, ServerResult,
@@ -133,18 +134,24 @@ impl McpConnection {
         Ok(tools)
     }
 
-    /// Calls `tool` (the server's name for it). `on_progress(progress,
-    /// total, message)` sees the server's progress notifications. When
-    /// `cancel` fires or `tool_timeout` passes, the server is sent
-    /// `notifications/cancelled` and the call ends at once with
-    /// [`McpError::Cancelled`] / [`McpError::CallTimeout`].
+    /// Calls `tool` (the server's name for it) with the arguments of the
+    /// authorised call — the only way a call reaches a server; the
+    /// authorisation is spent here. `on_progress(progress, total, message)`
+    /// sees the server's progress notifications. When `cancel` fires or
+    /// `tool_timeout` passes, the server is sent `notifications/cancelled`
+    /// and the call ends at once with [`McpError::Cancelled`] /
+    /// [`McpError::CallTimeout`].
     pub async fn call_tool(
         &self,
         tool: &str,
-        args: Map<String, Value>,
+        call: AuthorizedCall,
         cancel: CancellationToken,
         on_progress: impl Fn(f64, Option<f64>, Option<String>) + Send + Sync + 'static,
     ) -> Result<McpCallResult, McpError> {
+        let args = match call.args() {
+            Value::Object(map) => map.clone(),
+            _ => Map::new(),
+        };
         if !self.shared.may_have_tool(tool) {
             return Err(McpError::ToolNotFound {
                 server: self.server.clone(),

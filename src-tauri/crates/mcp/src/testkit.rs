@@ -3,8 +3,32 @@
 //! pinned in `<repo>/tests/mcp` and installed there by npm).
 #![allow(clippy::expect_used, clippy::panic)]
 
+use bearagent_kernel::ToolName;
+use bearagent_tools::{
+    ApprovalMode, AuthorizedCall, Effect, Policy, PolicyDecision, PreparedCall, ToolSpec,
+};
+use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
+
+/// A call with `args` as the run loop would hand it over: prepared, then
+/// allowed by the policy (everything allowed, as in a test's profile).
+pub fn authorized(args: Map<String, Value>) -> AuthorizedCall {
+    let name = ToolName::new("test__tool").expect("a valid name");
+    let spec = ToolSpec {
+        name: name.clone(),
+        description: "a tool under test".into(),
+        parameters: serde_json::json!({"type": "object"}),
+        effect: Effect::External,
+    };
+    let prepared = PreparedCall::external(name, "a test call".into(), Value::Object(args), false);
+    match Policy::new(ApprovalMode::AllowAll).decide(&spec, prepared) {
+        PolicyDecision::Allow(call) => call,
+        PolicyDecision::Ask(_) | PolicyDecision::Deny { .. } => {
+            panic!("allow-all allows an external call")
+        }
+    }
+}
 
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")

@@ -4,6 +4,7 @@
 
 mod common;
 
+use bearagent_mcp::testkit::authorized;
 use bearagent_mcp::{
     expose_names, CancellationToken, McpConnection, McpError, ServerConfig, Transport,
 };
@@ -64,7 +65,7 @@ async fn lists_tools_with_schemas_and_calls_echo_and_get_sum() {
     let r = conn
         .call_tool(
             "echo",
-            args(json!({"message": "hello MCP"})),
+            authorized(args(json!({"message": "hello MCP"}))),
             CancellationToken::new(),
             no_progress,
         )
@@ -76,7 +77,7 @@ async fn lists_tools_with_schemas_and_calls_echo_and_get_sum() {
     let r = conn
         .call_tool(
             "get-sum",
-            args(json!({"a": 2, "b": 40.5})),
+            authorized(args(json!({"a": 2, "b": 40.5}))),
             CancellationToken::new(),
             no_progress,
         )
@@ -88,7 +89,7 @@ async fn lists_tools_with_schemas_and_calls_echo_and_get_sum() {
     let r = conn
         .call_tool(
             "get-sum",
-            args(json!({"a": "x"})),
+            authorized(args(json!({"a": "x"}))),
             CancellationToken::new(),
             no_progress,
         )
@@ -99,7 +100,7 @@ async fn lists_tools_with_schemas_and_calls_echo_and_get_sum() {
     let err = conn
         .call_tool(
             "no-such-tool",
-            Map::new(),
+            authorized(Map::new()),
             CancellationToken::new(),
             no_progress,
         )
@@ -112,7 +113,7 @@ async fn lists_tools_with_schemas_and_calls_echo_and_get_sum() {
     let r = conn
         .call_tool(
             "get-tiny-image",
-            Map::new(),
+            authorized(Map::new()),
             CancellationToken::new(),
             no_progress,
         )
@@ -122,7 +123,7 @@ async fn lists_tools_with_schemas_and_calls_echo_and_get_sum() {
     let r = conn
         .call_tool(
             "get-resource-links",
-            args(json!({"count": 2})),
+            authorized(args(json!({"count": 2}))),
             CancellationToken::new(),
             no_progress,
         )
@@ -152,7 +153,12 @@ async fn the_server_gets_only_path_home_lang_and_its_configured_env() {
     .await
     .unwrap();
     let r = conn
-        .call_tool("get-env", Map::new(), CancellationToken::new(), no_progress)
+        .call_tool(
+            "get-env",
+            authorized(Map::new()),
+            CancellationToken::new(),
+            no_progress,
+        )
         .await
         .unwrap();
     assert!(!r.text.contains("must-not-leak"), "{}", r.text);
@@ -179,7 +185,7 @@ async fn long_running_operation_reports_progress_and_completes() {
     let r = conn
         .call_tool(
             "trigger-long-running-operation",
-            args(json!({"duration": 1, "steps": 4})),
+            authorized(args(json!({"duration": 1, "steps": 4}))),
             CancellationToken::new(),
             move |p, total, _msg| sink.lock().unwrap().push((p, total)),
         )
@@ -214,7 +220,7 @@ async fn cancelling_a_long_call_returns_at_once_and_the_session_goes_on() {
     let err = conn
         .call_tool(
             "trigger-long-running-operation",
-            args(json!({"duration": 30, "steps": 60})),
+            authorized(args(json!({"duration": 30, "steps": 60}))),
             cancel.clone(),
             move |_, _, _| first.notify_one(),
         )
@@ -229,7 +235,7 @@ async fn cancelling_a_long_call_returns_at_once_and_the_session_goes_on() {
     let r = conn
         .call_tool(
             "echo",
-            args(json!({"message": "still here"})),
+            authorized(args(json!({"message": "still here"}))),
             CancellationToken::new(),
             no_progress,
         )
@@ -272,7 +278,7 @@ async fn streamable_http_lists_and_calls() {
     let r = conn
         .call_tool(
             "echo",
-            args(json!({"message": "over http"})),
+            authorized(args(json!({"message": "over http"}))),
             CancellationToken::new(),
             no_progress,
         )
@@ -285,7 +291,7 @@ async fn streamable_http_lists_and_calls() {
     let r = conn
         .call_tool(
             "trigger-long-running-operation",
-            args(json!({"duration": 0.4, "steps": 2})),
+            authorized(args(json!({"duration": 0.4, "steps": 2}))),
             CancellationToken::new(),
             move |p, _, _| sink.lock().unwrap().push(p),
         )

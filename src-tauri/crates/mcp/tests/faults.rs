@@ -8,6 +8,7 @@
 
 mod common;
 
+use bearagent_mcp::testkit::authorized;
 use bearagent_mcp::{CancellationToken, McpConnection, McpError, ServerConfig, Transport};
 use common::*;
 use serde_json::Map;
@@ -18,9 +19,14 @@ use std::time::{Duration, Instant};
 fn no_progress(_: f64, _: Option<f64>, _: Option<String>) {}
 
 async fn call(conn: &McpConnection, tool: &str) -> Result<String, McpError> {
-    conn.call_tool(tool, Map::new(), CancellationToken::new(), no_progress)
-        .await
-        .map(|r| r.text)
+    conn.call_tool(
+        tool,
+        authorized(Map::new()),
+        CancellationToken::new(),
+        no_progress,
+    )
+    .await
+    .map(|r| r.text)
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@
 
 mod common;
 
+use bearagent_mcp::testkit::authorized;
 use bearagent_mcp::{CancellationToken, McpConnection, McpError};
 use common::*;
 use serde_json::Map;
@@ -18,9 +19,14 @@ type Progress = (f64, Option<f64>, Option<String>);
 fn no_progress(_: f64, _: Option<f64>, _: Option<String>) {}
 
 async fn call(conn: &McpConnection, tool: &str) -> Result<String, McpError> {
-    conn.call_tool(tool, Map::new(), CancellationToken::new(), no_progress)
-        .await
-        .map(|r| r.text)
+    conn.call_tool(
+        tool,
+        authorized(Map::new()),
+        CancellationToken::new(),
+        no_progress,
+    )
+    .await
+    .map(|r| r.text)
 }
 
 /// A fault must end the call on its own; a hang fails the test instead of
@@ -103,7 +109,12 @@ async fn the_ok_tool_works_and_only_it_is_listed_read_only() {
         assert_eq!(tool.input_schema["type"], "object");
     }
     let r = conn
-        .call_tool("ok", Map::new(), CancellationToken::new(), no_progress)
+        .call_tool(
+            "ok",
+            authorized(Map::new()),
+            CancellationToken::new(),
+            no_progress,
+        )
         .await
         .unwrap();
     assert_eq!(r.text, "fine");
@@ -125,7 +136,7 @@ async fn progress_notifications_reach_on_progress_before_the_answer() {
     let r = conn
         .call_tool(
             "slow-progress",
-            Map::new(),
+            authorized(Map::new()),
             CancellationToken::new(),
             move |p, total, msg| sink.lock().unwrap().push((p, total, msg)),
         )
@@ -236,7 +247,7 @@ async fn cancelling_sends_the_notification_and_returns_quickly() {
     let (result, ()) = tokio::join!(
         bounded(
             "cancel",
-            conn.call_tool("hang", Map::new(), cancel.clone(), no_progress),
+            conn.call_tool("hang", authorized(Map::new()), cancel.clone(), no_progress),
         ),
         async {
             fault.wait_event("call").await;

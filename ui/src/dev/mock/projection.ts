@@ -199,16 +199,6 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
   }
 }
 
-const SUMMARY_STATUS: Record<RunProjection["status"]["kind"], RunStatusKind> = {
-  created: "created",
-  running: "running",
-  awaiting_approval: "awaitingApproval",
-  succeeded: "succeeded",
-  failed: "failed",
-  cancelled: "cancelled",
-  budget_exhausted: "budgetExhausted",
-  interrupted: "interrupted",
-};
 
 /** A run list row, with the run's cost (null: unknown, never 0). */
 export function summary(run: RunProjection): RunSummaryView {
@@ -218,7 +208,7 @@ export function summary(run: RunProjection): RunSummaryView {
     runId: run.run_id,
     workspaceId: run.workspace_id,
     goal: run.goal,
-    status: SUMMARY_STATUS[status.kind],
+    status: status.kind,
     statusDetail: status.kind === "failed" ? status.reason : status.kind === "budget_exhausted" ? status.which : null,
     provider: run.provider,
     model: run.model,

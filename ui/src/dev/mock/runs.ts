@@ -195,7 +195,7 @@ export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView,
       engine.commit(run, { type: "run_failed", reason: s.statusDetail ?? "provider error" }, failed.seq, quiet);
       break;
     }
-    case "awaitingApproval": {
+    case "awaiting_approval": {
       const call = { call_id: "call_1", tool_name: "write_file", arguments: { path: "outputs/report.md", content: "# Report\n" } };
       const done = engine.commit(run, { type: "model_call_completed", action: { type: "tool_calls", calls: [call] }, usage: { input: s.inputTokens, output: s.outputTokens }, stop_reason: "tool_use" }, started.seq, quiet);
       const asked = engine.commit(run, { type: "tool_call_requested", call }, done.seq, quiet);
@@ -205,7 +205,7 @@ export function seedFromSummary(engine: MockRunEngine, workspace: WorkspaceView,
     case "cancelled":
       engine.commit(run, { type: "run_cancelled", reason: "cancelled by the user" }, null, quiet);
       break;
-    case "budgetExhausted":
+    case "budget_exhausted":
       engine.commit(run, { type: "budget_exhausted", which: budgetKindOf(s.statusDetail) }, null, quiet);
       break;
     case "interrupted":

@@ -3,9 +3,9 @@ import { formatBytes, formatDuration, formatTimestamp, formatTokens, formatUsd, 
 
 describe("statusInfo", () => {
   it("labels every status and never shows a non-terminal one as success", () => {
-    expect(statusInfo("awaitingApproval")).toEqual({ label: "Awaiting approval", tone: "attention" });
+    expect(statusInfo("awaiting_approval")).toEqual({ label: "Awaiting approval", tone: "attention" });
     expect(statusInfo("succeeded").tone).toBe("success");
-    for (const status of ["created", "running", "interrupted", "failed", "cancelled", "budgetExhausted"]) {
+    for (const status of ["created", "running", "interrupted", "failed", "cancelled", "budget_exhausted"]) {
       expect(statusInfo(status).tone).not.toBe("success");
     }
     expect(statusInfo("somethingNew")).toEqual({ label: "somethingNew", tone: "neutral" });

@@ -5,11 +5,11 @@ export type StatusTone = "neutral" | "active" | "attention" | "success" | "dange
 const STATUS: Record<RunStatusKind, { label: string; tone: StatusTone }> = {
   created: { label: "Created", tone: "neutral" },
   running: { label: "Running", tone: "active" },
-  awaitingApproval: { label: "Awaiting approval", tone: "attention" },
+  awaiting_approval: { label: "Awaiting approval", tone: "attention" },
   succeeded: { label: "Succeeded", tone: "success" },
   failed: { label: "Failed", tone: "danger" },
   cancelled: { label: "Cancelled", tone: "neutral" },
-  budgetExhausted: { label: "Budget exhausted", tone: "attention" },
+  budget_exhausted: { label: "Budget exhausted", tone: "attention" },
   interrupted: { label: "Interrupted", tone: "danger" },
 };
 

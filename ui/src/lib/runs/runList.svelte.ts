@@ -1,6 +1,5 @@
 import type { ApiError, RunStatusKind, RunSummaryView } from "../../bindings";
 import type { RunsApi } from "./api";
-import { statusFilterValue } from "./status";
 
 export type RunListState =
   | { kind: "idle" }
@@ -82,7 +81,7 @@ export class RunListStore {
     const text = this.filter.text.trim();
     const outcome = await this.#api.search({
       workspaceId,
-      status: this.filter.status === null ? null : statusFilterValue(this.filter.status),
+      status: this.filter.status,
       text: text === "" ? null : text,
       limit: RUN_LIST_LIMIT,
     });

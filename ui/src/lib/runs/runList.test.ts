@@ -22,13 +22,13 @@ describe("RunListStore", () => {
     expect(list.state).toEqual({ kind: "loaded", workspaceId: "ws-1", runs: [summary("r1")] });
     expect(list.filtered).toBe(false);
 
-    await list.setFilter({ status: "awaitingApproval" });
+    await list.setFilter({ status: "awaiting_approval" });
     await list.setFilter({ text: "  report " });
     // The backend filters on the stored (snake_case) status kind.
     expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: "awaiting_approval", text: "report", limit: 200 });
     expect(list.filtered).toBe(true);
 
-    await list.setFilter({ status: "budgetExhausted", text: "" });
+    await list.setFilter({ status: "budget_exhausted", text: "" });
     expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: "budget_exhausted", text: null, limit: 200 });
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RunStatus } from "../../bindings";
-import { budgetName, isLive, isTerminal, statusFilterValue, statusKind, verdict } from "./status";
+import { budgetName, isLive, isTerminal, statusKind, verdict } from "./status";
 import { projection } from "./testSupport";
 
 const ALL: RunStatus[] = [
@@ -9,9 +9,9 @@ const ALL: RunStatus[] = [
 ];
 
 describe("run status", () => {
-  it("maps projection kinds to list kinds and back", () => {
-    for (const status of ALL) expect(statusFilterValue(statusKind(status))).toBe(status.kind);
-    expect(statusKind({ kind: "awaiting_approval" })).toBe("awaitingApproval");
+  it("spells a list status as the projection's kind (one spelling across IPC)", () => {
+    for (const status of ALL) expect(statusKind(status)).toBe(status.kind);
+    expect(statusKind({ kind: "awaiting_approval" })).toBe("awaiting_approval");
   });
 
   it("knows what is live, terminal, or neither (interrupted can resume)", () => {

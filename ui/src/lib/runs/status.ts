@@ -1,26 +1,9 @@
 import type { BudgetKind, RunProjection, RunStatus, RunStatusKind } from "../../bindings";
 import { formatUsd, statusInfo, type StatusTone } from "./format";
 
-const KIND: Record<RunStatus["kind"], RunStatusKind> = {
-  created: "created",
-  running: "running",
-  awaiting_approval: "awaitingApproval",
-  succeeded: "succeeded",
-  failed: "failed",
-  cancelled: "cancelled",
-  budget_exhausted: "budgetExhausted",
-  interrupted: "interrupted",
-};
-
-/** The summary-list spelling of a projection's status kind. */
+/** A projection's status kind, as the run list spells it (one spelling across IPC). */
 export function statusKind(status: RunStatus): RunStatusKind {
-  return KIND[status.kind];
-}
-
-/** The value `searchRuns` filters on (the stored, snake_case kind) for a list status. */
-export function statusFilterValue(kind: RunStatusKind): RunStatus["kind"] {
-  const entry = Object.entries(KIND).find(([, camel]) => camel === kind);
-  return (entry?.[0] ?? kind) as RunStatus["kind"];
+  return status.kind;
 }
 
 /** A run that will not change again by itself. Interrupted is not terminal: it can resume. */

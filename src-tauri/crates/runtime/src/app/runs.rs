@@ -441,6 +441,10 @@ fn abort_run(
 mod tests;
 
 #[cfg(test)]
+#[path = "edits_tests.rs"]
+mod edits_tests;
+
+#[cfg(test)]
 #[path = "turns_tests.rs"]
 mod turns_tests;
 

@@ -100,12 +100,8 @@ impl McpToolAdapter {
                 tool: call.tool().to_string(),
             });
         }
-        let args = match call.args() {
-            Value::Object(map) => map.clone(),
-            _ => Map::new(),
-        };
         self.connection
-            .call_tool(&self.tool, args, cancel, on_progress)
+            .call_tool(&self.tool, call, cancel, on_progress)
             .await
     }
 }
