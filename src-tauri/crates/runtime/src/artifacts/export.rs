@@ -5,7 +5,6 @@
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff, LineKind};
 use crate::artifacts::projection::artifacts;
-use crate::run::reconcile::all_events;
 use crate::AppError;
 use bearagent_kernel::{EventEnvelope, EventPayload, RunId, RunProjection};
 use serde_json::json;
@@ -272,7 +271,7 @@ impl Application {
     /// Writes `<dir>/bearagent-run-<id>.json` and `.md`.
     pub fn export_run(&self, run_id: RunId, dir: &Path) -> Result<Exported, AppError> {
         let run = self.get_run(run_id)?;
-        let events = all_events(&self.store, run_id)?;
+        let events = self.store.all_events(run_id)?;
         let document = self.export_document(&run, &events)?;
         std::fs::create_dir_all(dir).map_err(io_at(dir))?;
         let json_path = dir.join(format!("bearagent-run-{run_id}.json"));

@@ -16,11 +16,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// Every event of `run_id` (the store pages it).
-pub fn all_events(store: &Store, run_id: RunId) -> Result<Vec<EventEnvelope>, AppError> {
-    Ok(store.all_events(run_id)?)
-}
-
 /// Intents with no recorded outcome: call id → (path, before hash).
 fn open_intents(events: &[EventEnvelope]) -> BTreeMap<CallId, (String, Option<ContentHash>)> {
     let mut open = BTreeMap::new();
