@@ -47,6 +47,22 @@ pub struct Application {
 }
 
 impl Application {
+    /// A recorder that appends to `run_id` after its recorded `events`
+    /// (a settled run being reviewed, or an interrupted one resuming).
+    pub(crate) fn recorder_for(
+        &self,
+        run_id: RunId,
+        events: Vec<bearagent_kernel::EventEnvelope>,
+    ) -> Result<crate::run::recorder::Recorder, AppError> {
+        crate::run::recorder::Recorder::resume(
+            self.store.clone(),
+            self.clock.clone(),
+            self.live.clone(),
+            run_id,
+            events,
+        )
+    }
+
     /// Opens the data directory `home` (creating and migrating its
     /// database), marks runs whose owner process is gone as interrupted
     /// (verifying their writes) — never runs another live process is

@@ -6,7 +6,6 @@ use crate::app::threads::RecordedRun;
 use crate::app::Application;
 use crate::run::agent_loop::LoopStart;
 use crate::run::approvals::Decision;
-use crate::run::recorder::Recorder;
 use crate::AppError;
 use bearagent_kernel::{CallId, EventPayload, RunId, RunStatus};
 use bearagent_tools::WorkspaceRoot;
@@ -50,13 +49,7 @@ impl Application {
         let profile = recorded.profile;
         // Committing RunResumed makes this process the run's owner (one
         // transaction; a second process resuming at once is refused).
-        let mut rec = Recorder::resume(
-            self.store.clone(),
-            self.clock.clone(),
-            self.live.clone(),
-            run_id,
-            events,
-        )?;
+        let mut rec = self.recorder_for(run_id, events)?;
         rec.record(rec.last_seq(), EventPayload::RunResumed)?;
         tracing::info!(%run_id, "resuming an interrupted run at its pending approval");
         self.spawn_loop(

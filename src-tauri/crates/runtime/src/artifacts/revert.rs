@@ -134,13 +134,7 @@ impl Application {
             ));
         }
         let events = self.store.all_events(run_id)?;
-        let mut rec = Recorder::resume(
-            self.store.clone(),
-            self.clock.clone(),
-            self.live.clone(),
-            run_id,
-            events,
-        )?;
+        let mut rec = self.recorder_for(run_id, events)?;
         self.settle_reviews(&mut rec)?;
         Ok(rec)
     }
