@@ -9,7 +9,7 @@ use crate::process::{self, ServerProcess};
 use bearagent_tools::AuthorizedCall;
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
-    ClientRequest, ServerResult,
+    ClientRequest, ProgressNotificationParam, ServerResult,
 };
 use rmcp::service::ClientInitializeError;
 use rmcp::service::{PeerRequestOptions, RunningService};
@@ -56,6 +56,26 @@ enum Outcome {
     Answered(Box<Result<ServerResult, ServiceError>>),
     Cancelled,
     TimedOut,
+}
+
+/// The progress still on its way after the answer: rmcp delivers
+/// notifications on tasks of their own, so the last may trail the answer
+/// by a moment. Yielding costs ~0.1 ms, so only calls that reported
+/// progress wait for it.
+async fn drain_progress(
+    progress: &mut tokio::sync::mpsc::UnboundedReceiver<ProgressNotificationParam>,
+    saw_progress: bool,
+    on_progress: &(impl Fn(f64, Option<f64>, Option<String>) + Send + Sync),
+) {
+    let rounds = if saw_progress { 3 } else { 0 };
+    for round in 0..=rounds {
+        if round > 0 {
+            tokio::task::yield_now().await;
+        }
+        while let Ok(p) = progress.try_recv() {
+            on_progress(p.progress, p.total, p.message);
+        }
+    }
 }
 
 impl McpConnection {
@@ -196,18 +216,7 @@ impl McpConnection {
                     Ok(result) => result,
                     Err(e) => return Err(self.service_error(e, Some(tool)).await),
                 };
-                // rmcp delivers notifications on tasks of their own, so the
-                // last progress may trail the answer by a moment. Yielding
-                // costs ~0.1 ms, so only calls that report progress wait.
-                let rounds = if saw_progress { 3 } else { 0 };
-                for round in 0..=rounds {
-                    if round > 0 {
-                        tokio::task::yield_now().await;
-                    }
-                    while let Ok(p) = progress.try_recv() {
-                        on_progress(p.progress, p.total, p.message);
-                    }
-                }
+                drain_progress(&mut progress, saw_progress, &on_progress).await;
                 return self.call_result(tool, result);
             }
             Outcome::Cancelled => "cancelled by the user",
