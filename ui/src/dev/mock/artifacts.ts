@@ -28,6 +28,8 @@ interface MockArtifact {
   current: string | null;
   decided: "pending" | "kept" | "reverted";
   binary: { before: number; after: number } | null;
+  /** What the runtime recorded for it (a played-back run): its list entry and diff, not computed here. */
+  recorded: { item: ArtifactItem; diff: FileDiffView } | null;
 }
 
 /** Files above this give stats only unless the diff is asked for in full. */
@@ -57,7 +59,14 @@ export class MockArtifacts {
       current: after,
       decided: "pending",
       binary: null,
+      recorded: null,
     });
+  }
+
+  /** A file a played-back run changed: listed and diffed as the runtime recorded it. */
+  recordRecorded(runId: string, path: string, before: string | null, after: string | null, item: ArtifactItem, diff: FileDiffView): void {
+    this.record(runId, path, before, after);
+    this.#file(runId, path).recorded = { item, diff };
   }
 
   seed(runId: string, seeds: MockArtifactSeed[]): void {
@@ -80,6 +89,7 @@ export class MockArtifacts {
     return [...this.#files(runId).values()]
       .sort((a, b) => a.path.localeCompare(b.path))
       .map((f) => {
+        if (f.recorded) return { ...f.recorded.item, state: stateOf(f) };
         const d = this.diff(runId, f.path, false);
         return {
           path: f.path,
@@ -94,6 +104,7 @@ export class MockArtifacts {
 
   diff(runId: string, path: string, full: boolean): FileDiffView {
     const f = this.#file(runId, path);
+    if (f.recorded) return f.recorded.diff;
     if (f.binary) return { kind: "binary", before_bytes: f.binary.before, after_bytes: f.binary.after };
     const hunks = diffHunks(f.before ?? "", f.after ?? "");
     const added = hunks.reduce((n, h) => n + h.lines.filter((l) => l.kind === "added").length, 0);

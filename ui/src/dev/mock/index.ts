@@ -1,17 +1,18 @@
 // Development-only fake of the Rust side, loaded by main.ts for `?mockIpc`
 // in `vite dev` (never part of `vite build`). It answers the same commands
 // with the same shapes and error codes, and pushes the same events: a fake
-// run engine, approvals that continue the run, the demo run, and settings
-// in memory.
+// run engine, approvals that continue the run, the demo run (played back
+// from what the Rust runtime records: scenario.ts), and settings in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { EventPayload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts } from "./artifacts";
 import { compactByHand, eventText } from "./compaction";
-import { MockRunEngine } from "./runEngine";
+import { MockRunEngine, type MockRun } from "./runEngine";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
-import { DEFAULT_AGENTS_MD, DEMO_SCRIPT, commandScript, followUpScript, longScript, mcpScript, providerScript } from "./scripts";
+import { DEFAULT_AGENTS_MD, commandScript, followUpScript, longScript, mcpScript, providerScript } from "./scripts";
+import { adoptCreated, DEMO_RECORDING, localise, playBack } from "./scenario";
 import { checkReply, lastWrittenPath, parentsFirst, threadOf } from "./threads";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
@@ -106,17 +107,16 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       compactAtPermille: profile?.contextCaps.compact_at_permille,
     });
     // Like the runtime: each enabled MCP server starts with the run.
+    // The demo model's run is the one the runtime recorded (with this run's own run_created).
+    if (request.provider === "demo") return playDemo(run, false);
     const servers = settings.mcp.startups();
     // A goal about tests gets a run that uses run_command; one naming MCP calls the servers' tools;
     // one about long files reads logs that fill the window, so it compacts.
-    const script =
-      request.provider === "demo"
-        ? DEMO_SCRIPT
-        : /\btests?\b/i.test(request.goal)
-          ? commandScript()
-          : /\blong\b/i.test(request.goal)
-            ? longScript()
-            : (/\bmcp\b/i.test(request.goal) ? mcpScript(servers) : null) ?? providerScript(request.goal);
+    const script = /\btests?\b/i.test(request.goal)
+      ? commandScript()
+      : /\blong\b/i.test(request.goal)
+        ? longScript()
+        : ((/\bmcp\b/i.test(request.goal) ? mcpScript(servers) : null) ?? providerScript(request.goal));
     engine.start(run, script, servers);
     return { runId: run.id };
   }
@@ -151,23 +151,51 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     return { runId: run.id };
   }
 
+  /** Plays the recorded demo back on `run` (`adopt`: with the recorded run_created, as "Try the demo" starts it). */
+  function playDemo(run: MockRun, adopt: boolean) {
+    const ids = { workspacePath: run.projection.workspace_path, workspaceId: run.projection.workspace_id, runId: run.id };
+    const approved = localise(DEMO_RECORDING.approved, ids);
+    const denied = localise(DEMO_RECORDING.denied, ids);
+    if (adopt) adoptCreated(run, approved);
+    engine.drive(run, () =>
+      playBack(engine, run, approved, denied, {
+        stepMs: config.stepMs,
+        streamMs: config.streamMs,
+        onArtifact: (r, relPath, content, item, diff) => {
+          const full = `${r.projection.workspace_path}/${relPath}`;
+          artifacts.recordRecorded(r.id, relPath, contents.get(full) ?? null, content, item, diff);
+          if (content === null) {
+            files.delete(full);
+            contents.delete(full);
+          } else {
+            files.add(full);
+            contents.set(full, content);
+          }
+        },
+      }),
+    );
+    return { runId: run.id };
+  }
+
+  /** Like `start_demo_run`: the sample workspace in a temp folder, and the recorded demo run on it. */
   function startDemo() {
     demos += 1;
     const path = `/tmp/bearagent-demo-${String(demos).padStart(2, "0")}`;
     directories.add(path);
     for (const rel of ["README.md", "docs/notes.md", "src/greeter.py"]) files.add(`${path}/${rel}`);
     const workspace = open(path);
+    const created = DEMO_RECORDING.approved.events[0].payload;
+    if (created.type !== "run_created") throw new Error("the recorded demo does not start with run_created");
     const run = engine.create({
       workspace,
-      goal: "Read the notes in docs/ and write a short plan for multi-language greetings to docs/plan.md",
-      provider: "demo",
-      model: "demo-script",
-      profile: "demo",
-      approvalMode: "ask_writes",
-      budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
+      goal: created.goal,
+      provider: created.provider,
+      model: created.model,
+      profile: created.profile,
+      approvalMode: created.approval_mode,
+      budgets: created.budgets,
     });
-    engine.start(run, DEMO_SCRIPT);
-    return [workspace, { runId: run.id }];
+    return [workspace, playDemo(run, true)];
   }
 
   for (const path of config.recent) open(path);

@@ -101,7 +101,7 @@ export class MockRunEngine {
   #commandGates: (() => void)[] = [];
   #commandsReleased = 0;
 
-  constructor(private readonly options: EngineOptions) {}
+  constructor(readonly options: EngineOptions) {}
 
   create(spec: NewRun, at = new Date().toISOString(), id = `run-${String(this.#next++).padStart(4, "0")}`): MockRun {
     const created: EventEnvelope = {
@@ -167,9 +167,14 @@ export class MockRunEngine {
    * first model call, after the workspace's AGENTS.md (like the runtime).
    */
   start(run: MockRun, script: MockStep[], servers: EventPayload[] = []): void {
+    this.drive(run, () => this.#drive(run, script, servers));
+  }
+
+  /** Runs `loop` as the run's loop (e.g. a recorded run played back): in progress here until it ends. */
+  drive(run: MockRun, loop: () => Promise<void>): void {
     run.active = true;
     run.owner = { kind: "here" };
-    void this.#drive(run, script, servers).finally(() => {
+    void loop().finally(() => {
       run.active = false;
       run.waiting = null;
     });

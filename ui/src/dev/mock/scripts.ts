@@ -30,39 +30,6 @@ export interface MockStep {
   answerIfDenied?: string;
 }
 
-const PLAN = "# Plan\n\n1. Add a table of greetings per language (en, fr, es).\n2. Look the greeting up in `greet`, defaulting to English.\n3. Add tests for each language.\n";
-
-/** The same steps as the Rust demo: list, read, write (asked), answer. */
-export const DEMO_SCRIPT: MockStep[] = [
-  {
-    text: "Let me look at the project first. ",
-    usage: { input: 812, output: 24 },
-    call: { tool: "list_dir", args: { path: "." }, writes: false, result: "README.md\ndocs/\nsrc/\n" },
-  },
-  {
-    text: "Reading the notes. ",
-    usage: { input: 905, output: 22 },
-    call: {
-      tool: "read_file",
-      args: { path: "docs/notes.md" },
-      writes: false,
-      result: "# Notes\n\n- The greeter says hello in English only.\n- Users asked for French and Spanish.\n- Keep the API: `greet(name, lang=\"en\")`.\n",
-    },
-  },
-  {
-    text: "I will write a short plan next to the notes; this write needs your approval. ",
-    usage: { input: 1_034, output: 96 },
-    call: { tool: "write_file", args: { path: "docs/plan.md", content: PLAN }, writes: true, result: `wrote ${PLAN.length} bytes to docs/plan.md` },
-  },
-  {
-    text: "",
-    usage: { input: 1_160, output: 41 },
-    answer: "I read docs/notes.md and wrote docs/plan.md: add a per-language greeting table to greet(), default to English, and test each language.",
-    answerIfDenied:
-      "I read docs/notes.md. You declined the write, so nothing was changed; the plan would be: add a per-language greeting table to greet(), default to English, and test each language.",
-  },
-];
-
 function architectureNotes(): string {
   const sections = ["Overview", "Event store", "Agent loop", "Providers", "Tools", "Desktop shell", "Risks"];
   return sections
