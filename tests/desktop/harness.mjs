@@ -109,21 +109,34 @@ export async function startDriver(sandbox) {
   };
 }
 
-/** Launches the app in a new WebDriver session. */
+/**
+ * Launches the app in a new WebDriver session. tauri-driver listens before
+ * the WebKit driver behind it is ready, so on a loaded machine the first
+ * session request can find its connection reset (seen in a CI dry run):
+ * that request created nothing, so it is sent again, a few times at most.
+ */
 export async function launchApp(driver) {
-  const browser = await remote({
-    hostname: "127.0.0.1",
-    port: driver.port,
-    logLevel: "warn",
-    connectionRetryCount: 0,
-    capabilities: {
-      browserName: "wry",
-      "tauri:options": { application: appBinary },
-      "wdio:enforceWebDriverClassic": true,
-    },
-  });
-  await browser.$('.shell[data-ready="true"]').waitForExist({ timeout: 20_000 });
-  return browser;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const browser = await remote({
+        hostname: "127.0.0.1",
+        port: driver.port,
+        logLevel: "warn",
+        connectionRetryCount: 0,
+        capabilities: {
+          browserName: "wry",
+          "tauri:options": { application: appBinary },
+          "wdio:enforceWebDriverClassic": true,
+        },
+      });
+      await browser.$('.shell[data-ready="true"]').waitForExist({ timeout: 20_000 });
+      return browser;
+    } catch (e) {
+      const reset = /UND_ERR_SOCKET|ECONNRESET|ECONNREFUSED|socket hang up/.test(String(e?.message ?? e));
+      if (!reset || attempt >= 3) throw e;
+      await sleep(1_000 * attempt);
+    }
+  }
 }
 
 export const byTestId = (browser, id) => browser.$(`[data-testid="${id}"]`);
