@@ -228,3 +228,8 @@ export function visibleHistory(engine: MockRunEngine, run: MockRun, before: numb
   if (!last) return { summary: null, ownGoal: false, events: kept };
   return { summary: engine.blobs.get(last.payload.summary) ?? "", ownGoal: last.event.run_id === run.id, events: kept };
 }
+
+/** Blob names the mock's writes and commands stand on (shaped like the store's). */
+export const FAKE_BEFORE_HASH = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
+export const FAKE_AFTER_HASH = "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9";
+export const FAKE_OUTPUT_HASH = "baa5a0964d3320fbc0c6a922140453c8513ea24ab8fd0577034804a967248096";

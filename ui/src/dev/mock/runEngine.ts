@@ -18,7 +18,7 @@ import type {
 } from "../../bindings";
 import { compactAtOf, DEFAULT_COMPACT_AT_PERMILLE } from "../../lib/runs/compaction";
 import { DEFAULT_COMMANDS, commandSummary, modelText, utf8Bytes, verdictFor, type MockCommand } from "./commands";
-import { compactMidRun, contextSize, defaultContextWindow, fakeHash } from "./compaction";
+import { FAKE_AFTER_HASH, FAKE_BEFORE_HASH, FAKE_OUTPUT_HASH, compactMidRun, contextSize, defaultContextWindow, fakeHash } from "./compaction";
 import { apply, costOf, emptyProjection } from "./projection";
 import type { MockStep } from "./scripts";
 
@@ -497,7 +497,3 @@ export class MockRunEngine {
     return false;
   }
 }
-
-const FAKE_BEFORE_HASH = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
-const FAKE_AFTER_HASH = "fcde2b2edba56bf408601fb721fe9b5c338d10ee429ea04fae5511b68fbf8fb9";
-const FAKE_OUTPUT_HASH = "baa5a0964d3320fbc0c6a922140453c8513ea24ab8fd0577034804a967248096";
