@@ -6,12 +6,12 @@
 
 use super::deps::{LoopDeps, RunGrants};
 use super::loop_guard::signature;
-use super::outcome::{fail, ToolStepEnd};
+use super::outcome::{fail, result, ToolStepEnd};
 use super::recorder::Recorder;
 use super::snapshot::{self, FileChange, Snapshot};
 use crate::live::LiveEvent;
 use crate::AppError;
-use bearagent_kernel::{CallId, CommandSettings, EventPayload, EventSeq, ToolResult};
+use bearagent_kernel::{CallId, CommandSettings, EventPayload, EventSeq};
 use bearagent_store::hash_bytes;
 use bearagent_tools::sandbox;
 use bearagent_tools::tools::run_command::{CommandRun, RunCommand};
@@ -147,11 +147,7 @@ fn record_result(
             "\nnote: the files it changed could not be listed ({why})"
         ));
     }
-    let result = ToolResult {
-        call_id: call_id.clone(),
-        content,
-        is_error: run.is_error(),
-    };
+    let result = result(call_id, content, run.is_error());
     let done = if result.is_error {
         rec.record(Some(finished), EventPayload::ToolCallFailed { result })?
     } else {

@@ -4,12 +4,12 @@
 
 use super::deps::{LoopDeps, RunGrants};
 use super::loop_guard::signature;
-use super::outcome::ToolStepEnd;
+use super::outcome::{result, ToolStepEnd};
 use super::recorder::Recorder;
 use crate::live::LiveEvent;
 use crate::mcp::McpToolAdapter;
 use crate::AppError;
-use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolResult};
+use bearagent_kernel::{CallId, EventPayload, EventSeq};
 use bearagent_mcp::McpError;
 use bearagent_store::hash_bytes;
 use bearagent_tools::AuthorizedCall;
@@ -111,11 +111,7 @@ fn record_result(
     if truncated {
         content.truncate(bearagent_tools::floor_char_boundary(&content, max));
     }
-    let result = ToolResult {
-        call_id: call_id.clone(),
-        content,
-        is_error,
-    };
+    let result = result(call_id, content, is_error);
     let payload = if is_error {
         EventPayload::ToolCallFailed { result }
     } else {
