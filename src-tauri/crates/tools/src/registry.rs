@@ -73,7 +73,7 @@ impl Registry {
         if self.tools.contains_key(&name) {
             return Err(RegistryError::Duplicate { name });
         }
-        self.tools.insert(name, Registered::Workspace(tool));
+        self.insert(Registered::Workspace(tool));
         Ok(())
     }
 

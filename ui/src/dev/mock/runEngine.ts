@@ -89,7 +89,7 @@ const MAX_OUTPUT_TOKENS_PER_CALL = 8_192;
 /** Like the runtime's worst-case estimate of a prompt: 3 bytes per token. */
 const BYTES_PER_TOKEN_ESTIMATE = 3;
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class MockRunEngine {
   readonly runs = new Map<string, MockRun>();

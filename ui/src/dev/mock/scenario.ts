@@ -7,7 +7,7 @@
 import type { ArtifactItem, DecisionInput, DiffHunkView, EventEnvelope, EventPayload, FileDiffView } from "../../bindings";
 import recorded from "./fixtures/scenarios/demo.json";
 import { emptyProjection } from "./projection";
-import type { MockRun, MockRunEngine } from "./runEngine";
+import { sleep, type MockRun, type MockRunEngine } from "./runEngine";
 
 /** One recorded run: its events (as `list_events` returns them), its artifacts and their diffs (as the application API returns them). */
 export interface RecordedRun {
@@ -83,8 +83,6 @@ export interface PlaybackOptions {
   /** The run recorded `artifact_recorded` for `path`: `content` is what the call wrote (null: deleted). */
   onArtifact(run: MockRun, path: string, content: string | null, item: ArtifactItem, diff: FileDiffView): void;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Gives `run` the recorded `run_created` (with its own ids and workspace). */
 export function adoptCreated(run: MockRun, approved: RecordedRun): void {
