@@ -6,6 +6,8 @@ mod commands;
 mod dto;
 mod events;
 mod live;
+#[cfg(test)]
+mod scenarios;
 mod state;
 
 use bearagent_runtime::{home, logging, Application, SystemClock};

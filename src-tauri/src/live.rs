@@ -31,7 +31,7 @@ pub fn forward(app: Arc<Application>, handle: AppHandle) {
     });
 }
 
-fn update(event: LiveEvent) -> LiveUpdate {
+pub(crate) fn update(event: LiveEvent) -> LiveUpdate {
     match event {
         LiveEvent::Committed(event) => LiveUpdate::RunEvent(RunEventPushed {
             run_id: event.run_id.to_string(),

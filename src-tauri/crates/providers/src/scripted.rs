@@ -113,6 +113,7 @@ pub struct ScriptedProvider {
     model: String,
     price: Option<bearagent_kernel::Price>,
     context_window: u64,
+    max_output_tokens: Option<u32>,
     state: Arc<Mutex<State>>,
 }
 
@@ -131,6 +132,7 @@ impl ScriptedProvider {
             model: "scripted".into(),
             price: None,
             context_window: 200_000,
+            max_output_tokens: None,
             state: Arc::new(Mutex::new(State {
                 steps,
                 next: 0,
@@ -225,6 +227,13 @@ impl ScriptedProvider {
         self
     }
 
+    /// Caps each call's output, as an HTTP provider's request does (what a
+    /// cost limit reckons with before each call).
+    pub fn with_max_output_tokens(mut self, tokens: u32) -> Self {
+        self.max_output_tokens = Some(tokens);
+        self
+    }
+
     /// A scripted model answers a compaction request itself (no step is
     /// used): a handoff summary naming the goal and counting the work, so
     /// scripts need not know when compaction happens.
@@ -310,7 +319,7 @@ impl ModelProvider for ScriptedProvider {
             model: self.model.clone(),
             scripted: true,
             price: self.price,
-            max_output_tokens: None,
+            max_output_tokens: self.max_output_tokens,
             context_window: self.context_window,
         }
     }

@@ -8,7 +8,7 @@ use crate::run::compaction::{estimate_tokens, summarise, summary_text};
 use crate::run::context::{self, ContextInput};
 use crate::run::recorder::append_beside;
 use crate::AppError;
-use bearagent_kernel::{EventPayload, NewEvent, RunId, RunStatus};
+use bearagent_kernel::{EventPayload, NewEvent, RunId, RunProjection, RunStatus};
 use tracing::instrument;
 
 /// What a compaction by hand did.
@@ -23,18 +23,20 @@ impl Application {
     /// own provider and records `ContextCompacted` on it.
     #[instrument(skip(self))]
     pub async fn compact_run(&self, run_id: RunId) -> Result<Compacted, AppError> {
-        let projection = self.get_run(run_id)?;
-        if !(projection.status.is_terminal() || projection.status == RunStatus::Interrupted) {
-            return Err(AppError::Conflict(format!(
-                "run {run_id} is still in progress; it compacts itself when its context nears the window"
-            )));
-        }
-        let events = self.store.all_events(run_id)?;
-        let recorded = events
-            .first()
-            .and_then(|e| RecordedRun::of(&e.payload))
-            .ok_or_else(|| AppError::Corrupt(format!("run {run_id} has no RunCreated event")))?;
+        let (_, _, recorded) = self.compactable(run_id)?;
         let provider = self.provider_for_follow_up(&recorded.provider, &recorded.model)?;
+        self.compact_run_with(run_id, provider.as_ref()).await
+    }
+
+    /// `compact_run` with the provider given (a scripted one, or one the
+    /// caller already built) instead of the run's own from the config.
+    #[instrument(skip(self, provider))]
+    pub async fn compact_run_with(
+        &self,
+        run_id: RunId,
+        provider: &dyn bearagent_providers::ModelProvider,
+    ) -> Result<Compacted, AppError> {
+        let (projection, events, recorded) = self.compactable(run_id)?;
         let ancestors = crate::thread::ancestors(&self.store, projection.parent)?;
         let instructions = crate::run::instructions::instructions_in(&self.store, &events)?;
         let build = |events: &[bearagent_kernel::EventEnvelope], summary: Option<&str>| {
@@ -53,7 +55,7 @@ impl Application {
         let before = estimate_tokens(&events, built.bytes);
         let window = provider.info().context_window;
         let cancel = tokio_util::sync::CancellationToken::new();
-        let (summary, usage) = summarise(provider.as_ref(), &cancel, &built.request, window)
+        let (summary, usage) = summarise(provider, &cancel, &built.request, window)
             .await
             .map_err(|why| {
                 AppError::Unavailable(format!("the run could not be compacted: {why}"))
@@ -88,6 +90,26 @@ impl Application {
             tokens_before: before,
             tokens_after: after,
         })
+    }
+
+    /// A finished (or interrupted) run's projection, events and recorded
+    /// settings; a run still in progress is a conflict.
+    fn compactable(
+        &self,
+        run_id: RunId,
+    ) -> Result<(RunProjection, Vec<bearagent_kernel::EventEnvelope>, RecordedRun), AppError> {
+        let projection = self.get_run(run_id)?;
+        if !(projection.status.is_terminal() || projection.status == RunStatus::Interrupted) {
+            return Err(AppError::Conflict(format!(
+                "run {run_id} is still in progress; it compacts itself when its context nears the window"
+            )));
+        }
+        let events = self.store.all_events(run_id)?;
+        let recorded = events
+            .first()
+            .and_then(|e| RecordedRun::of(&e.payload))
+            .ok_or_else(|| AppError::Corrupt(format!("run {run_id} has no RunCreated event")))?;
+        Ok((projection, events, recorded))
     }
 }
 
