@@ -40,29 +40,29 @@ test("a command: approval card, always-allow prefix, live coloured output, exit 
     // The approval names the command, where it runs, the sandbox and the rule.
     const approval = page.locator('[data-testid="approval-row"][data-call-id="call_1"][data-state="pending"]');
     await approval.waitFor();
-    assert.equal(await approval.getByTestId("approval-command-line").innerText(), "cargo test");
+    assert.equal(await approval.getByTestId("approval-command-line").innerText(), "make test");
     assert.equal(await approval.getByTestId("approval-cwd").innerText(), ".");
     assert.equal(await approval.getByTestId("approval-sandbox").getAttribute("data-sandboxed"), "true");
     assert.equal(await approval.getByTestId("approval-sandbox").innerText(), "sandboxed");
     assert.equal(await approval.getByTestId("approval-network").innerText(), "no network");
-    assert.equal(await approval.getByTestId("approval-rule").innerText(), "no rule matches `cargo test` → ask");
+    assert.equal(await approval.getByTestId("approval-rule").innerText(), "no rule matches `make test` → ask");
     const prefix = approval.getByTestId("allow-prefix");
-    assert.equal(await prefix.inputValue(), "cargo test");
+    assert.equal(await prefix.inputValue(), "make test");
     await approval.getByTestId("approve").waitFor();
     await approval.getByTestId("deny").waitFor();
     await shot(page, "commands-approval");
 
     // Shell syntax is refused before anything is sent.
-    await prefix.fill("cargo test; rm -rf ~");
+    await prefix.fill("make test; rm -rf ~");
     await approval.getByTestId("approve-prefix").click();
     assert.match(await approval.getByTestId("allow-prefix-error").innerText(), /“;” is shell syntax/);
     assert.equal((await calls(page, "decide_approval")).length, 0);
-    await prefix.fill("cargo test");
+    await prefix.fill("make test");
     await approval.getByTestId("approve-prefix").click();
     await page.locator('[data-testid="approval-row"][data-call-id="call_1"][data-state="approved"]').waitFor();
     const [{ decision }] = await calls(page, "decide_approval");
-    assert.deepEqual(decision, { approve: true, scope: "once", reason: null, allowPrefix: "cargo test" });
-    assert.match(await page.locator('[data-call-id="call_1"] [data-testid="approval-decided"]').innerText(), /Commands starting with cargo test are allowed for the rest of this run/);
+    assert.deepEqual(decision, { approve: true, scope: "once", reason: null, allowPrefix: "make test" });
+    assert.match(await page.locator('[data-call-id="call_1"] [data-testid="approval-decided"]').innerText(), /Commands starting with make test are allowed for the rest of this run/);
 
     // Output streams in, coloured, before the command has finished.
     const first = command(page, "call_1");
@@ -70,9 +70,9 @@ test("a command: approval card, always-allow prefix, live coloured output, exit 
     assert.equal(await first.getAttribute("data-state"), "running");
     await first.getByTestId("command-running").waitFor();
     assert.equal(await page.locator('[data-type="command_finished"]').count(), 0);
-    assert.equal(await first.getByTestId("command-line").innerText(), "$ cargo test");
+    assert.equal(await first.getByTestId("command-line").innerText(), "$ make test");
     assert.equal(await first.getByTestId("command-cwd").innerText(), ".");
-    assert.equal(await first.getByTestId("command-rule").innerText(), "rule `cargo test` → allow");
+    assert.equal(await first.getByTestId("command-rule").innerText(), "rule `make test` → allow");
     assert.equal(await first.getByTestId("sandbox-badge").innerText(), "sandboxed");
     assert.equal(await first.getByTestId("network-badge").count(), 0);
     assert.match(await first.getByTestId("terminal").innerText(), /test tests::fr::greets \.\.\. FAILED/);
@@ -92,10 +92,10 @@ test("a command: approval card, always-allow prefix, live coloured output, exit 
 
     // Finished: a red exit badge, the row's facts, long output cut to its first and last lines.
     await releaseCommand(page);
-    await first.locator('[data-testid="exit-badge"][data-exit="1"][data-tone="danger"]').waitFor();
-    assert.equal(await first.getByTestId("exit-badge").innerText(), "exit 1");
+    await first.locator('[data-testid="exit-badge"][data-exit="2"][data-tone="danger"]').waitFor();
+    assert.equal(await first.getByTestId("exit-badge").innerText(), "exit 2");
     const finishedRow = page.locator('[data-testid="timeline-row"][data-type="command_finished"]').first();
-    assert.match(await finishedRow.innerText(), /Command failed \(exit 1\)[\s\S]*exit 1[\s\S]*1 s[\s\S]*KB output/);
+    assert.match(await finishedRow.innerText(), /Command failed \(exit 2\)[\s\S]*exit 2[\s\S]*1 s[\s\S]*KB output/);
     await first.locator('[data-testid="terminal"][data-view="split"]').waitFor();
     assert.match(await first.getByTestId("hidden-lines").innerText(), /⋯ \d+ lines hidden ⋯/);
     const shown = await testLines(first);
@@ -114,7 +114,7 @@ test("a command: approval card, always-allow prefix, live coloured output, exit 
     assert.ok((await first.locator(".ansi-green-fg", { hasText: "ok" }).count()) >= 47);
     assert.equal(await showAll.innerText(), "Collapse");
     // The tool result row gives only what the model was told, on request.
-    assert.match(await page.locator('[data-type="tool_call_failed"]').first().innerText(), /Command failed[\s\S]*The model was told: exit code 1, after 1\.8 s/i);
+    assert.match(await page.locator('[data-type="tool_call_failed"]').first().innerText(), /Command failed[\s\S]*The model was told: exit code 2, after 1\.8 s/i);
 
     // The fix needs its own approval; then the same command runs without asking (its prefix is allowed).
     await followLatest(page);
@@ -126,7 +126,7 @@ test("a command: approval card, always-allow prefix, live coloured output, exit 
     await releaseModel(page);
     const second = command(page, "call_3");
     await second.waitFor();
-    assert.equal(await second.getByTestId("command-rule").innerText(), "rule `cargo test` → allow");
+    assert.equal(await second.getByTestId("command-rule").innerText(), "rule `make test` → allow");
     await releaseCommand(page);
     await second.locator('[data-testid="exit-badge"][data-exit="0"][data-tone="success"]').waitFor();
     assert.equal(await page.locator('[data-testid="approval-row"][data-call-id="call_3"]').count(), 0);

@@ -71,15 +71,15 @@ test("the cost limit stops a run before a call that could pass it, and says so",
   const { page, problems, close } = await ui.openApp(seed([OPENAI_PRICED]));
   try {
     // $0.09: the fourth call's worst case (its prompt plus 8,192 output tokens) would pass it.
-    await submitRun(page, "Summarise the notes into outputs/report.md", "0.09");
+    await submitRun(page, "Summarise the notes into outputs/report.md", "0.05");
     const outcome = page.locator('[data-testid="run-outcome"][data-status="budget_exhausted"]');
     await outcome.waitFor();
-    assert.match(await byId(page, "run-outcome-detail").innerText(), /Stopped before the next model call: it could have taken the cost past the limit \(\$0\.0900\)/);
+    assert.match(await byId(page, "run-outcome-detail").innerText(), /Stopped before the next model call: it could have taken the cost past the limit \(\$0\.0500\)/);
     const meter = await meterOf(page, "cost");
     assert.ok(meter.used > 0 && meter.used < meter.limit, `spent below the limit: ${JSON.stringify(meter)}`);
     const row = page.locator('[data-testid="timeline-row"][data-type="budget_exhausted"]');
     await row.waitFor();
-    assert.match(await row.innerText(), /Cost limit reached[\s\S]*past its cost limit of \$0\.0900/);
+    assert.match(await row.innerText(), /Cost limit reached[\s\S]*past its cost limit of \$0\.0500/);
     await shot(page, "cost-limit-reached");
     assert.deepEqual(problems, []);
   } finally {

@@ -243,7 +243,7 @@ test("what the model saw: the exact context of a model call", async () => {
   try {
     await startRun(page, "Write the report", "allow_all");
     await page.locator('[data-testid="run-outcome"][data-status="succeeded"]').waitFor();
-    // The last model call (the final answer) saw all three tool results.
+    // The last model call (the final answer) saw the goal, then each turn's text, call and result.
     await page.evaluate(() => {
       const el = document.querySelector('[data-testid="timeline"]');
       el.scrollTop = el.scrollHeight;
@@ -255,7 +255,7 @@ test("what the model saw: the exact context of a model call", async () => {
     await panel.waitFor();
     assert.match(await byId(page, "context-system").innerText(), /You are BearAgent/);
     const kinds = await byId(page, "context-history").locator("li").evaluateAll((items) => items.map((i) => i.dataset.kind));
-    assert.deepEqual(kinds, ["message", "tool_call", "tool_result", "tool_call", "tool_result", "tool_call", "tool_result"]);
+    assert.deepEqual(kinds, ["message", "message", "tool_call", "tool_result", "message", "tool_call", "tool_result", "message", "tool_call", "tool_result"]);
     assert.match(await byId(page, "context-tools").innerText(), /list_dir[\s\S]*read_file[\s\S]*write_file/);
     assert.match(await panel.innerText(), /Model call requested at #\d+/);
     await shot(page, "model-context");

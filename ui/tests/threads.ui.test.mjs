@@ -81,7 +81,7 @@ test("reply to a finished run: the follow-up opens with the earlier run collapse
     assert.equal(await current.getAttribute("data-run-id"), second);
     assert.match(await current.innerText(), /This run\s+follow-up/);
     await succeeded(page, second);
-    assert.match(await byId(page, "final-answer").innerText(), /Follow-up on “Now add a summary section at the top”: I re-read outputs\/report\.md/);
+    assert.match(await byId(page, "final-answer").innerText(), /Follow-up: I re-read outputs\/report\.md with the earlier conversation in view/);
     assert.match(await page.locator('[data-testid="run-view"] h2.goal').innerText(), /Now add a summary section/);
     await shot(page, "thread-follow-up");
 

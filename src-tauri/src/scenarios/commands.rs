@@ -27,8 +27,15 @@ fn paint(code: &str, text: &str) -> String {
 }
 
 fn test_names() -> Vec<String> {
-    let langs = ["en", "fr", "es", "de", "it", "pt", "nl", "sv", "da", "fi", "pl", "cs"];
-    let cases = ["greets", "greets_with_title", "falls_back_to_english", "keeps_the_name"];
+    let langs = [
+        "en", "fr", "es", "de", "it", "pt", "nl", "sv", "da", "fi", "pl", "cs",
+    ];
+    let cases = [
+        "greets",
+        "greets_with_title",
+        "falls_back_to_english",
+        "keeps_the_name",
+    ];
     langs
         .iter()
         .flat_map(|l| cases.iter().map(move |c| format!("tests::{l}::{c}")))
@@ -47,7 +54,11 @@ fn cargo_test(fixed: bool) -> String {
         names.len()
     );
     for name in &names {
-        let verdict = if !fixed && name == FAILING { paint("31", "FAILED") } else { paint("32", "ok") };
+        let verdict = if !fixed && name == FAILING {
+            paint("31", "FAILED")
+        } else {
+            paint("32", "ok")
+        };
         out.push_str(&format!("test {name} ... {verdict}\n"));
     }
     let passed = if fixed { names.len() } else { names.len() - 1 };
@@ -65,7 +76,10 @@ fn cargo_test(fixed: bool) -> String {
 }
 
 fn project(s: &Session) {
-    s.write("Cargo.toml", "[package]\nname = \"greeter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+    s.write(
+        "Cargo.toml",
+        "[package]\nname = \"greeter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
     s.write("src/lib.rs", GREETER_BEFORE);
     s.write("tests/fail.txt", cargo_test(false));
     s.write("tests/pass.txt", cargo_test(true));
@@ -77,9 +91,7 @@ fn project(s: &Session) {
 }
 
 fn script() -> Vec<Value> {
-    let call = |id: &str, tool: &str, args: Value, text: &str, usage: (u64, u64)| {
-        json!({"text": text, "tool_call": {"call_id": id, "tool_name": tool, "arguments": args}, "usage": {"input": usage.0, "output": usage.1}})
-    };
+    let call = |id: &str, tool: &str, args: Value, text: &str, usage: (u64, u64)| json!({"text": text, "tool_call": {"call_id": id, "tool_name": tool, "arguments": args}, "usage": {"input": usage.0, "output": usage.1}});
     vec![
         call("call_1", "run_command", json!({"command": TEST_COMMAND, "cwd": "."}), "Let me run the tests to see what fails. ", (2_210, 41)),
         call("call_2", "write_file", json!({"path": "src/lib.rs", "content": GREETER_AFTER}), "The French greeting is missing. Adding it to src/lib.rs — this edit needs your approval. ", (4_830, 160)),
@@ -95,8 +107,13 @@ async fn take() -> Value {
         approval_mode: ApprovalMode::AskWrites,
         ..RunProfile::default()
     };
-    let run = s.start("Fix the failing tests in the greeter", profile, provider(&script(), None));
-    let allow = json!({"approve": true, "scope": "once", "reason": null, "allowPrefix": TEST_COMMAND});
+    let run = s.start(
+        "Fix the failing tests in the greeter",
+        profile,
+        provider(&script(), None),
+    );
+    let allow =
+        json!({"approve": true, "scope": "once", "reason": null, "allowPrefix": TEST_COMMAND});
     let write = json!({"approve": true, "scope": "once", "reason": null, "allowPrefix": null});
     let decisions = vec![s.decide(run, allow).await, s.decide(run, write).await];
     s.finish(run).await;

@@ -8,13 +8,21 @@ use serde_json::{json, Value};
 async fn take(approve: bool) -> Value {
     let s = Session::new(None);
     let (workspace, run) = s.app.start_demo_run().unwrap();
-    let decision = json!({"approve": approve, "scope": "once", "reason": null, "allowPrefix": null});
+    let decision =
+        json!({"approve": approve, "scope": "once", "reason": null, "allowPrefix": null});
     let decisions = vec![s.decide(run, decision).await];
     assert_eq!(s.finish(run).await.status, RunStatus::Succeeded);
     let recorded = s.recorded(run).await;
-    let follow = s.app.reply_to_run(run, None, "What would the plan say?".into()).unwrap();
+    let follow = s
+        .app
+        .reply_to_run(run, None, "What would the plan say?".into())
+        .unwrap();
     s.finish(follow).await;
-    let name = if approve { "the write approved" } else { "the write denied" };
+    let name = if approve {
+        "the write approved"
+    } else {
+        "the write denied"
+    };
     let take = json!({"name": name, "decisions": decisions, "run": recorded, "follow_up": s.recorded(follow).await});
     let take = s.placeholders(take, &[run, follow]);
     std::fs::remove_dir_all(&workspace.path).unwrap();

@@ -17,11 +17,19 @@ const LOGS: usize = 6;
 fn build_log(n: usize) -> String {
     let mut out = String::new();
     for i in 1..=12 {
-        let verdict = if i == 8 && n == 4 { "FAILED: tests::net::retries timed out after 30 s" } else { "ok" };
+        let verdict = if i == 8 && n == 4 {
+            "FAILED: tests::net::retries timed out after 30 s"
+        } else {
+            "ok"
+        };
         out.push_str(&format!("[build {n}] step {i}/12 {verdict}\n"));
     }
     for line in 0..680 {
-        out.push_str(&format!("[build {n}] trace {line:04}: fetched shard {} from cache in {} ms\n", line % 16, (line * 7) % 90));
+        out.push_str(&format!(
+            "[build {n}] trace {line:04}: fetched shard {} from cache in {} ms\n",
+            line % 16,
+            (line * 7) % 90
+        ));
     }
     out
 }
@@ -49,9 +57,14 @@ async fn take() -> Value {
         approval_mode: ApprovalMode::AllowAll,
         ..RunProfile::default()
     };
-    let run = s.start("Find the flaky build in the long logs", profile, provider(&script(), None).with_context_window(WINDOW));
+    let run = s.start(
+        "Find the flaky build in the long logs",
+        profile,
+        provider(&script(), None).with_context_window(WINDOW),
+    );
     s.finish(run).await;
-    let take = json!({"name": "compacts on its own", "decisions": [], "run": s.recorded(run).await});
+    let take =
+        json!({"name": "compacts on its own", "decisions": [], "run": s.recorded(run).await});
     s.placeholders(take, &[run])
 }
 

@@ -17,12 +17,22 @@ fn config() -> String {
 }
 
 fn script() -> Vec<Value> {
-    let call = |id: &str, tool: &str, args: Value, text: &str, usage: (u64, u64)| {
-        json!({"text": text, "tool_call": {"call_id": id, "tool_name": tool, "arguments": args}, "usage": {"input": usage.0, "output": usage.1}})
-    };
+    let call = |id: &str, tool: &str, args: Value, text: &str, usage: (u64, u64)| json!({"text": text, "tool_call": {"call_id": id, "tool_name": tool, "arguments": args}, "usage": {"input": usage.0, "output": usage.1}});
     vec![
-        call("call_1", "everything__echo", json!({"message": "hello from BearAgent"}), "Checking that the MCP server answers with its echo tool. ", (2_650, 36)),
-        call("call_2", "everything__trigger-long-running-operation", json!({"duration": 2, "steps": 4}), "It answers. Now a longer operation that reports its progress. ", (2_930, 44)),
+        call(
+            "call_1",
+            "everything__echo",
+            json!({"message": "hello from BearAgent"}),
+            "Checking that the MCP server answers with its echo tool. ",
+            (2_650, 36),
+        ),
+        call(
+            "call_2",
+            "everything__trigger-long-running-operation",
+            json!({"duration": 2, "steps": 4}),
+            "It answers. Now a longer operation that reports its progress. ",
+            (2_930, 44),
+        ),
         json!({"final_answer": "The MCP server echoed “hello from BearAgent” and finished the long operation.", "usage": {"input": 3_210, "output": 52}}),
     ]
 }
@@ -33,7 +43,11 @@ async fn take() -> Value {
         approval_mode: ApprovalMode::AskWrites,
         ..RunProfile::default()
     };
-    let run = s.start("Check the MCP server with echo", profile, provider(&script(), None));
+    let run = s.start(
+        "Check the MCP server with echo",
+        profile,
+        provider(&script(), None),
+    );
     s.finish(run).await;
     let take = json!({"name": "echo, then a long operation", "decisions": [], "run": s.recorded(run).await});
     s.placeholders(take, &[run])

@@ -16,6 +16,7 @@
 //! now; after an intended change to the loop, the tools or the events:
 //!     BEARAGENT_UPDATE_FIXTURES=1 cargo test -p bearagent-desktop scenarios
 
+mod changes;
 mod commands;
 mod demo;
 mod long;

@@ -19,7 +19,11 @@ pub fn merged(events: impl Iterator<Item = LiveEvent>) -> Vec<Value> {
         let update = serde_json::to_value(crate::live::update(event)).unwrap();
         if let Some(last) = out.last_mut() {
             if joins(last, &update) {
-                let text = format!("{}{}", last["text"].as_str().unwrap(), update["text"].as_str().unwrap());
+                let text = format!(
+                    "{}{}",
+                    last["text"].as_str().unwrap(),
+                    update["text"].as_str().unwrap()
+                );
                 last["text"] = Value::String(text);
                 continue;
             }

@@ -16,7 +16,15 @@ const DECLINED: &str = "You declined the write, so nothing was changed. My concl
 
 /// The notes the run reads: long enough to be shown collapsed.
 pub fn architecture_notes() -> String {
-    let sections = ["Overview", "Event store", "Agent loop", "Providers", "Tools", "Desktop shell", "Risks"];
+    let sections = [
+        "Overview",
+        "Event store",
+        "Agent loop",
+        "Providers",
+        "Tools",
+        "Desktop shell",
+        "Risks",
+    ];
     let mut out = String::new();
     for (i, title) in sections.iter().enumerate() {
         if i > 0 {
@@ -51,11 +59,13 @@ fn script(answer: &str) -> Vec<Value> {
     ]
 }
 
+/// The model the UI's flows configure: gpt-4.1, with its window.
 pub fn provider(steps: &[Value], price: Option<Price>) -> ScriptedProvider {
     let p = ScriptedProvider::from_json(&Value::Array(steps.to_vec()).to_string())
         .unwrap()
         .named("openai")
-        .with_model("gpt-4.1");
+        .with_model("gpt-4.1")
+        .with_context_window(bearagent_providers::default_context_window("gpt-4.1"));
     match price {
         // Priced like an HTTP provider, whose requests cap each call's output.
         Some(price) => p.with_price(price).with_max_output_tokens(4_096),
@@ -65,11 +75,20 @@ pub fn provider(steps: &[Value], price: Option<Price>) -> ScriptedProvider {
 
 /// The workspace the run looks at.
 fn project(s: &Session, agents: bool) {
-    s.write("Cargo.toml", "[package]\nname = \"greeter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
-    s.write("README.md", "# greeter\n\nGreets people in their language.\n");
+    s.write(
+        "Cargo.toml",
+        "[package]\nname = \"greeter\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    s.write(
+        "README.md",
+        "# greeter\n\nGreets people in their language.\n",
+    );
     s.write("docs/architecture.md", architecture_notes());
     s.write("outputs/.gitkeep", "");
-    s.write("src/lib.rs", "pub fn greet(name: &str) -> String {\n    format!(\"Hello, {name}!\")\n}\n");
+    s.write(
+        "src/lib.rs",
+        "pub fn greet(name: &str) -> String {\n    format!(\"Hello, {name}!\")\n}\n",
+    );
     if agents {
         s.write("AGENTS.md", AGENTS_MD);
     }
@@ -105,7 +124,11 @@ async fn take(setup: Setup) -> Value {
         ..RunProfile::default()
     };
     profile.budgets.max_cost_micro_usd = setup.max_cost;
-    let run = s.start("Compare the architecture notes and write the conclusion", profile, provider(&script(setup.answer), setup.price));
+    let run = s.start(
+        "Compare the architecture notes and write the conclusion",
+        profile,
+        provider(&script(setup.answer), setup.price),
+    );
     let mut decided = Vec::new();
     for d in setup.decisions {
         decided.push(s.decide(run, d).await);
@@ -143,13 +166,22 @@ async fn replies(s: &Session, run: RunId) -> (RunId, RunId) {
     };
     let follow = s
         .app
-        .start_follow_up(start("Now add a summary section at the top", "Follow-up"), ThreadStart { run_id: run, at: None })
+        .start_follow_up(
+            start("Now add a summary section at the top", "Follow-up"),
+            ThreadStart {
+                run_id: run,
+                at: None,
+            },
+        )
         .unwrap();
     s.finish(follow).await;
     let at = Some(EventSeq(3));
     let fork = s
         .app
-        .start_follow_up(start("Only list the sections", "Fork"), ThreadStart { run_id: run, at })
+        .start_follow_up(
+            start("Only list the sections", "Fork"),
+            ThreadStart { run_id: run, at },
+        )
         .unwrap();
     s.finish(fork).await;
     (follow, fork)
@@ -179,8 +211,15 @@ pub async fn takes() -> Vec<Value> {
         follow_up: false,
     };
     let setups = vec![
-        Setup { decisions: vec![once(true)], ..base("ask_writes: the write approved", ApprovalMode::AskWrites) },
-        Setup { decisions: vec![once(false)], answer: DECLINED, ..base("ask_writes: the write denied", ApprovalMode::AskWrites) },
+        Setup {
+            decisions: vec![once(true)],
+            ..base("ask_writes: the write approved", ApprovalMode::AskWrites)
+        },
+        Setup {
+            decisions: vec![once(false)],
+            answer: DECLINED,
+            ..base("ask_writes: the write denied", ApprovalMode::AskWrites)
+        },
         Setup {
             decisions: vec![
                 decision(true, "tool_for_run", None),
@@ -188,12 +227,39 @@ pub async fn takes() -> Vec<Value> {
                 decision(false, "once", Some("keep outputs/ as it is, add nothing")),
             ],
             answer: DECLINED,
-            ..base("ask_all: list_dir for the run, the read and the write denied", ApprovalMode::AskAll)
+            ..base(
+                "ask_all: list_dir for the run, the read and the write denied",
+                ApprovalMode::AskAll,
+            )
         },
-        Setup { follow_up: true, ..base("allow_all, then a follow-up, a fork and Compact", ApprovalMode::AllowAll) },
-        Setup { agents: true, follow_up: true, ..base("allow_all with an AGENTS.md, then a follow-up, a fork and Compact", ApprovalMode::AllowAll) },
-        Setup { price: Some(PRICE), max_cost: Some(500_000), ..base("allow_all, priced, a $0.50 limit", ApprovalMode::AllowAll) },
-        Setup { price: Some(PRICE), max_cost: Some(50_000), ..base("allow_all, priced, a $0.05 limit that stops it", ApprovalMode::AllowAll) },
+        Setup {
+            follow_up: true,
+            ..base(
+                "allow_all, then a follow-up, a fork and Compact",
+                ApprovalMode::AllowAll,
+            )
+        },
+        Setup {
+            agents: true,
+            follow_up: true,
+            ..base(
+                "allow_all with an AGENTS.md, then a follow-up, a fork and Compact",
+                ApprovalMode::AllowAll,
+            )
+        },
+        Setup {
+            price: Some(PRICE),
+            max_cost: Some(500_000),
+            ..base("allow_all, priced, a $0.50 limit", ApprovalMode::AllowAll)
+        },
+        Setup {
+            price: Some(PRICE),
+            max_cost: Some(50_000),
+            ..base(
+                "allow_all, priced, a $0.05 limit that stops it",
+                ApprovalMode::AllowAll,
+            )
+        },
     ];
     let mut out = Vec::new();
     for setup in setups {

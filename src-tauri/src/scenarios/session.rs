@@ -109,7 +109,11 @@ impl Session {
         };
         // The request is stored a moment before the loop waits on it.
         tokio::time::timeout(WAIT, async {
-            while let Err(_) = self.app.decide_approval(run, &call, decision.clone()) {
+            while self
+                .app
+                .decide_approval(run, &call, decision.clone())
+                .is_err()
+            {
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
         })
@@ -137,9 +141,9 @@ impl Session {
     pub async fn updates(&self, run: RunId) -> Vec<Value> {
         let last = self.app.get_run(run).unwrap().last_seq;
         let pushed = |events: &[LiveEvent]| {
-            events.iter().any(|e| {
-                matches!(e, LiveEvent::Committed(c) if c.run_id == run && c.seq == last)
-            })
+            events
+                .iter()
+                .any(|e| matches!(e, LiveEvent::Committed(c) if c.run_id == run && c.seq == last))
         };
         tokio::time::timeout(WAIT, async {
             while !pushed(&self.live.lock().unwrap()) {

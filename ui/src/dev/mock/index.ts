@@ -1,19 +1,19 @@
 // Development-only fake of the Rust side, loaded by main.ts for `?mockIpc`
 // in `vite dev` (never part of `vite build`). It answers the same commands
-// with the same shapes and error codes, and pushes the same events: a fake
-// run engine, approvals that continue the run, the demo run (played back
-// from what the Rust runtime records: scenario.ts), and settings in memory.
+// with the same shapes and error codes, and pushes the same events. Every
+// run it starts is one the Rust application recorded (scenario.ts), played
+// back as the user decides (playback.ts); settings live in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { EventPayload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts } from "./artifacts";
 import { compactByHand, eventText } from "./compaction";
-import { MockRunEngine, type MockRun } from "./runEngine";
+import { adoptAnswers, playBack, SeqMap } from "./playback";
+import { MockRunEngine, type MockRun, type NewRun } from "./runEngine";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
-import { DEFAULT_AGENTS_MD, commandScript, followUpScript, longScript, mcpScript, providerScript } from "./scripts";
-import { adoptCreated, DEMO_RECORDING, localise, playBack } from "./scenario";
-import { checkReply, lastWrittenPath, parentsFirst, threadOf } from "./threads";
+import { createdOf, localise, SCENARIOS, scenarioFor, takesFor, takeToContinue, type RecordedRun, type ScenarioName, type Take } from "./scenario";
+import { checkReply, parentsFirst, threadOf } from "./threads";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
@@ -39,23 +39,43 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     streamMs: config.streamMs,
     gateModelCalls: config.gateModelCalls,
     gateCommands: config.gateCommands,
-    onWrite: (workspacePath, relPath, content, runId, before) => {
-      const full = `${workspacePath}/${relPath}`;
-      artifacts.record(runId, relPath, before ?? contents.get(full) ?? null, content);
-      files.add(full);
-      contents.set(full, content);
-    },
-    // A workspace's AGENTS.md is read when the seed lists it among the files.
-    readInstructions: (workspacePath, relPath) => {
-      const full = `${workspacePath}/${relPath}`;
-      return files.has(full) ? (contents.get(full) ?? DEFAULT_AGENTS_MD) : null;
-    },
   });
-  // What the mock's files hold, where it matters for a diff.
-  const contents = new Map<string, string>();
   const artifacts = new MockArtifacts((runId, payload) => {
     engine.commit(runOf(engine, runId), payload, null);
   });
+
+  /** Lists a file a recorded run changed, as the recording lists it; the workspace has it or not. */
+  function recordArtifact(run: MockRun, recorded: RecordedRun, payload: Extract<EventPayload, { type: "artifact_recorded" }>): void {
+    const item = recorded.artifacts.find((a) => a.path === payload.path);
+    const diff = recorded.diffs[payload.path];
+    if (!item || !diff) return;
+    const full = recorded.full_diffs[payload.path] ?? null;
+    artifacts.record(run.id, payload.path, { item, diff, full, beforeHash: payload.before_hash, afterHash: payload.after_hash });
+    const path = `${run.projection.workspace_path}/${payload.path}`;
+    if (payload.after_hash === null) files.delete(path);
+    else files.add(path);
+  }
+
+  /** The run's ids in place of the recording's: its workspace, its take's run (`runs[0]`), follow-up and fork. */
+  const idsOf = (run: MockRun, runs: (string | null)[]) => ({ workspacePath: run.projection.workspace_path, workspaceId: run.projection.workspace_id, runs });
+
+  /** Plays `takes` on `run` from its scenario, `pick` choosing the take's recording (with `runs` as its ids). */
+  function play(run: MockRun, name: ScenarioName, takes: Take[], pick: (t: Take) => RecordedRun | undefined, runs: (string | null)[]) {
+    const scenario = SCENARIOS[name];
+    run.scenario = name;
+    const local = (t: Take) => localise(scenario, pick(t) as RecordedRun, idsOf(run, runs));
+    engine.drive(run, () => playBack(engine, run, takes, local, { stepMs: config.stepMs, streamMs: config.streamMs, onArtifact: recordArtifact }));
+    return { runId: run.id };
+  }
+
+  /** A run whose request no recording matches: it fails at once, saying so (and the console says it too). */
+  function unrecorded(spec: NewRun, reason: string) {
+    const run = engine.create(spec);
+    console.error(reason);
+    engine.commit(run, { type: "run_started" });
+    engine.commit(run, { type: "run_failed", reason });
+    return { runId: run.id };
+  }
 
   function open(rawPath: string): WorkspaceView {
     const path = normalise(rawPath);
@@ -92,9 +112,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const price = priceFromView(provider?.price);
     const workspace = checkStart(request, workspaceById(request.workspaceId), known, price !== null);
     open(workspace.path);
-    // The run takes its profile's compaction setting (the form already filled in the rest).
     const profile = settings.view().profiles.find((p) => p.name === request.profile);
-    const run = engine.create({
+    const spec: NewRun = {
       workspace,
       goal: request.goal.trim(),
       provider: request.provider,
@@ -103,30 +122,33 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       approvalMode: request.approvalMode,
       budgets: request.budgets,
       price,
+    };
+    const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal);
+    const shape = {
+      approvalMode: request.approvalMode,
+      budgets: request.budgets,
+      price,
+      instructions: files.has(`${workspace.path}/AGENTS.md`),
       contextWindow: provider?.contextWindow ?? null,
-      compactAtPermille: profile?.contextCaps.compact_at_permille,
-    });
-    // Like the runtime: each enabled MCP server starts with the run.
-    // The demo model's run is the one the runtime recorded (with this run's own run_created).
-    if (request.provider === "demo") return playDemo(run, false);
-    const servers = settings.mcp.startups();
-    // A goal about tests gets a run that uses run_command; one naming MCP calls the servers' tools;
-    // one about long files reads logs that fill the window, so it compacts.
-    const script = /\btests?\b/i.test(request.goal)
-      ? commandScript()
-      : /\blong\b/i.test(request.goal)
-        ? longScript()
-        : ((/\bmcp\b/i.test(request.goal) ? mcpScript(servers) : null) ?? providerScript(request.goal));
-    engine.start(run, script, servers);
-    return { runId: run.id };
+    };
+    const takes = takesFor(SCENARIOS[name], shape);
+    if (typeof takes === "string") return unrecorded(spec, takes);
+    const run = engine.create({ ...spec, recorded: createdOf(takes[0].run) });
+    return play(run, name, takes, (t) => t.run, [run.id]);
   }
 
-  /** Like `reply_to_run`: a follow-up (or, with `atSeq`, a fork) with the parent's workspace, provider and settings. */
+  /** Like `reply_to_run`: a follow-up (or, with `atSeq`, a fork) with the parent's workspace, provider and settings, as its take recorded it. */
   function replyToRun(runId: string, message: string, atSeq: number | null) {
-    const { created, parent, goal } = checkReply(engine, runId, message, atSeq, {
+    const { created, parent, goal, parentRun } = checkReply(engine, runId, message, atSeq, {
       provider: (name) => name === "demo" || settings.hasProvider(name),
       folder: (path) => directories.has(path),
     });
+    const take = takeToContinue(parentRun.takes, parentRun.decided.length);
+    const role = atSeq === null ? "follow_up" : "fork";
+    const recorded = take?.[role];
+    if (!take || !recorded || !parentRun.scenario) {
+      throw new MockError({ code: "internal", message: `the UI mock has no recorded ${role.replace("_", "-")} of run ${runId}: record one in src-tauri/src/scenarios/` });
+    }
     const workspace = workspaceById(created.workspace_id) ?? open(created.workspace_path);
     const run = engine.create({
       workspace,
@@ -136,45 +158,41 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       profile: created.profile,
       approvalMode: created.approval_mode,
       budgets: created.budgets,
-      price: created.price ?? null,
-      commands: created.commands,
       parent,
-      // Like the runtime: the provider's window as configured now, the parent's compaction setting.
-      contextWindow: settings.view().providers.find((p) => p.name === created.provider)?.contextWindow ?? null,
-      compactAtPermille: created.context_caps.compact_at_permille,
+      recorded: createdOf(recorded),
     });
-    const demo = created.provider === "demo";
-    const path = demo ? "docs/plan.md" : (lastWrittenPath(engine, parent) ?? "README.md");
-    const full = `${created.workspace_path}/${path}`;
-    const content = files.has(full) ? (contents.get(full) ?? `# ${path}\n`) : null;
-    engine.start(run, followUpScript(demo, goal, path, content), settings.mcp.startups());
-    return { runId: run.id };
+    run.role = role;
+    const runs = role === "follow_up" ? [parentRun.id, run.id] : [parentRun.id, null, run.id];
+    return play(run, parentRun.scenario, [take], (t) => t[role], runs);
   }
 
-  /** Plays the recorded demo back on `run` (`adopt`: with the recorded run_created, as "Try the demo" starts it). */
-  function playDemo(run: MockRun, adopt: boolean) {
-    const ids = { workspacePath: run.projection.workspace_path, workspaceId: run.projection.workspace_id, runId: run.id };
-    const approved = localise(DEMO_RECORDING.approved, ids);
-    const denied = localise(DEMO_RECORDING.denied, ids);
-    if (adopt) adoptCreated(run, approved);
-    engine.drive(run, () =>
-      playBack(engine, run, approved, denied, {
-        stepMs: config.stepMs,
-        streamMs: config.streamMs,
-        onArtifact: (r, relPath, content, item, diff) => {
-          const full = `${r.projection.workspace_path}/${relPath}`;
-          artifacts.recordRecorded(r.id, relPath, contents.get(full) ?? null, content, item, diff);
-          if (content === null) {
-            files.delete(full);
-            contents.delete(full);
-          } else {
-            files.add(full);
-            contents.set(full, content);
-          }
-        },
-      }),
+  /** "Compact" on a finished run: the compaction recorded with its take. */
+  function recordedCompaction(runId: string) {
+    const run = runOf(engine, runId);
+    const take = run.role === "run" && run.scenario ? run.takes[0] : undefined;
+    return take?.compacted && run.scenario ? localise(SCENARIOS[run.scenario], take.compacted, idsOf(run, [run.id])) : null;
+  }
+
+  /** A finished run the Rust app recorded, stored as if it ran earlier (`MockSeed.recorded`). */
+  function seedRecorded(workspace: WorkspaceView, seed: { runId: string; scenario: ScenarioName; take?: number }) {
+    const scenario = SCENARIOS[seed.scenario];
+    const take = scenario.takes[seed.take ?? 0];
+    const recorded = createdOf(take.run);
+    const run = engine.create(
+      { workspace, goal: recorded.goal, provider: "openai", model: "gpt-4.1", profile: recorded.profile, approvalMode: recorded.approval_mode, budgets: recorded.budgets, recorded },
+      undefined,
+      seed.runId,
     );
-    return { runId: run.id };
+    Object.assign(run, { scenario: seed.scenario, takes: [take] });
+    const local = localise(scenario, take.run, idsOf(run, [run.id]));
+    const seqs = new SeqMap();
+    for (const u of local.updates) {
+      if (u.kind !== "run_event" || u.event.seq === 1) continue;
+      const e = engine.commit(run, u.event.payload, u.event.cause === null ? null : seqs.mock(u.event.cause), { silent: true, at: u.event.at });
+      seqs.set(u.event.seq, e.seq);
+      adoptAnswers(engine, run, local, u.event, e.seq);
+      if (u.event.payload.type === "artifact_recorded") recordArtifact(run, local, u.event.payload);
+    }
   }
 
   /** Like `start_demo_run`: the sample workspace in a temp folder, and the recorded demo run on it. */
@@ -184,18 +202,19 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     directories.add(path);
     for (const rel of ["README.md", "docs/notes.md", "src/greeter.py"]) files.add(`${path}/${rel}`);
     const workspace = open(path);
-    const created = DEMO_RECORDING.approved.events[0].payload;
-    if (created.type !== "run_created") throw new Error("the recorded demo does not start with run_created");
+    const takes = SCENARIOS.demo.takes;
+    const recorded = createdOf(takes[0].run);
     const run = engine.create({
       workspace,
-      goal: created.goal,
-      provider: created.provider,
-      model: created.model,
-      profile: created.profile,
-      approvalMode: created.approval_mode,
-      budgets: created.budgets,
+      goal: recorded.goal,
+      provider: recorded.provider,
+      model: recorded.model,
+      profile: recorded.profile,
+      approvalMode: recorded.approval_mode,
+      budgets: recorded.budgets,
+      recorded,
     });
-    return [workspace, playDemo(run, true)];
+    return [workspace, play(run, "demo", takes, (t) => t.run, [run.id])];
   }
 
   for (const path of config.recent) open(path);
@@ -203,7 +222,10 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const workspace = workspaces.get(normalise(path)) ?? open(path);
     for (const summary of parentsFirst(runs)) seedFromSummary(engine, workspace, summary);
   }
-  for (const [runId, seeds] of Object.entries(config.artifacts)) artifacts.seed(runId, seeds);
+  for (const [path, seeds] of Object.entries(config.recorded)) {
+    const workspace = workspaces.get(normalise(path)) ?? open(path);
+    for (const seed of seeds) seedRecorded(workspace, seed);
+  }
   current = config.current ? open(config.current) : null;
 
   mockWindows("main");
@@ -232,11 +254,16 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "get_thread":
             return threadOf(engine, String(input.runId));
           case "compact_run":
-            return compactByHand(engine, String(input.runId), {
-              known: (name) => name === "demo" || settings.hasProvider(name),
-              // Like Test connection: a server on port 9 refuses.
-              answers: (name) => !/localhost:9\b|127\.0\.0\.1:9\b/.test(settings.view().providers.find((p) => p.name === name)?.baseUrl ?? ""),
-            });
+            return compactByHand(
+              engine,
+              String(input.runId),
+              {
+                known: (name) => name === "demo" || settings.hasProvider(name),
+                // Like Test connection: a server on port 9 refuses.
+                answers: (name) => !/localhost:9\b|127\.0\.0\.1:9\b/.test(settings.view().providers.find((p) => p.name === name)?.baseUrl ?? ""),
+              },
+              recordedCompaction,
+            );
           case "event_text":
             return eventText(engine, String(input.runId), String(input.blob ?? ""));
           case "cancel_run":
@@ -370,7 +397,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       run.owner = { kind: "nobody" };
       void pushLive({ kind: "run_aborted", runId, message });
     },
-    editFile: (runId: string, path: string, content: string | null) => artifacts.touch(runId, path, content),
+    editFile: (runId: string, path: string) => artifacts.touch(runId, path),
     removeFolder: (path: string) => void directories.delete(normalise(path)),
     requestQuit() {
       const active = [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);

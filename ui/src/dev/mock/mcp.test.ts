@@ -4,7 +4,6 @@ import { envelope } from "../../lib/runs/testSupport";
 import { MockError } from "./errors";
 import { MockMcpServers } from "./mcp";
 import { project } from "./projection";
-import { mcpScript } from "./scripts";
 
 const everything: McpServerView = {
   name: "everything",
@@ -63,23 +62,6 @@ describe("mock MCP servers", () => {
     expect(result.tools.some((t) => t.destructiveHint === true)).toBe(true);
     expect(errorOf(() => mcp.test("broken"))).toMatchObject({ code: "unavailable", message: expect.stringMatching(/could not start `nope`/) });
     expect(errorOf(() => mcp.test("ghost"))).toMatchObject({ code: "not_found" });
-  });
-
-  it("starts the enabled servers with a run, in name order, and scripts an MCP run from their tools", () => {
-    const mcp = new MockMcpServers([everything, broken, { ...everything, name: "off", enabled: false }]);
-    const startups = mcp.startups();
-    expect(startups.map((s) => [s.type, "server" in s ? s.server : null])).toEqual([
-      ["mcp_server_unavailable", "broken"],
-      ["mcp_server_started", "everything"],
-    ]);
-    const started = startups[1];
-    if (started.type !== "mcp_server_started") throw new Error("expected a start");
-    expect(started.tools[0]).toMatchObject({ name: "everything__echo", tool: "echo", read_only_hint: true, input_schema: { type: "object", required: ["message"] } });
-
-    const script = mcpScript(startups)!;
-    expect(script.map((s) => s.call?.tool ?? "answer")).toEqual(["everything__echo", "everything__trigger-long-running-operation", "answer"]);
-    expect(script[1].call?.progress).toEqual(["[1/4] step 1 of 4\n", "[2/4] step 2 of 4\n", "[3/4] step 3 of 4\n", "[4/4] step 4 of 4\n"]);
-    expect(mcpScript([startups[0]])).toBeNull();
   });
 
   it("records server reports only while the run is in progress, like the kernel", () => {

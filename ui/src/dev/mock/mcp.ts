@@ -142,31 +142,6 @@ export class MockMcpServers {
     };
   }
 
-  /** What a run records for each enabled server when it starts: its tools, or why it is unavailable. */
-  startups(): EventPayload[] {
-    return this.views()
-      .filter((s) => s.enabled)
-      .map((s): EventPayload => {
-        try {
-          const t = this.test(s.name);
-          const schemas = new Map((isEverything(s) ? EVERYTHING_TOOLS : GENERIC_TOOLS).map((x) => [x.tool, x.schema]));
-          const tools: McpToolRecord[] = t.tools.map((x) => ({
-            name: x.exposedName,
-            tool: x.name,
-            title: x.title,
-            description: x.description,
-            input_schema: schemas.get(x.name) ?? object(),
-            read_only_hint: x.readOnlyHint,
-            destructive_hint: x.destructiveHint,
-          }));
-          return { type: "mcp_server_started", server: s.name, server_name: t.serverName, server_version: t.serverVersion, protocol_version: t.protocolVersion, startup_ms: t.startupMs, tools };
-        } catch (e) {
-          if (e instanceof MockError) return { type: "mcp_server_unavailable", server: s.name, reason: e.error.message };
-          throw e;
-        }
-      });
-  }
-
   #withPresence(s: McpServerView): McpServerView {
     const present = (name: string, source: SecretSourceView): SecretSourceView =>
       source.kind === "keychain" ? { kind: "keychain", present: this.#secrets.has(`${s.name}:${name}`) } : { ...source };

@@ -12,24 +12,8 @@ import type {
 } from "../../bindings";
 import type { MockRun, MockRunEngine } from "./runEngine";
 import { isTerminal } from "../../lib/runs/status";
-import { visibleHistory } from "./compaction";
 import { summary } from "./projection";
 import { MockError } from "./settings";
-
-export const MOCK_TOOLS: ModelContextView["tools"] = [
-  { name: "list_dir", description: "List the entries of a folder in the workspace.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
-  { name: "read_file", description: "Read a UTF-8 text file in the workspace.", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
-  {
-    name: "write_file",
-    description: "Create or replace a text file in the workspace (asks first).",
-    parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] },
-  },
-  {
-    name: "run_command",
-    description: "Run one shell command line in the workspace, in a sandbox. Returns the exit code and the output. Commands may need the user's approval.",
-    parameters: { type: "object", properties: { command: { type: "string" }, cwd: { type: "string" }, timeout_secs: { type: "integer", minimum: 1 } }, required: ["command"] },
-  },
-];
 
 export function runOf(engine: MockRunEngine, runId: string): MockRun {
   const run = engine.runs.get(runId);
@@ -91,56 +75,11 @@ export function checkStart(request: StartRunRequest, workspace: WorkspaceView | 
 }
 
 /** One run's part of the conversation: its goal, its calls and results, its final answer. */
-function conversation(events: readonly EventEnvelope[]): ModelContextView["history"] {
-  const history: ModelContextView["history"] = [];
-  for (const event of events) {
-    const p = event.payload;
-    if (p.type === "run_created") history.push({ type: "message", role: "user", content: p.goal });
-    else if (p.type === "model_call_completed" && p.action.type === "tool_calls") {
-      for (const call of p.action.calls) history.push({ type: "tool_call", ...call });
-    } else if (p.type === "model_call_completed" && p.action.type === "final_answer") {
-      history.push({ type: "message", role: "assistant", content: p.action.content });
-    } else if (p.type === "tool_call_completed" || p.type === "tool_call_failed") {
-      history.push({ type: "tool_result", ...p.result });
-    }
-  }
-  return history;
-}
-
-/** How a compaction's summary opens in the history (the runtime's words). */
-const SUMMARY_HEAD = "Summary of the conversation so far (earlier messages were compacted into it):";
-
-/**
- * What the model saw for a model call: rebuilt from the events before it,
- * after the conversation of the runs it continues (a follow-up or fork),
- * with the AGENTS.md it loaded in the system prompt. After a compaction:
- * the run's goal (when it compacted itself), the summary, then what the
- * summary did not replace.
- */
+/** Like `model_context`: what the model was sent for a call, as the run's recording holds it. */
 export function modelContext(engine: MockRunEngine, runId: string, requestedSeq: number): ModelContextView {
-  const run = runOf(engine, runId);
-  const requested = run.events[requestedSeq - 1];
-  if (!requested || requested.payload.type !== "model_call_requested") {
-    throw new MockError({ code: "not_found", message: `no model call requested at seq ${requestedSeq}` });
-  }
-  const seen = visibleHistory(engine, run, requestedSeq);
-  const history: ModelContextView["history"] = [];
-  if (seen.summary !== null) {
-    if (seen.ownGoal) history.push({ type: "message", role: "user", content: run.projection.goal });
-    history.push({ type: "message", role: "user", content: `${SUMMARY_HEAD}\n${seen.summary}` });
-  }
-  history.push(...conversation(seen.events));
-  const lines = [
-    "You are BearAgent, a coding agent working inside one workspace folder.",
-    `Workspace: ${run.projection.workspace_path}`,
-    "Use the tools to read and change files; every change may need the user's approval.",
-    "When you are done, reply with a final answer.",
-  ];
-  const loaded = new Set(run.events.slice(0, requestedSeq - 1).flatMap((e) => (e.payload.type === "instructions_loaded" ? [e.payload.path] : [])));
-  const instructions = [...run.instructions].filter(([path]) => loaded.has(path));
-  if (instructions.length > 0) lines.push("", "Project instructions follow. Those in a deeper folder take precedence for files under that folder.");
-  for (const [path, text] of instructions) lines.push("", `--- ${path} ---`, text);
-  return { system: lines.join("\n"), history, tools: MOCK_TOOLS, version: "c1", bytes: requested.payload.context_bytes };
+  const context = runOf(engine, runId).contexts.get(requestedSeq);
+  if (!context) throw new MockError({ code: "not_found", message: `no model call requested at seq ${requestedSeq}` });
+  return context;
 }
 
 const BUDGET_KINDS: BudgetKind[] = ["model_calls", "tool_calls", "input_tokens", "output_tokens", "wall_time", "cost"];

@@ -1,156 +1,132 @@
-// Development-only: the demo run played back from what the Rust runtime
-// records (fixtures/scenarios/demo.json, written by
-// src-tauri/crates/runtime/tests/ui_scenarios.rs). Nothing here decides
-// what the run does: the events, the model's text, the artifact list and
-// the diff are the recorded ones; only the user's decision picks the
-// approved or the denied recording, and its scope and reason go in.
-import type { ArtifactItem, DecisionInput, DiffHunkView, EventEnvelope, EventPayload, FileDiffView } from "../../bindings";
-import recorded from "./fixtures/scenarios/demo.json";
-import { emptyProjection } from "./projection";
-import { sleep, type MockRun, type MockRunEngine } from "./runEngine";
+// Development-only: the runs the Rust application recorded for the mock
+// (fixtures/scenarios/*.json, written by src-tauri/src/scenarios/), in the
+// exact form the shell sends over IPC. Nothing here decides what a run
+// does: a run plays a recorded take back; the user's decisions only pick
+// which take (one per sequence of decisions), and a request no take was
+// recorded for is refused, so the mock cannot show what the runtime
+// would not do.
+import type { ArtifactItem, Budgets, DecisionInput, EventPayload, FileDiffView, LiveUpdate, ModelContextView, Price } from "../../bindings";
+import changes from "./fixtures/scenarios/changes.json";
+import commands from "./fixtures/scenarios/commands.json";
+import demo from "./fixtures/scenarios/demo.json";
+import long from "./fixtures/scenarios/long.json";
+import mcp from "./fixtures/scenarios/mcp.json";
+import provider from "./fixtures/scenarios/provider.json";
 
-/** One recorded run: its events (as `list_events` returns them), its artifacts and their diffs (as the application API returns them). */
+/** Everything recorded of one run: what was pushed, in order, and what the window could ask afterwards. */
 export interface RecordedRun {
-  events: EventEnvelope[];
-  artifacts: RecordedArtifact[];
-  diffs: Record<string, RecordedDiff>;
+  updates: LiveUpdate[];
+  /** Stored output of each command, by call id (`command_output`). */
+  outputs: Record<string, string>;
+  /** The context of each model call, by the seq of its `model_call_requested` (`model_context`). */
+  contexts: Record<string, ModelContextView>;
+  /** Instructions and summaries, by blob hash (`event_text`). */
+  texts: Record<string, string>;
+  /** The changed files at the end (`list_artifacts`) and their diffs (`artifact_diff`; `full_diffs` where the full one differs). */
+  artifacts: ArtifactItem[];
+  diffs: Record<string, FileDiffView>;
+  full_diffs: Record<string, FileDiffView>;
 }
 
-/** The runtime's `ArtifactView`, field by field (the shell maps it to `ArtifactItem`). */
-export interface RecordedArtifact {
-  path: string;
-  change: ArtifactItem["change"];
-  review: "pending" | "kept" | "reverted";
-  disk: "run_version" | "before_version" | "changed_since";
-  before_bytes: number;
-  after_bytes: number;
-  lines: { added: number; removed: number } | null;
+export interface Take {
+  name: string;
+  /** The user's decisions, in the order the run asked. */
+  decisions: DecisionInput[];
+  run: RecordedRun;
+  /** A reply to the finished run, and a fork of it. */
+  follow_up?: RecordedRun;
+  fork?: RecordedRun;
+  /** What "Compact" on the finished run appended, and the summary's text. */
+  compacted?: { updates: LiveUpdate[]; texts: Record<string, string> };
 }
 
-/** The runtime's `FileDiff` as serde writes it (the shell renames the hunks' fields). */
-export type RecordedDiff =
-  | { kind: "binary"; before_bytes: number; after_bytes: number }
-  | {
-      kind: "text";
-      added: number;
-      removed: number;
-      stats_only: boolean;
-      hunks: { old_start: number; old_len: number; new_start: number; new_len: number; lines: { kind: "context" | "added" | "removed"; old_line: number | null; new_line: number | null; text: string }[] }[];
-    };
-
-export interface DemoRecording {
-  placeholders: { workspace_path: string; workspace_id: string; run_id: string };
-  approved: RecordedRun;
-  denied: RecordedRun;
+export interface Scenario {
+  placeholders: { workspace_path: string; workspace_id: string; data_folder: string; runs: string[] };
+  takes: Take[];
 }
 
-export const DEMO_RECORDING = recorded as unknown as DemoRecording;
+export const SCENARIOS = { changes, commands, demo, long, mcp, provider } as unknown as Record<ScenarioName, Scenario>;
+export type ScenarioName = "changes" | "commands" | "demo" | "long" | "mcp" | "provider";
 
-/** The recorded run with this run's workspace path, workspace id and run id in place of the placeholders. */
-export function localise(run: RecordedRun, ids: { workspacePath: string; workspaceId: string; runId: string }, rec = DEMO_RECORDING): RecordedRun {
-  const { workspace_path, workspace_id, run_id } = rec.placeholders;
-  const text = JSON.stringify(run).replaceAll(workspace_path, ids.workspacePath).replaceAll(workspace_id, ids.workspaceId).replaceAll(run_id, ids.runId);
-  return JSON.parse(text) as RecordedRun;
+/** Which recorded scenario a goal starts (as the mock's "model" would go about it). */
+export function scenarioFor(goal: string): ScenarioName {
+  if (/\btests?\b/i.test(goal)) return "commands";
+  if (/\blong\b/i.test(goal)) return "long";
+  if (/\bmcp\b/i.test(goal)) return "mcp";
+  return "provider";
 }
 
-/** Like the shell's `FileDiffView::from`. */
-export function diffView(d: RecordedDiff): FileDiffView {
-  if (d.kind === "binary") return d;
-  const hunks: DiffHunkView[] = d.hunks.map((h) => ({
-    oldStart: h.old_start,
-    oldLen: h.old_len,
-    newStart: h.new_start,
-    newLen: h.new_len,
-    lines: h.lines.map((l) => ({ kind: l.kind, oldLine: l.old_line, newLine: l.new_line, text: l.text })),
-  }));
-  return { kind: "text", added: d.added, removed: d.removed, stats_only: d.stats_only, hunks };
-}
-
-/** Like the shell's `ArtifactItem::from`. */
-export function artifactItem(a: RecordedArtifact): ArtifactItem {
-  const state =
-    a.review === "reverted" && a.disk === "before_version"
-      ? "reverted"
-      : a.disk === "changed_since" || a.review === "reverted"
-        ? "conflict"
-        : a.review;
-  return { path: a.path, change: a.change, state, beforeBytes: a.before_bytes, afterBytes: a.after_bytes, lines: a.lines };
-}
-
-export interface PlaybackOptions {
-  stepMs: number;
-  streamMs: number;
-  /** The run recorded `artifact_recorded` for `path`: `content` is what the call wrote (null: deleted). */
-  onArtifact(run: MockRun, path: string, content: string | null, item: ArtifactItem, diff: FileDiffView): void;
-}
-
-/** Gives `run` the recorded `run_created` (with its own ids and workspace). */
-export function adoptCreated(run: MockRun, approved: RecordedRun): void {
-  const created = approved.events[0];
-  if (created?.payload.type !== "run_created") throw new Error("the recorded demo does not start with run_created");
-  run.events[0] = { ...run.events[0], payload: created.payload };
-  run.projection = emptyProjection(run.events[0]);
+/** `value` with the recording's placeholders replaced: its workspace, and run `i` of the take by `runs[i]` (null: left). */
+export function localise<T>(scenario: Scenario, value: T, ids: { workspacePath: string; workspaceId: string; runs: (string | null)[] }): T {
+  const { workspace_path, workspace_id, runs } = scenario.placeholders;
+  let text = JSON.stringify(value).replaceAll(workspace_path, ids.workspacePath).replaceAll(workspace_id, ids.workspaceId);
+  ids.runs.forEach((id, i) => {
+    if (id !== null) text = text.replaceAll(runs[i], id);
+  });
+  return JSON.parse(text) as T;
 }
 
 /**
- * Commits the recorded events in order, a step apart, streaming each
- * model call's text before its `model_call_completed`; at the recorded
- * approval it waits for the user and goes on with the approved or the
- * denied recording. Seqs and causes follow the run (an interruption and
- * resume in between shifts them).
+ * The take a run's follow-up continues: one matching every decision made;
+ * a run stopped before its next question wrote nothing, as after a denial.
  */
-export async function playBack(engine: MockRunEngine, run: MockRun, approved: RecordedRun, denied: RecordedRun, options: PlaybackOptions): Promise<void> {
-  const seqs = new Map<number, number>([[1, 1]]);
-  let recording = approved;
-  const writes = new Map<string, string | null>();
-  const commit = async (e: EventEnvelope, payload: EventPayload = e.payload): Promise<boolean> => {
-    await sleep(options.stepMs);
-    if (run.cancelled) {
-      engine.commit(run, { type: "run_cancelled", reason: "cancelled by the user" });
-      return false;
-    }
-    const cause = e.cause === null ? null : (seqs.get(e.cause) ?? e.cause);
-    if (payload.type === "model_call_completed") {
-      for (const text of payload.text?.match(/\S+\s*/g) ?? []) {
-        await sleep(options.streamMs);
-        engine.options.push({ kind: "model_text", runId: run.id, modelCall: cause ?? 0, text });
-      }
-    }
-    if (payload.type === "tool_call_requested" && payload.call.tool_name === "write_file") {
-      const content = (payload.call.arguments as { content?: unknown }).content;
-      writes.set(payload.call.call_id, typeof content === "string" ? content : null);
-    }
-    seqs.set(e.seq, engine.commit(run, payload, cause).seq);
-    if (payload.type === "artifact_recorded") {
-      const artifact = recording.artifacts.find((a) => a.path === payload.path);
-      const diff = recording.diffs[payload.path];
-      if (artifact && diff) options.onArtifact(run, payload.path, writes.get(payload.call_id) ?? null, artifactItem(artifact), diffView(diff));
-    }
-    return true;
-  };
-  const asked = approved.events.findIndex((e) => e.payload.type === "approval_requested");
-  for (const e of approved.events.slice(1, asked + 1)) if (!(await commit(e))) return;
-  const decision = await new Promise<DecisionInput | "cancel">((resolve) => (run.waiting = resolve));
-  run.waiting = null;
-  if (decision === "cancel") {
-    engine.commit(run, { type: "run_cancelled", reason: "cancelled while waiting for approval" });
-    return;
-  }
-  recording = decision.approve ? approved : denied;
-  for (const e of recording.events.slice(asked + 1)) if (!(await commit(e, decided(e.payload, decision)))) return;
+export function takeToContinue(takes: Take[], decided: number): Take | null {
+  return takes.find((t) => t.decisions[decided]?.approve === false) ?? takes[0] ?? null;
 }
 
-/** The recorded decision's events with the user's scope and reason. */
-function decided(p: EventPayload, d: DecisionInput): EventPayload {
-  const why = d.reason ? `: ${d.reason}` : "";
-  switch (p.type) {
-    case "approval_granted":
-      return { ...p, scope: d.scope };
-    case "approval_denied":
-      return { ...p, scope: d.scope, reason: d.reason };
-    case "tool_call_failed":
-      return p.result.content === "the user denied this call" ? { ...p, result: { ...p.result, content: `the user denied this call${why}` } } : p;
-    default:
-      return p;
-  }
+export function createdOf(run: RecordedRun): Extract<EventPayload, { type: "run_created" }> {
+  const first = run.updates.find((u) => u.kind === "run_event");
+  if (first?.kind !== "run_event" || first.event.payload.type !== "run_created") throw new Error("a recorded run must start with run_created");
+  return first.event.payload;
+}
+
+/** What a start request must share with a recording for the recording to be what the runtime would do. */
+export interface RunRequestShape {
+  approvalMode: string;
+  budgets: Budgets;
+  price: Price | null;
+  /** The workspace has an AGENTS.md at its root. */
+  instructions: boolean;
+  /** The provider's configured window (null: its model's). */
+  contextWindow: number | null;
+}
+
+/** The takes recorded for `shape`, or why there is none. */
+export function takesFor(scenario: Scenario, shape: RunRequestShape): Take[] | string {
+  const why: string[] = [];
+  const found = scenario.takes.filter((take) => {
+    const created = createdOf(take.run);
+    const events = take.run.updates.flatMap((u) => (u.kind === "run_event" ? [u.event.payload] : []));
+    const loaded = events.some((p) => p.type === "instructions_loaded" && p.path === "AGENTS.md");
+    const requested = events.find((p) => p.type === "model_call_requested");
+    const window = requested?.type === "model_call_requested" ? (requested.context_window ?? null) : null;
+    const differs = [
+      created.approval_mode !== shape.approvalMode && `approval mode ${created.approval_mode}`,
+      canonical(created.budgets) !== canonical(shape.budgets) && `budgets ${canonical(created.budgets)}`,
+      canonical(created.price ?? null) !== canonical(shape.price) && `price ${canonical(created.price ?? null)}`,
+      loaded !== shape.instructions && (loaded ? "an AGENTS.md" : "no AGENTS.md"),
+      shape.contextWindow !== null && window !== shape.contextWindow && `a ${window}-token window`,
+    ].filter(Boolean);
+    if (differs.length > 0) why.push(`“${take.name}” has ${differs.join(", ")}`);
+    return differs.length === 0;
+  });
+  return found.length > 0 ? found : `the UI mock has no recording of this run (${why.join("; ")}): record one in src-tauri/src/scenarios/`;
+}
+
+/** `value` as JSON with its keys sorted (serde writes them sorted, the UI in its own order). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+}
+
+/** The user's decision is the one a take recorded (the reason and prefix as the shell would pass them on). */
+export function sameDecision(recorded: DecisionInput, made: DecisionInput): boolean {
+  const text = (s: string | null | undefined) => (s ?? "").trim() || null;
+  return (
+    recorded.approve === made.approve &&
+    recorded.scope === made.scope &&
+    text(recorded.reason) === text(made.reason) &&
+    (recorded.approve ? text(recorded.allowPrefix) === text(made.allowPrefix) : true)
+  );
 }

@@ -3,7 +3,7 @@
 // (`window.__bearagentMock`).
 import type { CommandSettings, EventPayload, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
-import type { MockArtifactSeed } from "./artifacts";
+import type { ScenarioName } from "./scenario";
 import type { SeededRun } from "./runs";
 
 export interface MockSeed {
@@ -29,8 +29,8 @@ export interface MockSeed {
   gateModelCalls?: boolean;
   /** Commands wait for `__bearagentMock.releaseCommand()` after streaming their output, before finishing. */
   gateCommands?: boolean;
-  /** Files each run changed, by run id (runs started in the mock record their writes themselves). */
-  artifacts?: Record<string, MockArtifactSeed[]>;
+  /** Finished runs the Rust app recorded (a scenario's take), by workspace path, stored with their own ids. */
+  recorded?: Record<string, { runId: string; scenario: ScenarioName; take?: number }[]>;
 }
 
 export const DEFAULT_SEED: Required<MockSeed> = {
@@ -45,7 +45,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   streamMs: 40,
   gateModelCalls: false,
   gateCommands: false,
-  artifacts: {},
+  recorded: {},
 };
 
 export interface MockHooks {
@@ -74,7 +74,7 @@ export interface MockHooks {
   /** Like the run's loop stopping because its events could not be stored: marked failed, then `run-aborted`. */
   abortRun(runId: string, message: string): void;
   /** Change a file a run wrote, as an editor would (makes it a conflict). */
-  editFile(runId: string, path: string, content: string | null): void;
+  editFile(runId: string, path: string): void;
   /** The folder is gone (deleted or moved): runs in it cannot be continued. */
   removeFolder(path: string): void;
   /** Like closing the window: asks before quitting when runs are active. */

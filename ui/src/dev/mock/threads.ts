@@ -67,29 +67,6 @@ export function threadOf(engine: MockRunEngine, runId: string): ThreadRunView[] 
   return chain.reverse();
 }
 
-/** The events of each run `parent` continues, oldest run first, each cut where its follower branched. */
-export function ancestorEvents(engine: MockRunEngine, parent: ParentRun | null | undefined): EventEnvelope[][] {
-  const chain: EventEnvelope[][] = [];
-  let next = parent ?? null;
-  while (next !== null && chain.length < MAX_THREAD_DEPTH) {
-    const run = runOf(engine, next.run_id);
-    chain.push(run.events.filter((e) => e.seq <= next!.through_seq));
-    next = run.projection.parent ?? null;
-  }
-  return chain.reverse();
-}
-
-/** The last file the thread wrote up to the fork point (what a follow-up looks at again). */
-export function lastWrittenPath(engine: MockRunEngine, parent: ParentRun): string | null {
-  for (const events of ancestorEvents(engine, parent).reverse()) {
-    for (let i = events.length - 1; i >= 0; i--) {
-      const p = events[i].payload;
-      if (p.type === "artifact_recorded") return p.path;
-    }
-  }
-  return null;
-}
-
 /** Orders seeded runs so each parent is created before the runs that continue it. */
 export function parentsFirst<T extends { runId: string; parentRunId?: string | null }>(runs: readonly T[]): T[] {
   const ids = new Set(runs.map((r) => r.runId));

@@ -97,7 +97,14 @@ impl Application {
     fn compactable(
         &self,
         run_id: RunId,
-    ) -> Result<(RunProjection, Vec<bearagent_kernel::EventEnvelope>, RecordedRun), AppError> {
+    ) -> Result<
+        (
+            RunProjection,
+            Vec<bearagent_kernel::EventEnvelope>,
+            RecordedRun,
+        ),
+        AppError,
+    > {
         let projection = self.get_run(run_id)?;
         if !(projection.status.is_terminal() || projection.status == RunStatus::Interrupted) {
             return Err(AppError::Conflict(format!(
