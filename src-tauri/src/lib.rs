@@ -55,6 +55,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::artifacts::artifact_diff,
             commands::artifacts::keep_artifact,
             commands::artifacts::revert_artifact,
+            commands::artifacts::revert_hunks,
             commands::artifacts::reapply_artifact,
             commands::artifacts::export_run,
         ])

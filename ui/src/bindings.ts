@@ -72,6 +72,8 @@ export const commands = {
 	 *  unless `force`, which first saves the current content.
 	 */
 	revertArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("revert_artifact", { runId, path, force })),
+	/**  Reverts only these hunks (numbered from 1 in the file's diff). */
+	revertHunks: (runId: string, path: string, hunks: number[], force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("revert_hunks", { runId, path, hunks, force })),
 	reapplyArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("reapply_artifact", { runId, path, force })),
 	/**  Writes the run's JSON export and Markdown report under `<data>/exports`. */
 	exportRun: (runId: string) => typedError<ExportedView, ApiError>(__TAURI_INVOKE("export_run", { runId })),
@@ -136,6 +138,8 @@ export type ArtifactItem = {
 export type ArtifactState = 
 /**  The file holds the run's version; nothing decided. */
 "pending" | "kept" | "reverted" | 
+/**  Some hunks reverted, the others kept. */
+"partial" | 
 /**  Someone changed the file since the run wrote it. */
 "conflict";
 
@@ -467,6 +471,14 @@ replaced_hash: ContentHash | null;
 forced: boolean } | 
 /**  The user undid a revert: the run's version is back. */
 { type: "artifact_reapplied"; path: string; restored_hash: ContentHash | null; replaced_hash: ContentHash | null } | 
+/**
+ *  The user reverted some hunks of the run's change to a file (numbered
+ *  from 1 in the diff from before the run to what the file held); the
+ *  others stay.
+ */
+{ type: "artifact_hunks_reverted"; path: string; hunks: number[]; 
+/**  What the file holds now: the run's change without those hunks. */
+restored_hash: ContentHash | null; replaced_hash: ContentHash | null } | 
 /**  The user reviewed a file and kept the run's version. */
 { type: "artifact_kept"; path: string } | 
 /**
@@ -476,7 +488,9 @@ forced: boolean } |
  *  `ArtifactReapplied` once the file holds `restored_hash`, or
  *  `ReviewAbandoned`.
  */
-{ type: "review_intended"; path: string; action: ReviewAction; restored_hash: ContentHash | null; replaced_hash: ContentHash | null; forced: boolean } | 
+{ type: "review_intended"; path: string; action: ReviewAction; restored_hash: ContentHash | null; replaced_hash: ContentHash | null; forced: boolean; 
+/**  With `RevertHunks`: which hunks (numbered from 1). */
+hunks?: number[] } | 
 /**
  *  An intended revert or re-apply did not take effect: writing the
  *  file failed, or the process stopped before and the file still holds
@@ -741,7 +755,9 @@ export type ReviewAction =
 /**  The version from before the run. */
 "revert" | 
 /**  The run's version, undoing a revert. */
-"reapply";
+"reapply" | 
+/**  The run's version without some of its hunks. */
+"revert_hunks";
 
 export type Role = "system" | "user" | "assistant";
 

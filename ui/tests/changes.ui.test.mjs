@@ -49,6 +49,7 @@ test("changes: badges → diff → revert → re-apply → conflict reverted any
     assert.deepEqual(rows, [
       ["assets/flags.png", "added", "pending"],
       ["config/settings.toml", "modified", "conflict"],
+      ["docs/guide.md", "modified", "pending"],
       ["docs/old-notes.md", "deleted", "pending"],
       ["docs/plan.md", "added", "pending"],
       ["logs/requests.log", "modified", "pending"],
@@ -95,6 +96,26 @@ test("changes: badges → diff → revert → re-apply → conflict reverted any
     assert.ok((await page.locator('[data-testid="diff-view"] .hljs-keyword').count()) > 0);
     await shot(page, "changes-highlight-split-light");
     await byId(page, "diff-mode-unified").click();
+
+    // One hunk of two: reverted by keyboard (n moves to a hunk, Enter reverts it); the other stays.
+    await row(page, "docs/guide.md").getByTestId("artifact-select").click();
+    await page.locator('[data-testid="artifact-row"][data-path="docs/guide.md"][data-selected="true"]').waitFor();
+    await page.locator('[data-testid="hunk-revert"][data-hunk="2"]').waitFor();
+    assert.equal(await row(page, "docs/guide.md").getByTestId("artifact-stats").innerText(), "+2 −2");
+    await byId(page, "diff-view").focus();
+    await page.keyboard.press("n");
+    assert.equal(await page.evaluate(() => document.activeElement?.dataset.hunk), "1");
+    await shot(page, "changes-hunks-light");
+    await page.keyboard.press("Enter");
+    await rowInState(page, "docs/guide.md", "partial").waitFor();
+    assert.match(await row(page, "docs/guide.md").getByTestId("artifact-state").innerText(), /partly reverted/i);
+    assert.equal(await row(page, "docs/guide.md").getByTestId("artifact-stats").innerText(), "+1 −1");
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="diff-hunk"]').length === 1);
+    assert.match(await byId(page, "diff-view").innerText(), /Languages: English, French, Spanish\./);
+    assert.doesNotMatch(await byId(page, "diff-view").innerText(), /Greeter guide \(en, fr, es\)/);
+    const [hunkCall] = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "revert_hunks").map((c) => c.args));
+    assert.deepEqual(hunkCall.hunks, [1]);
+    await shot(page, "changes-hunk-reverted-light");
 
     // Revert → reverted badge → re-apply → back to the run's version.
     await row(page, "src/greeter.py").getByTestId("artifact-revert").click();

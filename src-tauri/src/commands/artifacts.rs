@@ -61,6 +61,22 @@ pub async fn revert_artifact(
         .revert_artifact(parse_run_id(&run_id)?, &path, force)?)
 }
 
+/// Reverts only these hunks (numbered from 1 in the file's diff).
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn revert_hunks(
+    state: State<'_, AppState>,
+    run_id: String,
+    path: String,
+    hunks: Vec<u32>,
+    force: bool,
+) -> Result<(), ApiError> {
+    Ok(state
+        .app()?
+        .revert_hunks(parse_run_id(&run_id)?, &path, &hunks, force)?)
+}
+
 #[tauri::command]
 #[specta::specta]
 #[instrument(skip(state))]

@@ -20,6 +20,8 @@ pub enum ArtifactState {
     Pending,
     Kept,
     Reverted,
+    /// Some hunks reverted, the others kept.
+    Partial,
     /// Someone changed the file since the run wrote it.
     Conflict,
 }
@@ -52,7 +54,10 @@ impl From<ArtifactView> for ArtifactItem {
         };
         let state = match (a.record.review, a.disk) {
             (Review::Reverted, DiskState::BeforeVersion) => ArtifactState::Reverted,
-            (_, DiskState::ChangedSince) | (Review::Reverted, _) => ArtifactState::Conflict,
+            (Review::Partial, DiskState::ReviewedVersion) => ArtifactState::Partial,
+            (_, DiskState::ChangedSince) | (Review::Reverted | Review::Partial, _) => {
+                ArtifactState::Conflict
+            }
             (Review::Kept, _) => ArtifactState::Kept,
             (Review::Pending, _) => ArtifactState::Pending,
         };

@@ -1,7 +1,8 @@
 //! A finished run with every kind of change for the Changes view: files
 //! the file tools modified and created, one a command deleted, a binary
 //! file and a large log a command wrote, and one the user edited since
-//! (a conflict).
+//! (a conflict); then the user reverts one hunk of a file the run changed
+//! in two places.
 
 use super::provider::provider;
 use super::session::Session;
@@ -25,6 +26,14 @@ const FLAGS: &str = "printf '\\211PNG\\r\\n\\032\\n' > assets/flags.png && head 
 /// diff is stats only until asked for in full.
 const SLOW: &str = "sed -i '0~20s/INFO request served/WARN request slow/' logs/requests.log";
 
+/// A guide the run edits at its top and its bottom: two hunks.
+fn guide(top: &str, bottom: &str) -> String {
+    let middle: String = (1..=12)
+        .map(|i| format!("Step {i}: greet, then check the greeting.\n"))
+        .collect();
+    format!("# {top}\n\n{middle}\n{bottom}\n")
+}
+
 fn requests_log() -> String {
     (1..=13_500)
         .map(|i| format!("{i:06} INFO request served in {:3} ms from cache shard {:2} for tenant acme-europe-west\n", (i * 7) % 900, i % 16))
@@ -41,6 +50,14 @@ fn script() -> Vec<Value> {
         write("call_2", "src/lib.rs", LIB_AFTER),
         write("call_3", "docs/plan.md", PLAN),
         write("call_4", "config/settings.toml", SETTINGS_AFTER),
+        write(
+            "call_8",
+            "docs/guide.md",
+            &guide(
+                "Greeter guide (en, fr, es)",
+                "Languages: English, French, Spanish.",
+            ),
+        ),
         call(
             "call_5",
             "run_command",
@@ -66,6 +83,10 @@ async fn take() -> Value {
     );
     s.write("config/settings.toml", SETTINGS_BEFORE);
     s.write("logs/requests.log", requests_log());
+    s.write(
+        "docs/guide.md",
+        guide("Greeter guide", "Languages: English."),
+    );
     let profile = RunProfile {
         approval_mode: ApprovalMode::AllowAll,
         ..RunProfile::default()
@@ -77,7 +98,14 @@ async fn take() -> Value {
     );
     s.finish(run).await;
     s.write("config/settings.toml", SETTINGS_EDITED);
-    let take = json!({"name": "every kind of change, one edited since", "decisions": [], "run": s.recorded(run).await});
+    let mut take = json!({"name": "every kind of change, one edited since", "decisions": [], "run": s.recorded(run).await});
+    s.app
+        .revert_hunks(run, "docs/guide.md", &[1], false)
+        .unwrap();
+    let updates = s.updates(run).await;
+    let changes = s.changes(run);
+    take["hunks_reverted"] =
+        json!([{"path": "docs/guide.md", "hunks": [1], "updates": updates, "changes": changes}]);
     s.placeholders(take, &[run])
 }
 

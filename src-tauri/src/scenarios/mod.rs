@@ -60,9 +60,13 @@ fn check(name: &str, takes: Vec<Value>) {
         return;
     }
     let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(
-        on_disk == text,
-        "{} is stale: run BEARAGENT_UPDATE_FIXTURES=1 cargo test -p bearagent-desktop scenarios, then make the UI's mock flows pass with it",
-        path.display()
-    );
+    if on_disk != text {
+        let fresh = std::env::temp_dir().join(format!("bearagent-scenario-{name}.json"));
+        std::fs::write(&fresh, &text).unwrap();
+        panic!(
+            "{} is stale (what the runtime records now: {}): run BEARAGENT_UPDATE_FIXTURES=1 cargo test -p bearagent-desktop scenarios, then make the UI's mock flows pass with it",
+            path.display(),
+            fresh.display()
+        );
+    }
 }

@@ -188,6 +188,8 @@ pub struct EventsArgs {
 #[derive(Debug, Args)]
 pub struct ChangesArgs {
     pub run_id: String,
+    /// One file: its hunks, numbered from 1 (what `revert --hunk` takes).
+    pub path: Option<String>,
     #[arg(long)]
     pub json: bool,
 }
@@ -202,4 +204,8 @@ pub struct RevertArgs {
     /// saved, so the revert can be undone).
     #[arg(long)]
     pub force: bool,
+    /// Only this hunk of the one file named (as `changes RUN_ID PATH`
+    /// numbers them); repeat for several.
+    #[arg(long = "hunk", value_name = "N")]
+    pub hunks: Vec<u32>,
 }

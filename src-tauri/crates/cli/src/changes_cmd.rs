@@ -13,6 +13,7 @@ fn review_name(r: Review) -> &'static str {
         Review::Pending => "pending",
         Review::Kept => "kept",
         Review::Reverted => "reverted",
+        Review::Partial => "partly reverted",
     }
 }
 
@@ -20,6 +21,7 @@ fn disk_name(d: DiskState) -> &'static str {
     match d {
         DiskState::RunVersion => "run version",
         DiskState::BeforeVersion => "before version",
+        DiskState::ReviewedVersion => "reviewed version",
         DiskState::ChangedSince => "changed since",
     }
 }
@@ -42,6 +44,9 @@ pub fn changes(app: &Application, q: ChangesArgs) -> Exit {
         Ok(r) => r,
         Err(e) => return e,
     };
+    if let Some(path) = &q.path {
+        return crate::hunks_cmd::hunks(app, run, path, q.json);
+    }
     let list = match app.artifacts(run) {
         Ok(l) => l,
         Err(e) => return exit::report(&e),
@@ -82,6 +87,9 @@ pub fn revert(app: &Application, q: RevertArgs) -> Exit {
         Ok(r) => r,
         Err(e) => return e,
     };
+    if !q.hunks.is_empty() {
+        return crate::hunks_cmd::revert_hunks(app, run, &q.paths, &q.hunks, q.force);
+    }
     let paths: Vec<String> = if q.paths.is_empty() {
         match app.artifacts(run) {
             Ok(list) => list

@@ -8,6 +8,7 @@ mod args;
 mod changes_cmd;
 mod compact_cmd;
 mod exit;
+mod hunks_cmd;
 mod mcp_cmd;
 mod query_cmd;
 mod render;

@@ -5,6 +5,7 @@ use bearagent_kernel::{
     Action, EventEnvelope, EventPayload, McpToolRecord, ReviewAction, RunProjection, RunStatus,
     TokenUsage, ToolCall, ToolName, ToolResult, Usd,
 };
+use bearagent_runtime::artifacts::export::hunk_list;
 use bearagent_runtime::RunSummary;
 use serde_json::json;
 
@@ -109,6 +110,7 @@ fn run_event_text(p: &EventPayload) -> String {
         | EventPayload::LoopDetected { .. }
         | EventPayload::ArtifactReverted { .. }
         | EventPayload::ArtifactReapplied { .. }
+        | EventPayload::ArtifactHunksReverted { .. }
         | EventPayload::ArtifactKept { .. }
         | EventPayload::ReviewIntended { .. }
         | EventPayload::ReviewAbandoned { .. }
@@ -144,10 +146,16 @@ fn tool_event_text(p: &EventPayload) -> String {
         EventPayload::LoopDetected { tool_name, repeats, .. } => loop_detected(tool_name, *repeats),
         EventPayload::ArtifactReverted { path, forced, .. } => reverted(path, *forced),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied {path}"),
+        EventPayload::ArtifactHunksReverted { path, hunks, .. } => {
+            format!("reverted {} of {path}", hunk_list(hunks))
+        }
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
-        EventPayload::ReviewIntended { path, action, .. } => match action {
+        EventPayload::ReviewIntended {
+            path, action, hunks, ..
+        } => match action {
             ReviewAction::Revert => format!("reverting {path}…"),
             ReviewAction::Reapply => format!("re-applying {path}…"),
+            ReviewAction::RevertHunks => format!("reverting {} of {path}…", hunk_list(hunks)),
         },
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("{path} was not changed back: {reason}")

@@ -380,6 +380,16 @@ pub enum EventPayload {
         restored_hash: Option<ContentHash>,
         replaced_hash: Option<ContentHash>,
     },
+    /// The user reverted some hunks of the run's change to a file (numbered
+    /// from 1 in the diff from before the run to what the file held); the
+    /// others stay.
+    ArtifactHunksReverted {
+        path: String,
+        hunks: Vec<u32>,
+        /// What the file holds now: the run's change without those hunks.
+        restored_hash: Option<ContentHash>,
+        replaced_hash: Option<ContentHash>,
+    },
     /// The user reviewed a file and kept the run's version.
     ArtifactKept { path: String },
     /// A revert or re-apply is about to change a file (DESIGN principle 10:
@@ -393,6 +403,9 @@ pub enum EventPayload {
         restored_hash: Option<ContentHash>,
         replaced_hash: Option<ContentHash>,
         forced: bool,
+        /// With `RevertHunks`: which hunks (numbered from 1).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        hunks: Vec<u32>,
     },
     /// An intended revert or re-apply did not take effect: writing the
     /// file failed, or the process stopped before and the file still holds
@@ -410,6 +423,8 @@ pub enum ReviewAction {
     Revert,
     /// The run's version, undoing a revert.
     Reapply,
+    /// The run's version without some of its hunks.
+    RevertHunks,
 }
 
 /// Three identical calls with identical results make a loop.
@@ -457,6 +472,7 @@ impl EventPayload {
             EventPayload::CommandFinished { .. } => "command_finished",
             EventPayload::ArtifactReverted { .. } => "artifact_reverted",
             EventPayload::ArtifactReapplied { .. } => "artifact_reapplied",
+            EventPayload::ArtifactHunksReverted { .. } => "artifact_hunks_reverted",
             EventPayload::ArtifactKept { .. } => "artifact_kept",
             EventPayload::ReviewIntended { .. } => "review_intended",
             EventPayload::ReviewAbandoned { .. } => "review_abandoned",

@@ -34,6 +34,11 @@ pub enum FileEffect<'a> {
     Reverted { path: &'a str },
     /// The user undid a revert: the run's version is back.
     Reapplied { path: &'a str },
+    /// The user reverted some hunks: the file holds `now`.
+    HunksReverted {
+        path: &'a str,
+        now: &'a Option<ContentHash>,
+    },
     /// The user reviewed the file and kept the run's version.
     Kept { path: &'a str },
 }
@@ -104,6 +109,14 @@ impl EventPayload {
             }),
             EventPayload::ArtifactReverted { path, .. } => Some(FileEffect::Reverted { path }),
             EventPayload::ArtifactReapplied { path, .. } => Some(FileEffect::Reapplied { path }),
+            EventPayload::ArtifactHunksReverted {
+                path,
+                restored_hash,
+                ..
+            } => Some(FileEffect::HunksReverted {
+                path,
+                now: restored_hash,
+            }),
             EventPayload::ArtifactKept { path } => Some(FileEffect::Kept { path }),
             _ => None,
         }

@@ -63,6 +63,7 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::ArtifactKept { .. } => 34,
         EventPayload::ReviewIntended { .. } => 35,
         EventPayload::ReviewAbandoned { .. } => 36,
+        EventPayload::ArtifactHunksReverted { .. } => 37,
     }
 }
 

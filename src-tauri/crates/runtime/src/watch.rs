@@ -123,6 +123,37 @@ pub(crate) struct RunFacts {
 }
 
 impl RunFacts {
+    /// A run's facts before its own events: for a follow-up or fork, the
+    /// last version of each file its thread's earlier runs wrote — all
+    /// their writes, also those after a fork's branch point: they happened
+    /// before this run started (a late notification of one is not a change
+    /// outside the run).
+    fn starting(
+        store: &Store,
+        parent: Option<bearagent_kernel::ParentRun>,
+    ) -> Result<Self, AppError> {
+        let mut chain = Vec::new();
+        let mut next = parent.map(|p| p.run_id);
+        while let Some(run_id) = next {
+            if chain.len() >= crate::thread::MAX_THREAD_DEPTH || chain.contains(&run_id) {
+                break;
+            }
+            chain.push(run_id);
+            next = store
+                .get_run(run_id)?
+                .and_then(|r| r.parent)
+                .map(|p| p.run_id);
+        }
+        let mut facts = RunFacts::default();
+        for run_id in chain.into_iter().rev() {
+            facts.fold(&store.all_events(run_id)?);
+        }
+        facts.seen = EventSeq(0);
+        facts.writing.clear();
+        facts.command_running = false;
+        Ok(facts)
+    }
+
     /// Folds the run's events since the last one seen.
     fn catch_up(&mut self, store: &Store, run_id: RunId) -> Result<(), AppError> {
         let new = store.events_since(run_id, self.seen)?;
@@ -199,7 +230,12 @@ impl Attribution {
                 "the attribution cache is poisoned".into(),
             ));
         };
-        let facts = all.entry(run_id).or_default();
+        let facts = match all.entry(run_id) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(RunFacts::starting(&self.store, run.parent)?)
+            }
+        };
         facts.catch_up(&self.store, run_id)?;
         let RunFacts {
             own,

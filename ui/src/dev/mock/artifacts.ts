@@ -13,9 +13,19 @@ interface MockArtifact {
   full: FileDiffView | null;
   beforeHash: string | null;
   afterHash: string | null;
-  decided: "pending" | "kept" | "reverted";
+  decided: "pending" | "kept" | "reverted" | "partial";
+  /** Hunk reverts recorded for this file: what each appends and leaves. */
+  hunkReverts: HunkRevert[];
   /** Someone changed the file since BearAgent last wrote it (a conflict). */
   changedSince: boolean;
+}
+
+/** A recorded revert of some hunks of a file: its events and the file's entry and diff after. */
+export interface HunkRevert {
+  hunks: number[];
+  events: EventPayload[];
+  item: ArtifactItem;
+  diff: FileDiffView;
 }
 
 /** What a recorded run recorded of one changed file. */
@@ -41,12 +51,13 @@ export class MockArtifacts {
   }
 
   /** A file the run changed, as the runtime listed it. */
-  record(runId: string, path: string, a: RecordedArtifact): void {
+  record(runId: string, path: string, a: RecordedArtifact, hunkReverts: HunkRevert[] = []): void {
     const state = a.item.state;
     this.#files(runId).set(path, {
       ...a,
       decided: state === "conflict" ? "pending" : state,
       changedSince: state === "conflict",
+      hunkReverts,
     });
   }
 
@@ -86,9 +97,23 @@ export class MockArtifacts {
     return null;
   }
 
+  /** Like `revert_hunks`: only a revert the runtime recorded for these hunks (it computed the file and diff left). */
+  revertHunks(runId: string, path: string, hunks: number[], force: boolean): null {
+    const f = this.#file(runId, path);
+    if (f.decided === "reverted") throw new MockError({ code: "conflict", message: `${path} is already reverted` });
+    if (f.changedSince && !force) throw new MockError({ code: "conflict", message: `${path} changed since the run wrote it; reverting would replace those changes` });
+    const recorded = f.hunkReverts.find((r) => r.hunks.join() === hunks.join());
+    if (!recorded) throw new MockError({ code: "invalid_input", message: `the UI mock has no recorded revert of hunks ${hunks.join(", ")} of ${path}` });
+    for (const payload of recorded.events) this.#commit(runId, payload);
+    f.item = recorded.item;
+    f.diff = recorded.diff;
+    f.decided = "partial";
+    return null;
+  }
+
   reapply(runId: string, path: string, force: boolean): null {
     const f = this.#file(runId, path);
-    if (f.decided !== "reverted") throw new MockError({ code: "conflict", message: `${path} is not reverted` });
+    if (f.decided !== "reverted" && f.decided !== "partial") throw new MockError({ code: "conflict", message: `${path} is not reverted` });
     if (f.changedSince && !force) {
       throw new MockError({ code: "conflict", message: `${path} changed since it was reverted; re-applying would replace those changes` });
     }

@@ -50,7 +50,16 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const diff = recorded.diffs[payload.path];
     if (!item || !diff) return;
     const full = recorded.full_diffs[payload.path] ?? null;
-    artifacts.record(run.id, payload.path, { item, diff, full, beforeHash: payload.before_hash, afterHash: payload.after_hash });
+    const hunkReverts = (run.takes[0]?.hunks_reverted ?? [])
+      .filter((r) => r.path === payload.path)
+      .map((r) => {
+        const local = run.scenario ? localise(SCENARIOS[run.scenario], r, idsOf(run, [run.id])) : r;
+        const after = local.changes.artifacts.find((a) => a.path === r.path);
+        const events = local.updates.flatMap((u) => (u.kind === "run_event" ? [u.event.payload] : []));
+        return after ? [{ hunks: r.hunks, events, item: after, diff: local.changes.diffs[r.path] }] : [];
+      })
+      .flat();
+    artifacts.record(run.id, payload.path, { item, diff, full, beforeHash: payload.before_hash, afterHash: payload.after_hash }, hunkReverts);
     const path = `${run.projection.workspace_path}/${payload.path}`;
     if (payload.after_hash === null) files.delete(path);
     else files.add(path);
@@ -180,7 +189,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const recorded = createdOf(take.run);
     const run = engine.create(
       { workspace, goal: recorded.goal, provider: "openai", model: "gpt-4.1", profile: recorded.profile, approvalMode: recorded.approval_mode, budgets: recorded.budgets, recorded },
-      undefined,
+      take.run.updates[0]?.kind === "run_event" ? take.run.updates[0].event.at : undefined,
       seed.runId,
     );
     Object.assign(run, { scenario: seed.scenario, takes: [take] });
@@ -301,6 +310,9 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "revert_artifact":
             runOf(engine, String(input.runId));
             return artifacts.revert(String(input.runId), String(input.path), Boolean(input.force));
+          case "revert_hunks":
+            runOf(engine, String(input.runId));
+            return artifacts.revertHunks(String(input.runId), String(input.path), (input.hunks as number[]) ?? [], Boolean(input.force));
           case "reapply_artifact":
             runOf(engine, String(input.runId));
             return artifacts.reapply(String(input.runId), String(input.path), Boolean(input.force));

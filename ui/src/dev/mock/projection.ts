@@ -77,6 +77,7 @@ const REVIEW_TYPES: ReadonlySet<string> = new Set([
   "artifact_kept",
   "artifact_reverted",
   "artifact_reapplied",
+  "artifact_hunks_reverted",
   "review_intended",
   "review_abandoned",
 ]);
@@ -187,6 +188,7 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "effect_verified":
     case "artifact_reverted":
     case "artifact_reapplied":
+    case "artifact_hunks_reverted":
     case "artifact_kept":
     case "review_intended":
     case "review_abandoned":

@@ -38,6 +38,15 @@ export interface Take {
   fork?: RecordedRun;
   /** What "Compact" on the finished run appended, and the summary's text. */
   compacted?: { updates: LiveUpdate[]; texts: Record<string, string> };
+  /** Hunks the user reverted afterwards: the events and the file's entry and diff after. */
+  hunks_reverted?: RecordedHunkRevert[];
+}
+
+export interface RecordedHunkRevert {
+  path: string;
+  hunks: number[];
+  updates: LiveUpdate[];
+  changes: Pick<RecordedRun, "artifacts" | "diffs" | "full_diffs">;
 }
 
 export interface Scenario {

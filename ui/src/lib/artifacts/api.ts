@@ -10,7 +10,9 @@ export interface ArtifactsApi {
   keep(runId: string, path: string): Promise<Outcome<null>>;
   /** Fails with code `conflict` when the file changed since the run wrote it, unless `force`. */
   revert(runId: string, path: string, force: boolean): Promise<Outcome<null>>;
-  /** Undoes a revert: the run's version is back. */
+  /** Reverts only these hunks (numbered from 1 in the diff shown); the others stay. */
+  revertHunks(runId: string, path: string, hunks: number[], force: boolean): Promise<Outcome<null>>;
+  /** Undoes a revert (of the file or some hunks): the run's version is back. */
   reapply(runId: string, path: string, force: boolean): Promise<Outcome<null>>;
   exportRun(runId: string): Promise<Outcome<ExportedView>>;
 }
@@ -21,6 +23,7 @@ export const tauriArtifactsApi: ArtifactsApi = {
   diff: (runId, path, full) => call(() => commands.artifactDiff(runId, path, full)),
   keep: (runId, path) => call(() => commands.keepArtifact(runId, path)),
   revert: (runId, path, force) => call(() => commands.revertArtifact(runId, path, force)),
+  revertHunks: (runId, path, hunks, force) => call(() => commands.revertHunks(runId, path, hunks, force)),
   reapply: (runId, path, force) => call(() => commands.reapplyArtifact(runId, path, force)),
   exportRun: (runId) => call(() => commands.exportRun(runId)),
 };

@@ -104,6 +104,11 @@ export class ArtifactsStore {
     return this.#act(path, () => this.#api.revert(this.#runId, path, force), "revert");
   }
 
+  /** Reverts hunk `hunk` (numbered from 1) of the selected file's diff; the others stay. */
+  revertHunk(path: string, hunk: number): Promise<boolean> {
+    return this.#act(path, () => this.#api.revertHunks(this.#runId, path, [hunk], false));
+  }
+
   reapply(path: string, force = false): Promise<boolean> {
     return this.#act(path, () => this.#api.reapply(this.#runId, path, force), "reapply");
   }

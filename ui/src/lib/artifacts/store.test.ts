@@ -36,6 +36,7 @@ function fakeApi(items: ArtifactItem[]) {
       setState(path, "reverted");
       return ok(null);
     }),
+    revertHunks: vi.fn(async (_r: string, path: string, _hunks: number[]): Promise<Outcome<null>> => (setState(path, "partial"), ok(null))),
     reapply: vi.fn(async (_r: string, path: string): Promise<Outcome<null>> => (setState(path, "pending"), ok(null))),
     exportRun: vi.fn(async () => ok({ jsonPath: "/data/exports/run-1.json", markdownPath: "/data/exports/run-1.md" })),
   } satisfies ArtifactsApi;
@@ -138,5 +139,15 @@ describe("ArtifactsStore", () => {
     api.exportRun.mockResolvedValueOnce(fail("storage"));
     await store.exportRun();
     expect(store.actionError?.code).toBe("storage");
+  });
+  it("reverts one hunk of the selected file: the file reads as partly reverted and its diff is read again", async () => {
+    const { api } = fakeApi([item("a.txt")]);
+    const store = new ArtifactsStore(api, "run-1");
+    await store.load();
+    const diffsBefore = api.diff.mock.calls.length;
+    expect(await store.revertHunk("a.txt", 2)).toBe(true);
+    expect(api.revertHunks).toHaveBeenCalledWith("run-1", "a.txt", [2], false);
+    expect(store.items[0].state).toBe("partial");
+    expect(api.diff.mock.calls.length).toBeGreaterThan(diffsBefore);
   });
 });

@@ -10,6 +10,13 @@ export type RowTone = "plain" | "muted" | "info" | "attention" | "success" | "da
 
 const encoder = new TextEncoder();
 
+/** What a review is about to do, by its action. */
+const REVIEW_INTENT: Record<Extract<EventPayload, { type: "review_intended" }>["action"], string> = {
+  revert: "Reverting a file…",
+  reapply: "Re-applying a file…",
+  revert_hunks: "Reverting some hunks of a file…",
+};
+
 export function byteLength(text: string): number {
   return encoder.encode(text).length;
 }
@@ -180,10 +187,12 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: p.forced ? "File reverted (forced)" : "File reverted", tone: "attention", compact: true };
     case "artifact_reapplied":
       return { title: "File re-applied", tone: "plain", compact: true };
+    case "artifact_hunks_reverted":
+      return { title: `${p.hunks.length === 1 ? `Hunk ${p.hunks[0]}` : `Hunks ${p.hunks.join(", ")}`} of a file reverted`, tone: "attention", compact: true };
     case "artifact_kept":
       return { title: "File kept", tone: "muted", compact: true };
     case "review_intended":
-      return { title: p.action === "revert" ? "Reverting a file…" : "Re-applying a file…", tone: "muted", compact: true };
+      return { title: REVIEW_INTENT[p.action], tone: "muted", compact: true };
     case "review_abandoned":
       return { title: "File not changed back", tone: "attention", compact: true };
     case "context_compacted":

@@ -153,6 +153,7 @@ impl Transition<'_> {
             EventPayload::ArtifactRecorded { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactHunksReverted { .. }
             | EventPayload::ArtifactKept { .. }
             | EventPayload::ReviewIntended { .. }
             | EventPayload::ReviewAbandoned { .. }

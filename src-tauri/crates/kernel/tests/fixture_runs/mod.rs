@@ -308,6 +308,7 @@ fn answer_and_review() -> Vec<EventPayload> {
             restored_hash: Some(hash('b')),
             replaced_hash: Some(hash('c')),
             forced: false,
+            hunks: vec![],
         },
         EventPayload::ArtifactReverted {
             path: "src/lib.rs".into(),
@@ -321,6 +322,7 @@ fn answer_and_review() -> Vec<EventPayload> {
             restored_hash: Some(hash('c')),
             replaced_hash: Some(hash('b')),
             forced: false,
+            hunks: vec![],
         },
         EventPayload::ReviewAbandoned {
             path: "src/lib.rs".into(),
@@ -332,11 +334,26 @@ fn answer_and_review() -> Vec<EventPayload> {
             restored_hash: Some(hash('c')),
             replaced_hash: Some(hash('b')),
             forced: false,
+            hunks: vec![],
         },
         EventPayload::ArtifactReapplied {
             path: "src/lib.rs".into(),
             restored_hash: Some(hash('c')),
             replaced_hash: Some(hash('b')),
+        },
+        EventPayload::ReviewIntended {
+            path: "src/lib.rs".into(),
+            action: ReviewAction::RevertHunks,
+            restored_hash: Some(hash('d')),
+            replaced_hash: Some(hash('c')),
+            forced: false,
+            hunks: vec![2],
+        },
+        EventPayload::ArtifactHunksReverted {
+            path: "src/lib.rs".into(),
+            hunks: vec![2],
+            restored_hash: Some(hash('d')),
+            replaced_hash: Some(hash('c')),
         },
     ]
 }

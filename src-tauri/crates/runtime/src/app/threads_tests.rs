@@ -404,3 +404,58 @@ async fn an_events_text_is_readable_and_other_blobs_are_not() {
         Err(AppError::NotFound { .. })
     ));
 }
+
+#[tokio::test]
+async fn a_follow_up_does_not_take_its_parent_s_write_for_a_change_outside_the_run() {
+    let f = fixture();
+    let parent = script(json!([
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "report.md", "content": "# Report\n"}}},
+        {"final_answer": "written"}
+    ]));
+    let first = f
+        .app
+        .start_run(start("write the report", &f, &parent))
+        .unwrap();
+    f.app.wait_run(first).await.unwrap();
+    // The follow-up waits on a question, so it stays live while files change.
+    let mut rx = f.app.subscribe();
+    let asks = script(json!([
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "more.md", "content": "x"}}},
+        {"final_answer": "done"}
+    ]));
+    let mut follow = start("add more", &f, &asks);
+    follow.workspace = String::new();
+    follow.profile.approval_mode = ApprovalMode::AskWrites;
+    let thread = ThreadStart {
+        run_id: first,
+        at: None,
+    };
+    let second = f.app.start_follow_up(follow, thread).unwrap();
+    next_approval(&mut rx).await;
+    // The parent's version written again (as a late notification would
+    // report it), then a real change by someone else.
+    std::fs::write(f.ws.path().join("report.md"), "# Report\n").unwrap();
+    std::fs::write(f.ws.path().join("other.md"), "theirs\n").unwrap();
+    let observed = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+        loop {
+            let paths: Vec<String> = f
+                .app
+                .list_events(second, EventSeq(0), 1000)
+                .unwrap()
+                .into_iter()
+                .filter_map(|e| match e.payload {
+                    EventPayload::ExternalChangeObserved { path, .. } => Some(path),
+                    _ => None,
+                })
+                .collect();
+            if paths.iter().any(|p| p == "other.md") {
+                return paths;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the other change is observed");
+    assert_eq!(observed, ["other.md"]);
+    f.app.cancel_run(second).unwrap();
+}

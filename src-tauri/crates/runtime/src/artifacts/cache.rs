@@ -58,10 +58,11 @@ impl ArtifactCache {
     /// (which reads both versions) only the first time.
     pub(crate) fn stats(
         &self,
-        record: &ArtifactRecord,
+        before: &Option<ContentHash>,
+        after: &Option<ContentHash>,
         load: impl FnOnce() -> Result<(Option<Vec<u8>>, Option<Vec<u8>>), AppError>,
     ) -> Result<ChangeStats, AppError> {
-        let key = (record.before.clone(), record.after.clone());
+        let key = (before.clone(), after.clone());
         if let Some(hit) = self.lock_stats()?.get(&key) {
             return Ok(*hit);
         }

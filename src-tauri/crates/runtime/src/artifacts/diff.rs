@@ -87,6 +87,25 @@ fn text(input: &InternedInput<&str>, token: imara_diff::Token) -> String {
     line.strip_suffix('\n').unwrap_or(line).to_owned()
 }
 
+/// The changes of each hunk (indices into `changes`): changes within
+/// 2 × `CONTEXT` lines of each other share one, like `diff -U3`. Hunks are
+/// numbered from 1 in this order wherever the user picks them.
+pub(crate) fn hunk_groups(changes: &[imara_diff::Hunk]) -> Vec<std::ops::RangeInclusive<usize>> {
+    let mut groups = Vec::new();
+    let mut i = 0;
+    while i < changes.len() {
+        let mut j = i;
+        while j + 1 < changes.len()
+            && changes[j + 1].before.start - changes[j].before.end <= 2 * CONTEXT
+        {
+            j += 1;
+        }
+        groups.push(i..=j);
+        i = j + 1;
+    }
+    groups
+}
+
 /// Groups changes with `CONTEXT` lines around them, merging close ones,
 /// like `diff -U3`.
 fn hunks(diff: &Diff, input: &InternedInput<&str>) -> Vec<DiffHunk> {
@@ -94,15 +113,8 @@ fn hunks(diff: &Diff, input: &InternedInput<&str>) -> Vec<DiffHunk> {
     let before_len = input.before.len() as u32;
     let after_len = input.after.len() as u32;
     let mut out: Vec<DiffHunk> = Vec::new();
-    let mut i = 0;
-    while i < changes.len() {
-        // Extend the group while the next change is within 2 * CONTEXT.
-        let mut j = i;
-        while j + 1 < changes.len()
-            && changes[j + 1].before.start - changes[j].before.end <= 2 * CONTEXT
-        {
-            j += 1;
-        }
+    for group in hunk_groups(&changes) {
+        let (i, j) = (*group.start(), *group.end());
         let first = &changes[i];
         let last = &changes[j];
         let old_start = first.before.start.saturating_sub(CONTEXT);
@@ -161,7 +173,6 @@ fn hunks(diff: &Diff, input: &InternedInput<&str>) -> Vec<DiffHunk> {
             new_len: new_end - new_start,
             lines,
         });
-        i = j + 1;
     }
     out
 }

@@ -51,6 +51,11 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 replaced_hash,
                 ..
             }
+            | EventPayload::ArtifactHunksReverted {
+                restored_hash,
+                replaced_hash,
+                ..
+            }
             | EventPayload::ReviewIntended {
                 restored_hash,
                 replaced_hash,
@@ -97,6 +102,13 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
     out
 }
 
+/// "hunk 2" / "hunks 1, 3".
+pub fn hunk_list(hunks: &[u32]) -> String {
+    let numbers: Vec<String> = hunks.iter().map(u32::to_string).collect();
+    let noun = if hunks.len() == 1 { "hunk" } else { "hunks" };
+    format!("{noun} {}", numbers.join(", "))
+}
+
 /// A line of the report's timeline; the finer-grained events make none.
 fn timeline_line(e: &EventEnvelope) -> Option<String> {
     let text = match &e.payload {
@@ -108,6 +120,9 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::ModelCallFailed { message, .. } => format!("model call failed: {message}"),
         EventPayload::ArtifactReverted { path, .. } => format!("reverted `{path}`"),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied `{path}`"),
+        EventPayload::ArtifactHunksReverted { path, hunks, .. } => {
+            format!("reverted {} of `{path}`", hunk_list(hunks))
+        }
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("revert or re-apply of `{path}` did not take effect: {reason}")
         }

@@ -4,6 +4,7 @@
 pub(crate) mod cache;
 pub mod diff;
 pub mod export;
+pub mod hunks;
 pub mod projection;
 pub mod revert;
 

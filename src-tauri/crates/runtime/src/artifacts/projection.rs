@@ -18,6 +18,8 @@ pub enum Review {
     Pending,
     Kept,
     Reverted,
+    /// Some hunks reverted, the others kept.
+    Partial,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,6 +29,9 @@ pub struct ArtifactRecord {
     pub before: Option<ContentHash>,
     /// After the run's last write (None: the run deleted it).
     pub after: Option<ContentHash>,
+    /// What BearAgent last put there: `after`, or what a review left
+    /// (`before` after a revert, the run's change minus some hunks).
+    pub now: Option<ContentHash>,
     pub review: Review,
 }
 
@@ -84,7 +89,7 @@ impl ArtifactFold {
 
     fn apply_one(&mut self, payload: &EventPayload) {
         let files = &mut self.files;
-        let (path, review) = match payload.file_effect() {
+        let (path, review, now) = match payload.file_effect() {
             Some(FileEffect::Written {
                 path,
                 before_hash,
@@ -96,19 +101,33 @@ impl ArtifactFold {
                         path: path.to_owned(),
                         before: before_hash.clone(),
                         after: after_hash.clone(),
+                        now: after_hash.clone(),
                         review: Review::Pending,
                     });
                 entry.after = after_hash.clone();
+                entry.now = after_hash.clone();
                 entry.review = Review::Pending;
                 return;
             }
-            Some(FileEffect::Reverted { path }) => (path, Review::Reverted),
-            Some(FileEffect::Reapplied { path }) => (path, Review::Pending),
-            Some(FileEffect::Kept { path }) => (path, Review::Kept),
+            Some(FileEffect::Reverted { path }) => (path, Review::Reverted, None),
+            Some(FileEffect::Reapplied { path }) => (path, Review::Pending, None),
+            Some(FileEffect::HunksReverted { path, now }) => (path, Review::Partial, Some(now)),
+            Some(FileEffect::Kept { path }) => (path, Review::Kept, None),
             None => return,
         };
         if let Some(a) = files.get_mut(path) {
-            a.review = review;
+            a.now = match (review, now) {
+                (Review::Reverted, _) => a.before.clone(),
+                (Review::Pending, _) => a.after.clone(),
+                (_, Some(now)) => now.clone(),
+                (_, None) => a.now.clone(),
+            };
+            // Every hunk reverted is the version from before the run.
+            a.review = if review == Review::Partial && a.now == a.before {
+                Review::Reverted
+            } else {
+                review
+            };
         }
     }
 }

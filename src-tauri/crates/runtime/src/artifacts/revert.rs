@@ -24,6 +24,9 @@ pub enum DiskState {
     RunVersion,
     /// Holds what was there before the run (after a revert).
     BeforeVersion,
+    /// Holds what the user's review left: the run's change minus the
+    /// hunks they reverted.
+    ReviewedVersion,
     /// Changed by someone else since.
     ChangedSince,
 }
@@ -73,11 +76,14 @@ impl Application {
                 DiskState::RunVersion
             } else if current == record.before {
                 DiskState::BeforeVersion
+            } else if current == record.now {
+                DiskState::ReviewedVersion
             } else {
                 DiskState::ChangedSince
             };
-            let stats = self.artifact_cache.stats(&record, || {
-                Ok((self.blob(&record.before)?, self.blob(&record.after)?))
+            let shown = shown_version(&record);
+            let stats = self.artifact_cache.stats(&record.before, shown, || {
+                Ok((self.blob(&record.before)?, self.blob(shown)?))
             })?;
             out.push(ArtifactView {
                 before_bytes: stats.before_bytes,
@@ -91,7 +97,7 @@ impl Application {
         Ok(out)
     }
 
-    fn blob(&self, hash: &Option<ContentHash>) -> Result<Option<Vec<u8>>, AppError> {
+    pub(crate) fn blob(&self, hash: &Option<ContentHash>) -> Result<Option<Vec<u8>>, AppError> {
         match hash {
             None => Ok(None),
             Some(h) => self
@@ -103,7 +109,8 @@ impl Application {
     }
 
     /// The diff of the run's change to one file (before its first write →
-    /// after its last). Large files give stats unless `full`.
+    /// after its last, or what the user's review kept of it). Large files
+    /// give stats unless `full`.
     pub fn artifact_diff(
         &self,
         run_id: RunId,
@@ -112,11 +119,15 @@ impl Application {
     ) -> Result<FileDiff, AppError> {
         let record = self.find_artifact(run_id, path)?;
         let before = self.blob(&record.before)?;
-        let after = self.blob(&record.after)?;
+        let after = self.blob(shown_version(&record))?;
         Ok(diff_versions(before.as_deref(), after.as_deref(), full))
     }
 
-    fn find_artifact(&self, run_id: RunId, path: &str) -> Result<ArtifactRecord, AppError> {
+    pub(crate) fn find_artifact(
+        &self,
+        run_id: RunId,
+        path: &str,
+    ) -> Result<ArtifactRecord, AppError> {
         let (_, _, records) = self.artifact_context(run_id)?;
         records
             .into_iter()
@@ -127,7 +138,7 @@ impl Application {
             })
     }
 
-    fn settled_recorder(&self, run_id: RunId) -> Result<Recorder, AppError> {
+    pub(crate) fn settled_recorder(&self, run_id: RunId) -> Result<Recorder, AppError> {
         if self.active_runs().contains(&run_id) {
             return Err(AppError::Conflict(
                 "the run is still in progress; review its files when it has ended".into(),
@@ -169,7 +180,7 @@ impl Application {
     /// Checks the file still holds `expected` (or that the user forces
     /// it), saves what it holds, and reads the version to put back.
     /// Nothing on disk changes here.
-    fn plan_swap(
+    pub(crate) fn plan_swap(
         &self,
         run_id: RunId,
         rel: &str,
@@ -206,10 +217,11 @@ impl Application {
     /// same order as every tool write. A failed write is recorded as
     /// abandoned (the file is replaced atomically, so it still holds what
     /// it held) and reported.
-    fn apply_swap(
+    pub(crate) fn apply_swap(
         rec: &mut Recorder,
         rel: &str,
         action: ReviewAction,
+        hunks: &[u32],
         restored: &Option<ContentHash>,
         swap: Swap,
     ) -> Result<(), AppError> {
@@ -221,6 +233,7 @@ impl Application {
                 restored_hash: restored.clone(),
                 replaced_hash: swap.replaced.clone(),
                 forced: swap.forced,
+                hunks: hunks.to_vec(),
             },
         )?;
         if let Err(e) = Self::put_file(&swap.path, swap.content.as_deref()) {
@@ -233,10 +246,14 @@ impl Application {
             )?;
             return Err(e);
         }
-        rec.record(
-            rec.last_seq(),
-            review_done(rel, action, restored, swap.replaced, swap.forced),
-        )?;
+        let done = ReviewDone {
+            action,
+            hunks: hunks.to_vec(),
+            restored: restored.clone(),
+            replaced: swap.replaced,
+            forced: swap.forced,
+        };
+        rec.record(rec.last_seq(), done.event(rel))?;
         Ok(())
     }
 
@@ -249,20 +266,35 @@ impl Application {
         if record.review == Review::Reverted {
             return Err(AppError::Conflict(format!("{path} is already reverted")));
         }
-        let swap = self.plan_swap(run_id, path, &record.after, &record.before, force)?;
-        Self::apply_swap(&mut rec, path, ReviewAction::Revert, &record.before, swap)
+        let swap = self.plan_swap(run_id, path, &record.now, &record.before, force)?;
+        Self::apply_swap(
+            &mut rec,
+            path,
+            ReviewAction::Revert,
+            &[],
+            &record.before,
+            swap,
+        )
     }
 
-    /// Undoes a revert: the run's version comes back, if the file still
-    /// holds what the revert left (or with `force`, saving what it holds).
+    /// Undoes a revert (of the file or some hunks): the run's version
+    /// comes back, if the file still holds what the revert left (or with
+    /// `force`, saving what it holds).
     pub fn reapply_artifact(&self, run_id: RunId, path: &str, force: bool) -> Result<(), AppError> {
         let mut rec = self.settled_recorder(run_id)?;
         let record = self.find_artifact(run_id, path)?;
-        if record.review != Review::Reverted {
+        if !matches!(record.review, Review::Reverted | Review::Partial) {
             return Err(AppError::Conflict(format!("{path} is not reverted")));
         }
-        let swap = self.plan_swap(run_id, path, &record.before, &record.after, force)?;
-        Self::apply_swap(&mut rec, path, ReviewAction::Reapply, &record.after, swap)
+        let swap = self.plan_swap(run_id, path, &record.now, &record.after, force)?;
+        Self::apply_swap(
+            &mut rec,
+            path,
+            ReviewAction::Reapply,
+            &[],
+            &record.after,
+            swap,
+        )
     }
 
     /// Marks the run's version of a file as reviewed and kept.
@@ -279,43 +311,62 @@ impl Application {
     }
 }
 
+/// The version of a file the review shows against the one from before
+/// the run: the run's (also once reverted, so it can be re-applied), or
+/// what the user kept of it.
+fn shown_version(record: &ArtifactRecord) -> &Option<ContentHash> {
+    match record.review {
+        Review::Reverted => &record.after,
+        Review::Pending | Review::Kept | Review::Partial => &record.now,
+    }
+}
+
 /// A revert or re-apply, checked and ready: the file, what goes there,
 /// and what it replaces (saved).
-struct Swap {
+pub(crate) struct Swap {
     path: PathBuf,
     content: Option<Vec<u8>>,
     replaced: Option<ContentHash>,
     forced: bool,
 }
 
-/// The outcome event of a review action that took effect.
-fn review_done(
-    rel: &str,
+/// A review action that took effect: what it did, for its outcome event.
+struct ReviewDone {
     action: ReviewAction,
-    restored: &Option<ContentHash>,
+    hunks: Vec<u32>,
+    restored: Option<ContentHash>,
     replaced: Option<ContentHash>,
     forced: bool,
-) -> EventPayload {
-    match action {
-        ReviewAction::Revert => EventPayload::ArtifactReverted {
-            path: rel.to_owned(),
-            restored_hash: restored.clone(),
-            replaced_hash: replaced,
-            forced,
-        },
-        ReviewAction::Reapply => EventPayload::ArtifactReapplied {
-            path: rel.to_owned(),
-            restored_hash: restored.clone(),
-            replaced_hash: replaced,
-        },
+}
+
+impl ReviewDone {
+    fn event(self, rel: &str) -> EventPayload {
+        let path = rel.to_owned();
+        match self.action {
+            ReviewAction::Revert => EventPayload::ArtifactReverted {
+                path,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+                forced: self.forced,
+            },
+            ReviewAction::Reapply => EventPayload::ArtifactReapplied {
+                path,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+            },
+            ReviewAction::RevertHunks => EventPayload::ArtifactHunksReverted {
+                path,
+                hunks: self.hunks,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+            },
+        }
     }
 }
 
 /// Review intents with no outcome (the process stopped between the two),
-/// by path: the intent's action, restored and replaced hashes, forced.
-fn open_reviews(
-    events: &[EventEnvelope],
-) -> BTreeMap<String, (ReviewAction, Option<ContentHash>, Option<ContentHash>, bool)> {
+/// by path: what the outcome would record.
+fn open_reviews(events: &[EventEnvelope]) -> BTreeMap<String, ReviewDone> {
     let mut open = BTreeMap::new();
     for e in events {
         match &e.payload {
@@ -325,21 +376,26 @@ fn open_reviews(
                 restored_hash,
                 replaced_hash,
                 forced,
+                hunks,
             } => {
-                let intent = (
-                    *action,
-                    restored_hash.clone(),
-                    replaced_hash.clone(),
-                    *forced,
-                );
+                let intent = ReviewDone {
+                    action: *action,
+                    hunks: hunks.clone(),
+                    restored: restored_hash.clone(),
+                    replaced: replaced_hash.clone(),
+                    forced: *forced,
+                };
                 open.insert(path.clone(), intent);
             }
             EventPayload::ReviewAbandoned { path, .. } => {
                 open.remove(path);
             }
             _ => {
-                if let Some(FileEffect::Reverted { path } | FileEffect::Reapplied { path }) =
-                    e.payload.file_effect()
+                if let Some(
+                    FileEffect::Reverted { path }
+                    | FileEffect::Reapplied { path }
+                    | FileEffect::HunksReverted { path, .. },
+                ) = e.payload.file_effect()
                 {
                     open.remove(path);
                 }
@@ -360,7 +416,7 @@ impl Application {
             return Ok(());
         }
         let (_, root, _) = self.artifact_context(rec.run_id())?;
-        for (rel, (action, restored, replaced, forced)) in open {
+        for (rel, intent) in open {
             let path = Self::disk_path(&root, &rel)?;
             let now = current_hash(&path)
                 .map_err(|source| AppError::Io {
@@ -368,10 +424,10 @@ impl Application {
                     source,
                 })?
                 .map(|(h, _)| h);
-            let outcome = if now == restored {
-                review_done(&rel, action, &restored, replaced, forced)
+            let outcome = if now == intent.restored {
+                intent.event(&rel)
             } else {
-                let reason = if now == replaced {
+                let reason = if now == intent.replaced {
                     "BearAgent stopped before the file was written; it holds what it held"
                 } else {
                     "BearAgent stopped during this change and the file holds neither version; nothing is assumed"

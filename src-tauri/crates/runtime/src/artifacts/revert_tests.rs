@@ -225,6 +225,7 @@ async fn interrupted_revert(write_file: Option<&str>) -> Done {
             restored_hash: record.before.clone(),
             replaced_hash: Some(replaced),
             forced: false,
+            hunks: vec![],
         },
     )
     .unwrap();
@@ -299,4 +300,114 @@ async fn given_a_crash_and_a_file_holding_neither_version_then_nothing_is_assume
     assert!(reason.contains("neither version"), "{reason}");
     assert_eq!(read(&d, "a.md").as_deref(), Some("someone else\n"));
     assert_eq!(last_type(&d), "artifact_kept");
+}
+
+const GUIDE_BEFORE: &str = "top\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\nbottom\n";
+const GUIDE_AFTER: &str = "TOP\n1\n2\n3\n4\n5\n6\n7\n8\n9\n10\nBOTTOM\n";
+
+async fn two_hunks() -> Done {
+    finished_run(
+        json!([write("guide.md", GUIDE_AFTER), {"final_answer": "ok"}]),
+        |ws| std::fs::write(ws.join("guide.md"), GUIDE_BEFORE).unwrap(),
+    )
+    .await
+}
+
+fn hunk_count(d: &Done, rel: &str) -> usize {
+    match d.app.artifact_diff(d.run, rel, false).unwrap() {
+        FileDiff::Text { hunks, .. } => hunks.len(),
+        FileDiff::Binary { .. } => panic!("binary"),
+    }
+}
+
+#[tokio::test]
+async fn reverting_one_hunk_of_two_leaves_exactly_the_other_and_re_apply_brings_both_back() {
+    let d = two_hunks().await;
+    assert_eq!(hunk_count(&d, "guide.md"), 2);
+    d.app.revert_hunks(d.run, "guide.md", &[1], false).unwrap();
+    assert_eq!(
+        read(&d, "guide.md").unwrap(),
+        GUIDE_BEFORE.replace("bottom", "BOTTOM")
+    );
+    assert_eq!(last_type(&d), "artifact_hunks_reverted");
+    let view = &d.app.artifacts(d.run).unwrap()[0];
+    assert_eq!(view.record.review, Review::Partial);
+    assert_eq!(view.disk, DiskState::ReviewedVersion);
+    assert_eq!(view.lines, Some((1, 1)), "the stats are of what is left");
+    assert_eq!(hunk_count(&d, "guide.md"), 1);
+    // The numbering is of the diff shown now: the one left is hunk 1.
+    assert!(d.app.revert_hunks(d.run, "guide.md", &[2], false).is_err());
+    d.app.reapply_artifact(d.run, "guide.md", false).unwrap();
+    assert_eq!(read(&d, "guide.md").unwrap(), GUIDE_AFTER);
+    assert_eq!(
+        d.app.artifacts(d.run).unwrap()[0].record.review,
+        Review::Pending
+    );
+}
+
+#[tokio::test]
+async fn the_last_hunk_reverted_is_a_revert_and_a_file_changed_since_is_refused() {
+    let d = two_hunks().await;
+    d.app.revert_hunks(d.run, "guide.md", &[2], false).unwrap();
+    d.app.revert_hunks(d.run, "guide.md", &[1], false).unwrap();
+    assert_eq!(read(&d, "guide.md").unwrap(), GUIDE_BEFORE);
+    let view = &d.app.artifacts(d.run).unwrap()[0];
+    assert_eq!(
+        (view.record.review, view.disk),
+        (Review::Reverted, DiskState::BeforeVersion)
+    );
+
+    let d = two_hunks().await;
+    std::fs::write(d.ws.path().join("guide.md"), "mine\n").unwrap();
+    let err = d
+        .app
+        .revert_hunks(d.run, "guide.md", &[1], false)
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("changed since the run wrote it"),
+        "{err}"
+    );
+    assert_eq!(read(&d, "guide.md").unwrap(), "mine\n");
+}
+
+#[tokio::test]
+async fn a_hunk_revert_interrupted_before_its_outcome_is_settled_from_the_file() {
+    let d = two_hunks().await;
+    let record = d.app.find_artifact(d.run, "guide.md").unwrap();
+    let partial = GUIDE_BEFORE.replace("bottom", "BOTTOM");
+    let restored = d
+        .app
+        .store
+        .put_blob(partial.as_bytes(), d.app.clock.now())
+        .unwrap();
+    crate::run::recorder::append_beside(
+        &d.app.store,
+        d.app.clock.as_ref(),
+        &d.app.live,
+        d.run,
+        EventPayload::ReviewIntended {
+            path: "guide.md".into(),
+            action: ReviewAction::RevertHunks,
+            restored_hash: Some(restored),
+            replaced_hash: record.now.clone(),
+            forced: false,
+            hunks: vec![1],
+        },
+    )
+    .unwrap();
+    // The process stopped after writing the file, before the outcome.
+    std::fs::write(d.ws.path().join("guide.md"), &partial).unwrap();
+    d.app.keep_artifact(d.run, "guide.md").unwrap();
+    let events = d.app.list_events(d.run, EventSeq(0), 5000).unwrap();
+    let kinds: Vec<&str> = events
+        .iter()
+        .rev()
+        .take(2)
+        .map(|e| e.payload.type_name())
+        .collect();
+    assert_eq!(kinds, ["artifact_kept", "artifact_hunks_reverted"]);
+    assert_eq!(
+        d.app.artifacts(d.run).unwrap()[0].disk,
+        DiskState::ReviewedVersion
+    );
 }

@@ -166,6 +166,7 @@ fn push_items(
             | EventPayload::CommandFinished { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactHunksReverted { .. }
             | EventPayload::ArtifactKept { .. }
             | EventPayload::ReviewIntended { .. }
             | EventPayload::ReviewAbandoned { .. } => {}
