@@ -477,6 +477,11 @@ forced: boolean } |
  *  others stay.
  */
 { type: "artifact_hunks_reverted"; path: string; hunks: number[]; 
+/**
+ *  The reverted hunks as a unified diff (cut to a few KB): what a
+ *  follow-up's model is told the user threw away.
+ */
+diff?: string; 
 /**  What the file holds now: the run's change without those hunks. */
 restored_hash: ContentHash | null; replaced_hash: ContentHash | null } | 
 /**  The user reviewed a file and kept the run's version. */

@@ -3,28 +3,9 @@
 
 use crate::exit::{self, Exit};
 use bearagent_kernel::RunId;
-use bearagent_runtime::artifacts::diff::{DiffHunk, FileDiff, LineKind};
+use bearagent_runtime::artifacts::diff::FileDiff;
 use bearagent_runtime::Application;
 use serde_json::json;
-
-/// A hunk as `diff -u` prints it, header included.
-fn unified(h: &DiffHunk) -> String {
-    let mut out = format!(
-        "@@ -{},{} +{},{} @@\n",
-        h.old_start, h.old_len, h.new_start, h.new_len
-    );
-    for l in &h.lines {
-        let mark = match l.kind {
-            LineKind::Context => ' ',
-            LineKind::Added => '+',
-            LineKind::Removed => '-',
-        };
-        out.push(mark);
-        out.push_str(&l.text);
-        out.push('\n');
-    }
-    out
-}
 
 pub fn hunks(app: &Application, run: RunId, path: &str, as_json: bool) -> Exit {
     let hunks = match app.artifact_diff(run, path, true) {
@@ -47,7 +28,7 @@ pub fn hunks(app: &Application, run: RunId, path: &str, as_json: bool) -> Exit {
                     "old_lines": h.old_len,
                     "new_start": h.new_start,
                     "new_lines": h.new_len,
-                    "diff": unified(h),
+                    "diff": h.unified(),
                 })
             })
             .collect();
@@ -58,7 +39,7 @@ pub fn hunks(app: &Application, run: RunId, path: &str, as_json: bool) -> Exit {
         println!("{path}: no change left to review");
     }
     for (i, h) in hunks.iter().enumerate() {
-        print!("hunk {}\n{}", i + 1, unified(h));
+        print!("hunk {}\n{}", i + 1, h.unified());
     }
     Exit::Succeeded
 }

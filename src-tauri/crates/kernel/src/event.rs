@@ -386,6 +386,10 @@ pub enum EventPayload {
     ArtifactHunksReverted {
         path: String,
         hunks: Vec<u32>,
+        /// The reverted hunks as a unified diff (cut to a few KB): what a
+        /// follow-up's model is told the user threw away.
+        #[serde(default)]
+        diff: String,
         /// What the file holds now: the run's change without those hunks.
         restored_hash: Option<ContentHash>,
         replaced_hash: Option<ContentHash>,

@@ -352,6 +352,7 @@ fn answer_and_review() -> Vec<EventPayload> {
         EventPayload::ArtifactHunksReverted {
             path: "src/lib.rs".into(),
             hunks: vec![2],
+            diff: "@@ -9,1 +9,1 @@\n-    a\n+    b\n".into(),
             restored_hash: Some(hash('d')),
             replaced_hash: Some(hash('c')),
         },

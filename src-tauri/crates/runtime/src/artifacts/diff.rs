@@ -49,6 +49,26 @@ pub enum FileDiff {
     },
 }
 
+impl DiffHunk {
+    /// The hunk as `diff -u` prints it, header included.
+    pub fn unified(&self) -> String {
+        let mut out = format!(
+            "@@ -{},{} +{},{} @@\n",
+            self.old_start, self.old_len, self.new_start, self.new_len
+        );
+        for l in &self.lines {
+            out.push(match l.kind {
+                LineKind::Context => ' ',
+                LineKind::Added => '+',
+                LineKind::Removed => '-',
+            });
+            out.push_str(&l.text);
+            out.push('\n');
+        }
+        out
+    }
+}
+
 fn is_binary(bytes: &[u8]) -> bool {
     bytes.iter().take(8192).any(|b| *b == 0)
 }

@@ -3,7 +3,7 @@
 //! recorded like every review (intent, disk, outcome).
 
 use crate::app::Application;
-use crate::artifacts::diff::hunk_groups;
+use crate::artifacts::diff::{diff_versions, hunk_groups, DiffHunk, FileDiff};
 use crate::artifacts::projection::Review;
 use crate::AppError;
 use bearagent_kernel::{ContentHash, ReviewAction, RunId};
@@ -53,6 +53,30 @@ pub fn without_hunks(before: &str, now: &str, selected: &[u32]) -> Result<String
     Ok(out)
 }
 
+/// What a follow-up's model is told of each reverted hunk: its unified
+/// text, all of them cut to `MAX_TOLD_BYTES`.
+const MAX_TOLD_BYTES: usize = 4 * 1024;
+
+fn reverted_text(before: &str, now: &str, hunks: &[u32]) -> Vec<(u32, String)> {
+    let shown = match diff_versions(Some(before.as_bytes()), Some(now.as_bytes()), true) {
+        FileDiff::Text { hunks, .. } => hunks,
+        FileDiff::Binary { .. } => Vec::new(),
+    };
+    let mut left = MAX_TOLD_BYTES;
+    hunks
+        .iter()
+        .map(|n| {
+            let text = shown
+                .get((*n as usize).saturating_sub(1))
+                .map(DiffHunk::unified)
+                .unwrap_or_default();
+            let kept = crate::run::context::preview(&text, left);
+            left = left.saturating_sub(kept.len());
+            (*n, kept)
+        })
+        .collect()
+}
+
 impl Application {
     /// Reverts hunks `hunks` (numbered from 1) of the run's change to
     /// `path`, if the file still holds what BearAgent last put there (or
@@ -85,12 +109,13 @@ impl Application {
         } else {
             Some(self.store.put_blob(content.as_bytes(), self.clock.now())?)
         };
+        let told = reverted_text(&before, &now, hunks);
         let swap = self.plan_swap(run_id, path, &record.now, &target, force)?;
         Self::apply_swap(
             &mut rec,
             path,
             ReviewAction::RevertHunks,
-            hunks,
+            &told,
             &target,
             swap,
         )

@@ -221,7 +221,7 @@ impl Application {
         rec: &mut Recorder,
         rel: &str,
         action: ReviewAction,
-        hunks: &[u32],
+        hunks: &[(u32, String)],
         restored: &Option<ContentHash>,
         swap: Swap,
     ) -> Result<(), AppError> {
@@ -233,7 +233,7 @@ impl Application {
                 restored_hash: restored.clone(),
                 replaced_hash: swap.replaced.clone(),
                 forced: swap.forced,
-                hunks: hunks.to_vec(),
+                hunks: hunks.iter().map(|h| h.0).collect(),
             },
         )?;
         if let Err(e) = Self::put_file(&swap.path, swap.content.as_deref()) {
@@ -248,7 +248,8 @@ impl Application {
         }
         let done = ReviewDone {
             action,
-            hunks: hunks.to_vec(),
+            hunks: hunks.iter().map(|h| h.0).collect(),
+            diff: hunks.iter().map(|h| h.1.as_str()).collect(),
             restored: restored.clone(),
             replaced: swap.replaced,
             forced: swap.forced,
@@ -334,6 +335,8 @@ pub(crate) struct Swap {
 struct ReviewDone {
     action: ReviewAction,
     hunks: Vec<u32>,
+    /// The reverted hunks' text (hunk reverts only).
+    diff: String,
     restored: Option<ContentHash>,
     replaced: Option<ContentHash>,
     forced: bool,
@@ -357,6 +360,7 @@ impl ReviewDone {
             ReviewAction::RevertHunks => EventPayload::ArtifactHunksReverted {
                 path,
                 hunks: self.hunks,
+                diff: self.diff,
                 restored_hash: self.restored,
                 replaced_hash: self.replaced,
             },
@@ -381,6 +385,7 @@ fn open_reviews(events: &[EventEnvelope]) -> BTreeMap<String, ReviewDone> {
                 let intent = ReviewDone {
                     action: *action,
                     hunks: hunks.clone(),
+                    diff: String::new(),
                     restored: restored_hash.clone(),
                     replaced: replaced_hash.clone(),
                     forced: *forced,

@@ -14,7 +14,9 @@ use std::sync::Arc;
 /// call exactly as it was sent.
 pub use super::preview::preview;
 
-pub const CONTEXT_VERSION: &str = "context-v2";
+pub const CONTEXT_VERSION: &str = "context-v3";
+/// v3 without the user's reviews of earlier runs' files.
+const CONTEXT_V2: &str = "context-v2";
 /// Goal, answers, calls and results of this run only.
 const CONTEXT_V1: &str = "context-v1";
 
@@ -89,7 +91,17 @@ const SUMMARY_HEAD: &str =
 struct Flavour {
     /// The model's own text beside its tool calls is kept (v2).
     narration: bool,
+    /// What the user reverted or re-applied of a run's files after it
+    /// ended is told, where it happened (v3), so a follow-up does not
+    /// redo what the user threw away.
+    reviews: bool,
 }
+
+/// The current way of reading events.
+const CURRENT: Flavour = Flavour {
+    narration: true,
+    reviews: true,
+};
 
 fn history_from_events(
     events: &[EventEnvelope],
@@ -128,6 +140,16 @@ fn push_items(
                     "Your previous reply could not be used: {message}. Reply again with one valid action."
                 ),
             ))),
+            EventPayload::ArtifactReverted { path, .. }
+            | EventPayload::ArtifactReapplied { path, .. }
+            | EventPayload::ArtifactHunksReverted { path, .. }
+                if flavour.reviews =>
+            {
+                history.push(HistoryItem::Message(Message::new(
+                    Role::User,
+                    review_note(path, payload),
+                )));
+            }
             EventPayload::ToolCallCompleted { result, .. }
             | EventPayload::ToolCallFailed { result } => {
                 history.push(HistoryItem::ToolResult(ToolResult {
@@ -170,6 +192,24 @@ fn push_items(
             | EventPayload::ArtifactKept { .. }
             | EventPayload::ReviewIntended { .. }
             | EventPayload::ReviewAbandoned { .. } => {}
+    }
+}
+
+/// What the model is told of the user's review of a file after the run.
+fn review_note(path: &str, payload: &EventPayload) -> String {
+    match payload {
+        EventPayload::ArtifactReapplied { .. } => {
+            format!("[BearAgent] After that, the user re-applied your change to `{path}`.")
+        }
+        EventPayload::ArtifactHunksReverted { hunks, diff, .. } => format!(
+            "[BearAgent] After that, the user reverted {} of your change to `{path}` (the rest stays). \
+             Do not make it again unless asked. Lines marked + were yours and are gone:\n{diff}",
+            crate::artifacts::export::hunk_list(hunks)
+        ),
+        _ => format!(
+            "[BearAgent] After that, the user reverted your change to `{path}`: it holds what it held before. \
+             Do not make that change again unless asked."
+        ),
     }
 }
 
@@ -294,13 +334,21 @@ fn system_prompt(workspace: &str, instructions: &[(String, String)]) -> String {
 
 /// The request for the next model call, in the current version.
 pub fn build(input: &ContextInput<'_>) -> BuiltContext {
-    build_flavour(input, Flavour { narration: true }, CONTEXT_VERSION)
+    build_flavour(input, CURRENT, CONTEXT_VERSION)
 }
 
 /// The request as the recorded `version` built it.
 pub fn rebuild(version: &str, input: &ContextInput<'_>) -> Option<BuiltContext> {
     match version {
         CONTEXT_VERSION => Some(build(input)),
+        CONTEXT_V2 => Some(build_flavour(
+            input,
+            Flavour {
+                reviews: false,
+                ..CURRENT
+            },
+            CONTEXT_V2,
+        )),
         CONTEXT_V1 => Some(build_flavour(
             &ContextInput {
                 ancestors: &[],
@@ -308,7 +356,10 @@ pub fn rebuild(version: &str, input: &ContextInput<'_>) -> Option<BuiltContext> 
                 summary: None,
                 ..*input
             },
-            Flavour { narration: false },
+            Flavour {
+                narration: false,
+                reviews: false,
+            },
             CONTEXT_V1,
         )),
         _ => None,
@@ -349,7 +400,7 @@ pub struct ContextCache {
 impl ContextCache {
     /// The same request [`build`] makes from `input`.
     pub fn build(&mut self, input: &ContextInput<'_>) -> BuiltContext {
-        let flavour = Flavour { narration: true };
+        let flavour = CURRENT;
         let new = input.events.get(self.seen..).unwrap_or(&[]);
         let restart = !self.started
             || self.seen > input.events.len()
