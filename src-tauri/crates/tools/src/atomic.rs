@@ -39,8 +39,56 @@ pub fn remove_leftover_temp_files(dir: &Path, pid: u32) -> usize {
     removed
 }
 
+/// The mode a new file gets, as the user's umask gives it (0644 under the
+/// usual 022), read from `/proc/self/status` (setting the umask to learn
+/// it would race with other threads); 0644 where it cannot be read.
+pub fn new_file_mode() -> u32 {
+    let umask = fs::read_to_string("/proc/self/status").ok().and_then(|s| {
+        s.lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+    });
+    0o666 & !umask.unwrap_or(0o022)
+}
+
+/// The permissions `target` is written with: its own when it exists, the
+/// umask's for a new file. Err for a folder.
+fn permissions_for(target: &Path) -> std::io::Result<fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    match fs::metadata(target) {
+        Ok(meta) if meta.is_dir() => Err(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "is a folder",
+        )),
+        Ok(meta) => Ok(meta.permissions()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Ok(fs::Permissions::from_mode(new_file_mode()))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Replaces (or creates) `target` with `content` atomically, keeping an
+/// existing file's permissions (a new file gets the umask's): what a
+/// revert or re-apply puts back. Parent folders are created.
+pub fn replace_file(target: &Path, content: &[u8]) -> std::io::Result<()> {
+    let parent = target.parent().unwrap_or_else(|| Path::new("."));
+    fs::create_dir_all(parent)?;
+    let permissions = permissions_for(target)?;
+    let mut temp = tempfile::Builder::new()
+        .prefix(&temp_prefix_of(std::process::id()))
+        .tempfile_in(parent)?;
+    temp.write_all(content)?;
+    temp.as_file().set_permissions(permissions)?;
+    temp.as_file().sync_all()?;
+    temp.persist(target).map_err(|e| e.error)?;
+    sync_dir(parent);
+    Ok(())
+}
+
 /// Replace (or create) `target` with `content`. Parent directories are
-/// created. An existing file keeps its permissions. `shown` is the
+/// created. An existing file keeps its permissions; a new one gets the
+/// umask's. `shown` is the
 /// workspace-relative path used in error messages. Cancellation is honoured
 /// up to the rename, which is the commit point.
 pub(crate) fn write_atomic(
@@ -54,11 +102,11 @@ pub(crate) fn write_atomic(
         .parent()
         .ok_or_else(|| ToolError::bad_call(format!("{shown} has no parent directory")))?;
     fs::create_dir_all(parent).map_err(io)?;
-    let existing = match fs::metadata(target) {
-        Ok(meta) if meta.is_dir() => return Err(ToolError::IsADirectory { path: shown.into() }),
-        Ok(meta) => Some(meta.permissions()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io(e)),
+    let permissions = match permissions_for(target) {
+        Err(e) if e.kind() == std::io::ErrorKind::IsADirectory => {
+            return Err(ToolError::IsADirectory { path: shown.into() })
+        }
+        other => other.map_err(io)?,
     };
 
     let mut temp = tempfile::Builder::new()
@@ -66,9 +114,7 @@ pub(crate) fn write_atomic(
         .tempfile_in(parent)
         .map_err(io)?;
     temp.write_all(content).map_err(io)?;
-    if let Some(permissions) = existing {
-        temp.as_file().set_permissions(permissions).map_err(io)?;
-    }
+    temp.as_file().set_permissions(permissions).map_err(io)?;
     temp.as_file().sync_all().map_err(io)?;
     if cancel.is_cancelled() {
         // Dropping `temp` removes the temporary file.
@@ -102,6 +148,35 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_new_file_gets_the_mode_the_umask_gives_and_an_existing_one_keeps_its_own() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        // What any other program creating a file here would get.
+        std::fs::write(dir.path().join("plain.txt"), "x").unwrap();
+        let new = dir.path().join("new.txt");
+        write_atomic(&new, "new.txt", b"n", &CancellationToken::new()).unwrap();
+        assert_eq!(mode(&new), mode(&dir.path().join("plain.txt")));
+        assert_eq!(mode(&new), new_file_mode());
+        for keep in [0o755, 0o640] {
+            let script = dir.path().join(format!("f{keep:o}"));
+            fs::write(&script, "old").unwrap();
+            fs::set_permissions(&script, fs::Permissions::from_mode(keep)).unwrap();
+            write_atomic(&script, "f", b"new", &CancellationToken::new()).unwrap();
+            assert_eq!(mode(&script), keep);
+            replace_file(&script, b"back").unwrap();
+            assert_eq!(
+                (mode(&script), fs::read_to_string(&script).unwrap().as_str()),
+                (keep, "back")
+            );
+        }
     }
 
     #[test]

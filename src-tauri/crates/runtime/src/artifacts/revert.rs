@@ -162,18 +162,8 @@ impl Application {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
                 Err(e) => Err(io(e)),
             },
-            Some(bytes) => {
-                let dir = path.parent().unwrap_or_else(|| std::path::Path::new("."));
-                std::fs::create_dir_all(dir).map_err(io)?;
-                let mut tmp = tempfile::Builder::new()
-                    .prefix(".bearagent-tmp-")
-                    .tempfile_in(dir)
-                    .map_err(io)?;
-                std::io::Write::write_all(&mut tmp, bytes).map_err(io)?;
-                tmp.as_file().sync_all().map_err(io)?;
-                tmp.persist(path).map_err(|e| io(e.error))?;
-                Ok(())
-            }
+            // The file keeps its mode (a new one gets the umask's).
+            Some(bytes) => bearagent_tools::replace_file(path, bytes).map_err(io),
         }
     }
 

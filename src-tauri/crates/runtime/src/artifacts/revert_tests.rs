@@ -411,3 +411,36 @@ async fn a_hunk_revert_interrupted_before_its_outcome_is_settled_from_the_file()
         DiskState::ReviewedVersion
     );
 }
+
+#[tokio::test]
+async fn revert_and_re_apply_keep_a_file_s_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |d: &Done, rel: &str| {
+        std::fs::metadata(d.ws.path().join(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let d = finished_run(
+        json!([write("run.sh", "echo new\n"), write("secret.cfg", "b\n"), {"final_answer": "ok"}]),
+        |ws| {
+            for (rel, content, m) in [
+                ("run.sh", "echo old\n", 0o755),
+                ("secret.cfg", "a\n", 0o640),
+            ] {
+                std::fs::write(ws.join(rel), content).unwrap();
+                std::fs::set_permissions(ws.join(rel), std::fs::Permissions::from_mode(m)).unwrap();
+            }
+        },
+    )
+    .await;
+    assert_eq!((mode(&d, "run.sh"), mode(&d, "secret.cfg")), (0o755, 0o640));
+    for rel in ["run.sh", "secret.cfg"] {
+        d.app.revert_artifact(d.run, rel, false).unwrap();
+    }
+    assert_eq!(read(&d, "run.sh").unwrap(), "echo old\n");
+    assert_eq!((mode(&d, "run.sh"), mode(&d, "secret.cfg")), (0o755, 0o640));
+    d.app.reapply_artifact(d.run, "run.sh", false).unwrap();
+    assert_eq!(mode(&d, "run.sh"), 0o755);
+}
