@@ -1,11 +1,11 @@
 //! Human and JSON renderings of the same application results.
 
 use bearagent_kernel::event::ModelErrorClass;
+use bearagent_kernel::hunk_list;
 use bearagent_kernel::{
     Action, EventEnvelope, EventPayload, McpToolRecord, ReviewAction, RunProjection, RunStatus,
     TokenUsage, ToolCall, ToolName, ToolResult, Usd,
 };
-use bearagent_runtime::artifacts::export::hunk_list;
 use bearagent_runtime::RunSummary;
 use serde_json::json;
 

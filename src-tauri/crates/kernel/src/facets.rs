@@ -50,6 +50,13 @@ pub struct ModelSpend {
     pub cost_micro_usd: Option<u64>,
 }
 
+/// "hunk 2" / "hunks 1, 3", as the renderers name reverted hunks.
+pub fn hunk_list(hunks: &[u32]) -> String {
+    let numbers: Vec<String> = hunks.iter().map(u32::to_string).collect();
+    let noun = if hunks.len() == 1 { "hunk" } else { "hunks" };
+    format!("{noun} {}", numbers.join(", "))
+}
+
 impl EventPayload {
     /// The tool call this event is about, if any.
     pub fn call_id(&self) -> Option<&CallId> {

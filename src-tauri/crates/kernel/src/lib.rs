@@ -24,7 +24,7 @@ pub use event::{
     ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent, Receipt,
     ReviewAction, StopReason, DEFAULT_MAX_REPEATED_CALLS, EVENT_SCHEMA_VERSION,
 };
-pub use facets::{FileEffect, ModelSpend, ReceiptStep};
+pub use facets::{hunk_list, FileEffect, ModelSpend, ReceiptStep};
 pub use history::{validate_history, HistoryViolation};
 pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, WorkspaceId};
 pub use mcp::{mcp_rule_for, McpRules, McpToolRecord};

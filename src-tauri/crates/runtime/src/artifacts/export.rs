@@ -102,13 +102,6 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
     out
 }
 
-/// "hunk 2" / "hunks 1, 3".
-pub fn hunk_list(hunks: &[u32]) -> String {
-    let numbers: Vec<String> = hunks.iter().map(u32::to_string).collect();
-    let noun = if hunks.len() == 1 { "hunk" } else { "hunks" };
-    format!("{noun} {}", numbers.join(", "))
-}
-
 /// A line of the report's timeline; the finer-grained events make none.
 fn timeline_line(e: &EventEnvelope) -> Option<String> {
     let text = match &e.payload {
@@ -121,7 +114,7 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::ArtifactReverted { path, .. } => format!("reverted `{path}`"),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied `{path}`"),
         EventPayload::ArtifactHunksReverted { path, hunks, .. } => {
-            format!("reverted {} of `{path}`", hunk_list(hunks))
+            format!("reverted {} of `{path}`", bearagent_kernel::hunk_list(hunks))
         }
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("revert or re-apply of `{path}` did not take effect: {reason}")

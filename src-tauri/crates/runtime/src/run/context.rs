@@ -204,7 +204,7 @@ fn review_note(path: &str, payload: &EventPayload) -> String {
         EventPayload::ArtifactHunksReverted { hunks, diff, .. } => format!(
             "[BearAgent] After that, the user reverted {} of your change to `{path}` (the rest stays). \
              Do not make it again unless asked. Lines marked + were yours and are gone:\n{diff}",
-            crate::artifacts::export::hunk_list(hunks)
+            bearagent_kernel::hunk_list(hunks)
         ),
         _ => format!(
             "[BearAgent] After that, the user reverted your change to `{path}`: it holds what it held before. \
