@@ -360,3 +360,39 @@ fn a_killed_bearagent_takes_its_running_command_along_and_the_effect_is_unknown(
         .unwrap()
         .contains("was running when BearAgent stopped"));
 }
+
+/// With the network off (the default) a command that needed it fails at
+/// once, and the event, the CLI timeline and the model's result all say
+/// the network was off and which setting allows it.
+#[test]
+fn a_command_refused_the_network_says_so_and_names_the_setting() {
+    let env = support::env();
+    let r = env.run(
+        json!([
+            cmd("python3 -c 'import socket; socket.create_connection((\"192.0.2.1\", 80), timeout=2)'"),
+            cmd("echo offline=$CARGO_NET_OFFLINE"),
+            {"final_answer": "done"}
+        ]),
+        &["--approve", "all"],
+        "fetch something",
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let finished: Vec<&Value> = r
+        .events
+        .iter()
+        .filter(|e| e["payload"]["type"] == "command_finished")
+        .collect();
+    assert_eq!(finished[0]["payload"]["network_refused"], true);
+    assert!(finished[1]["payload"].get("network_refused").is_none());
+    let results = results(&r);
+    assert!(results[0].contains("network off in the sandbox — this looks like a network failure"));
+    assert!(results[0].contains("`network = true`"), "{}", results[0]);
+    assert!(results[1].contains("offline=true"), "{}", results[1]);
+    let timeline = env.bearagent(&["events", &r.run_id()]);
+    let timeline = String::from_utf8_lossy(&timeline.stdout);
+    assert!(timeline.contains("sandboxed, network off"), "{timeline}");
+    assert!(
+        timeline.contains("network off in the sandbox: this looks like a network failure; the user can allow it with `network = true`"),
+        "{timeline}"
+    );
+}

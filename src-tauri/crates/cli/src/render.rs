@@ -7,6 +7,7 @@ use bearagent_kernel::{
 };
 use bearagent_runtime::artifacts::export::hunk_list;
 use bearagent_runtime::RunSummary;
+use bearagent_tools::sandbox::network::{NETWORK_OFF, NETWORK_SETTING};
 use serde_json::json;
 
 fn one_line(s: &str, max: usize) -> String {
@@ -185,10 +186,12 @@ fn tool_event_text(p: &EventPayload) -> String {
             timed_out,
             cancelled,
             changed_files,
+            network_refused,
             ..
         } => format!(
-            "command {} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed",
-            command_end(*exit_code, *signal, *timed_out, *cancelled)
+            "command {} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed{}",
+            command_end(*exit_code, *signal, *timed_out, *cancelled),
+            network_refused_note(*network_refused)
         ),
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
@@ -343,9 +346,23 @@ fn command_started(command: &str, cwd: &str, sandboxed: bool, network: bool, rul
         } else {
             "NOT sandboxed"
         },
-        if network { ", network on" } else { "" },
+        match (sandboxed, network) {
+            (true, false) => ", network off",
+            (true, true) => ", network on",
+            (false, _) => "",
+        },
         one_line(rule, 80)
     )
+}
+
+/// What a command that failed for want of the network is told: the
+/// setting that allows it.
+fn network_refused_note(refused: bool) -> String {
+    if refused {
+        format!(" — {NETWORK_OFF}: this looks like a network failure; {NETWORK_SETTING}")
+    } else {
+        String::new()
+    }
 }
 
 /// How a command ended: timed out, cancelled, its exit code or signal.

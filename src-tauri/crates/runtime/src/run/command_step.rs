@@ -210,6 +210,9 @@ fn record_finished(
         cancelled: outcome.is_some_and(|o| o.cancelled),
         changed_files: count(changes.len() - unrevertable),
         unrevertable_files: count(unrevertable),
+        network_refused: run.network_refused,
+        created_dirs: Vec::new(),
+        removed_dirs: Vec::new(),
     };
     rec.record(Some(cause), payload)
 }

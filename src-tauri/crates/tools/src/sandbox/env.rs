@@ -1,6 +1,7 @@
 //! The command's environment: an allow-list, never the parent's environment,
 //! so API keys and tokens BearAgent holds cannot reach a command.
 
+use super::network::OFFLINE_ENV;
 use super::{SandboxError, SandboxPolicy};
 use std::path::PathBuf;
 
@@ -8,11 +9,13 @@ use std::path::PathBuf;
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// The whole environment of the command: PATH (`bin_dirs` first, then
-/// [`DEFAULT_PATH`]), HOME, LANG/LC_ALL, TERM, USER, then `policy.env`, which
+/// [`DEFAULT_PATH`]), HOME, LANG/LC_ALL, TERM, USER, the offline switches
+/// when `offline` (a sandbox without network), then `policy.env`, which
 /// overrides the defaults.
 pub(super) fn command_env(
     policy: &SandboxPolicy,
     bin_dirs: &[PathBuf],
+    offline: bool,
 ) -> Result<Vec<(String, String)>, SandboxError> {
     let mut path = String::new();
     for dir in bin_dirs {
@@ -39,6 +42,13 @@ pub(super) fn command_env(
     ];
     if let Some(user) = user_name() {
         env.push(("USER".into(), user));
+    }
+    if offline {
+        env.extend(
+            OFFLINE_ENV
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned())),
+        );
     }
     for (name, value) in &policy.env {
         if name.is_empty() || name.contains('=') || name.contains('\0') || value.contains('\0') {

@@ -28,6 +28,7 @@ mod bwrap;
 mod capture;
 #[cfg(target_os = "linux")]
 mod env;
+pub mod network;
 #[cfg(target_os = "linux")]
 mod process;
 #[cfg(target_os = "linux")]

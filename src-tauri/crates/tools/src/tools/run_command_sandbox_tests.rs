@@ -1,0 +1,157 @@
+//! `run_command` through its one route in the real sandbox, with the
+//! network off (the default) and on: the offline switches, the note in the
+//! result, and real cargo against this machine's cargo cache.
+//!
+//! Workspaces live under `/var/tmp`: the sandbox's `/tmp` is private.
+
+use super::*;
+use crate::{ApprovalMode, Policy, PolicyDecision};
+use std::path::Path;
+use std::time::Instant;
+
+fn var_tmp_workspace() -> (tempfile::TempDir, WorkspaceRoot) {
+    let dir = tempfile::Builder::new()
+        .prefix("bearagent-run-command-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let ws = WorkspaceRoot::new(dir.path()).unwrap();
+    (dir, ws)
+}
+
+async fn run_in(ws: &WorkspaceRoot, command: &str, settings: &CommandSettings) -> CommandRun {
+    let tool = RunCommand::new();
+    let prepared = tool
+        .prepare(&crate::testutil::obj(json!({"command": command})), ws)
+        .unwrap();
+    let PolicyDecision::Allow(call) =
+        Policy::new(ApprovalMode::AllowAll).decide(tool.spec(), prepared)
+    else {
+        panic!("AllowAll allows commands");
+    };
+    let host = HostEnvironment::current(Vec::new());
+    let run = tool
+        .run(call, ws, settings, &host, CancellationToken::new(), |_| {})
+        .await;
+    println!("$ {command}\n{}", run.for_model);
+    run
+}
+
+fn settings(network: bool, sandbox: bool) -> CommandSettings {
+    CommandSettings {
+        network,
+        sandbox,
+        ..CommandSettings::default()
+    }
+}
+
+#[tokio::test]
+async fn a_refused_connection_names_the_setting_that_allows_it() {
+    let (_dir, ws) = var_tmp_workspace();
+    let connect =
+        "python3 -c 'import socket; socket.create_connection((\"192.0.2.1\", 80), timeout=2)'";
+    let off = run_in(&ws, connect, &settings(false, true)).await;
+    assert!(off.is_error());
+    assert!(off.network_refused);
+    let first_line = off.for_model.lines().next().unwrap();
+    assert!(
+        first_line.contains(sandbox::network::NETWORK_OFF),
+        "{first_line}"
+    );
+    assert!(first_line.contains("network = true"), "{first_line}");
+
+    // A command that does not touch the network only hears that it is off.
+    let ok = run_in(&ws, "echo fine", &settings(false, true)).await;
+    assert!(!ok.network_refused);
+    assert!(ok.for_model.starts_with("exit code 0, after "));
+    assert!(ok
+        .for_model
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("; network off in the sandbox"));
+    let plain_failure = run_in(
+        &ws,
+        "echo 'test failed' >&2; exit 1",
+        &settings(false, true),
+    )
+    .await;
+    assert!(!plain_failure.network_refused);
+    assert!(!plain_failure.for_model.contains("network = true"));
+
+    // With the network on nothing is said about it.
+    let on = run_in(&ws, "echo fine", &settings(true, true)).await;
+    assert!(!on.for_model.contains("network"), "{}", on.for_model);
+}
+
+#[tokio::test]
+async fn offline_switches_are_set_only_when_the_sandbox_has_no_network() {
+    let (_dir, ws) = var_tmp_workspace();
+    let show = "env | sort";
+    let off = run_in(&ws, show, &settings(false, true)).await;
+    for (name, value) in sandbox::network::OFFLINE_ENV {
+        assert!(
+            off.for_model.contains(&format!("\n{name}={value}\n")),
+            "{name} missing:\n{}",
+            off.for_model
+        );
+    }
+    for (network, sandboxed) in [(true, true), (false, false)] {
+        let run = run_in(&ws, show, &settings(network, sandboxed)).await;
+        assert!(
+            !run.for_model.contains("CARGO_NET_OFFLINE"),
+            "{}",
+            run.for_model
+        );
+    }
+}
+
+/// A crate depending on `dependency`, without a lockfile.
+fn crate_with_dependency(root: &Path, dependency: &str) {
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::write(
+        root.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\n{dependency}\n\n[workspace]\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(root.join("src/lib.rs"), "pub fn f() {}\n").unwrap();
+}
+
+#[tokio::test]
+async fn an_uncached_cargo_dependency_fails_in_seconds_naming_the_setting() {
+    let (dir, ws) = var_tmp_workspace();
+    crate_with_dependency(dir.path(), "bearagent-no-such-crate-5e1f = \"1\"");
+    let started = Instant::now();
+    let run = run_in(&ws, "cargo fetch", &settings(false, true)).await;
+    let took = started.elapsed();
+    assert!(run.is_error());
+    assert!(run.network_refused, "{}", run.for_model);
+    assert!(run.for_model.contains("network = true"));
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+#[tokio::test]
+async fn a_cached_cargo_dependency_builds_with_the_network_off() {
+    let (dir, ws) = var_tmp_workspace();
+    crate_with_dependency(dir.path(), "itoa = \"1\"");
+    // Setup, outside the sandbox: the dependency into the user's cargo
+    // cache (a no-op when it is there already, as after building BearAgent).
+    let fetch = |offline: bool| {
+        let mut fetch = std::process::Command::new(env!("CARGO"));
+        fetch.arg("fetch").current_dir(dir.path());
+        if offline {
+            fetch.arg("--offline");
+        }
+        fetch.status().is_ok_and(|status| status.success())
+    };
+    assert!(
+        fetch(true) || fetch(false),
+        "setup: cargo fetch of itoa failed"
+    );
+    std::fs::remove_file(dir.path().join("Cargo.lock")).unwrap();
+    let run = run_in(&ws, "cargo build", &settings(false, true)).await;
+    assert!(!run.is_error(), "{}", run.for_model);
+    assert!(dir.path().join("Cargo.lock").is_file());
+}
