@@ -253,7 +253,7 @@ fn command_rules_cannot_be_dodged_and_decide_without_asking() {
 }
 
 /// A command's writes, edits and deletions are artifacts: `changes` lists
-/// them and `revert` puts every file back.
+/// them and `revert` puts every file back and removes the folders it made.
 #[test]
 fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
     let env = support::env();
@@ -262,7 +262,8 @@ fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
     env.write(".gitignore", "target/\n");
     let r = env.run(
         json!([
-            cmd("echo after > edit.txt; rm gone.txt; mkdir -p src && echo new > src/new.txt; mkdir -p target && echo obj > target/out.o"),
+            cmd("echo after > edit.txt; rm gone.txt; mkdir -p src && echo new > src/new.txt; mkdir -p target && echo obj > target/out.o; \
+                 mkdir -p cache/deps && printf 'Signature: 8a477f597d28d172789f06886806bc55\\n' > cache/CACHEDIR.TAG && echo bin > cache/deps/t"),
             {"final_answer": "done"}
         ]),
         &["--approve", "all"],
@@ -300,8 +301,11 @@ fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
     assert_eq!(env.read("edit.txt").unwrap(), "before\n");
     assert_eq!(env.read("gone.txt").unwrap(), "still needed\n");
     assert!(env.read("src/new.txt").is_none());
-    // Ignored build output is not tracked, so not reverted.
+    assert!(!env.ws().join("src").exists(), "the folder it made is gone");
+    // Ignored build output, and output in a folder tagged as a cache, is
+    // not tracked, so not reverted.
     assert_eq!(env.read("target/out.o").unwrap(), "obj\n");
+    assert_eq!(env.read("cache/deps/t").unwrap(), "bin\n");
     // A second revert of the same files is refused (already reverted).
     let again = env.bearagent(&["revert", &run_id, "edit.txt"]);
     assert!(!again.status.success());
