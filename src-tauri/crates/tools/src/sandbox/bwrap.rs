@@ -2,7 +2,7 @@
 //!
 //! Mounts, in order: `--ro-bind / /`, then every other mount sorted from the
 //! shallowest path to the deepest (ties: tmpfs, read-only toolchain dirs,
-//! workspace, `.git`, hidden), so a deeper rule always wins — a workspace
+//! writable caches and the workspace, `.git`, hidden), so a deeper rule always wins — a workspace
 //! under `/tmp` shows through the private `/tmp`, a hidden folder inside the
 //! workspace is covered — and last the `--remount-ro` of hidden folders.
 
@@ -24,6 +24,8 @@ pub(super) struct Layout {
     pub home: Option<PathBuf>,
     /// (host source, sandbox path) of each readable home dir.
     pub readable: Vec<(PathBuf, PathBuf)>,
+    /// (host source, sandbox path) of each writable home dir.
+    pub writable: Vec<(PathBuf, PathBuf)>,
     /// `.git` (dir or file) and, for a `gitdir:` file, its target when that
     /// is inside the workspace.
     pub git: Vec<PathBuf>,
@@ -55,19 +57,8 @@ pub(super) fn resolve(policy: &SandboxPolicy) -> Result<Layout, SandboxError> {
             "home cannot be / (the empty home would hide everything)".into(),
         ));
     }
-    let mut readable = Vec::new();
-    for dir in &policy.readable_home_dirs {
-        let Some(source) = canonical(dir) else {
-            continue;
-        };
-        // Keep the path the tools expect ($HOME/.cargo), placed inside the
-        // tmpfs home, even when the folder itself is a symlink elsewhere.
-        let target = match (&home, dir.strip_prefix(&policy.home)) {
-            (Some(home), Ok(relative)) => home.join(relative),
-            _ => source.clone(),
-        };
-        readable.push((source, target));
-    }
+    let readable = home_binds(&policy.readable_home_dirs, &policy.home, home.as_deref());
+    let writable = home_binds(&policy.writable_home_dirs, &policy.home, home.as_deref());
     let hidden = policy
         .hidden
         .iter()
@@ -83,10 +74,33 @@ pub(super) fn resolve(policy: &SandboxPolicy) -> Result<Layout, SandboxError> {
         workspace,
         home,
         readable,
+        writable,
         hidden,
         resolv_conf,
         network: policy.network,
     })
+}
+
+/// (host source, sandbox path) of each existing folder of `dirs`. The
+/// sandbox path is the one the tools expect ($HOME/.cargo), placed inside
+/// the tmpfs home, even when the folder itself is a symlink elsewhere.
+fn home_binds(
+    dirs: &[PathBuf],
+    policy_home: &Path,
+    home: Option<&Path>,
+) -> Vec<(PathBuf, PathBuf)> {
+    let mut binds = Vec::new();
+    for dir in dirs {
+        let Some(source) = canonical(dir) else {
+            continue;
+        };
+        let target = match (home, dir.strip_prefix(policy_home)) {
+            (Some(home), Ok(relative)) => home.join(relative),
+            _ => source.clone(),
+        };
+        binds.push((source, target));
+    }
+    binds
 }
 
 fn canonical(path: &Path) -> Option<PathBuf> {
@@ -211,6 +225,11 @@ fn mounts(layout: &Layout) -> Vec<Mount> {
     for (source, target) in &layout.readable {
         let args = ["--ro-bind".as_ref(), source.as_os_str(), target.as_os_str()];
         add(1, target, &args);
+    }
+    // After a read-only bind of the same folder, so the writable one wins.
+    for (source, target) in &layout.writable {
+        let args = ["--bind".as_ref(), source.as_os_str(), target.as_os_str()];
+        add(2, target, &args);
     }
     let workspace = layout.workspace.as_os_str();
     add(

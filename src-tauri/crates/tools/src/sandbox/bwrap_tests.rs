@@ -8,6 +8,10 @@ fn layout(network: bool) -> Layout {
         workspace: "/tmp/ws".into(),
         home: Some("/home/u".into()),
         readable: vec![("/opt/cargo".into(), "/home/u/.cargo".into())],
+        writable: vec![(
+            "/opt/cargo/registry".into(),
+            "/home/u/.cargo/registry".into(),
+        )],
         git: vec!["/tmp/ws/.git".into()],
         hidden: vec![
             ("/tmp/ws/.bearagent".into(), true),
@@ -51,6 +55,17 @@ fn namespaces_and_privileges() {
     assert_eq!(at(&argv, &["--ro-bind", "/", "/"]), 5);
     let with_net = super::args(&layout(true), Path::new("/tmp/ws"), &[], "true");
     assert_eq!(with_net[1], "--share-net");
+}
+
+#[test]
+fn a_writable_cache_is_bound_inside_its_read_only_toolchain_dir() {
+    let argv = argv(&layout(true));
+    let cargo = at(&argv, &["--ro-bind", "/opt/cargo", "/home/u/.cargo"]);
+    let registry = at(
+        &argv,
+        &["--bind", "/opt/cargo/registry", "/home/u/.cargo/registry"],
+    );
+    assert!(cargo < registry);
 }
 
 #[test]
@@ -127,6 +142,7 @@ fn policy(workspace: &Path, home: &Path) -> SandboxPolicy {
         home: home.into(),
         network: false,
         readable_home_dirs: vec![home.join(".cargo"), home.join("missing")],
+        writable_home_dirs: Vec::new(),
         hidden: vec![workspace.join(".bearagent"), home.join("absent")],
         env: Vec::new(),
     }

@@ -357,3 +357,28 @@ async fn host_sockets_under_run_and_tmp_are_not_reachable() {
         "{printed}"
     );
 }
+
+#[tokio::test]
+async fn package_caches_are_writable_only_when_the_policy_says_so() {
+    let f = fixture();
+    fs::create_dir_all(f.home.join(".cargo/registry/cache")).unwrap();
+    let mut policy = f.policy();
+    let command = "touch $HOME/.cargo/registry/cache/fetched && echo CACHE-WRITABLE
+         touch $HOME/.cargo/bin/planted && echo BIN-WRITABLE
+         touch $HOME/.cargo/config.toml && echo CONFIG-WRITABLE
+         exit 0";
+    let out = f.run_with(&policy, SandboxMode::On, command).await;
+    assert!(!text(&out).contains("WRITABLE"), "{}", text(&out));
+    assert!(!f.home.join(".cargo/registry/cache/fetched").exists());
+
+    policy.network = true;
+    policy.writable_home_dirs = vec![f.home.join(".cargo/registry"), f.home.join(".npm")];
+    let out = f.run_with(&policy, SandboxMode::On, command).await;
+    let printed = text(&out);
+    assert!(printed.contains("CACHE-WRITABLE"), "{printed}");
+    assert!(!printed.contains("BIN-WRITABLE") && !printed.contains("CONFIG-WRITABLE"));
+    assert!(f.home.join(".cargo/registry/cache/fetched").exists());
+    assert!(!f.home.join(".cargo/bin/planted").exists());
+    assert!(!f.home.join(".cargo/config.toml").exists());
+    assert!(!f.home.join(".npm").exists(), "a missing cache is not made");
+}

@@ -63,6 +63,11 @@ pub struct SandboxPolicy {
     /// skipped), e.g. `~/.cargo`, `~/.rustup`, `~/.npm`, `~/.cache/pip`.
     /// `<dir>/bin`, when it exists, is put on `PATH`.
     pub readable_home_dirs: Vec<PathBuf>,
+    /// Folders under `home` bound back read-write (missing ones are
+    /// skipped): the package caches, only for a command with the network
+    /// on, so it can install dependencies. Deeper than a readable dir, so
+    /// `~/.cargo/registry` is writable inside a read-only `~/.cargo`.
+    pub writable_home_dirs: Vec<PathBuf>,
     /// Made invisible wherever they are (BearAgent's data and config
     /// folders): an empty read-only tmpfs over a folder, `/dev/null` over a
     /// file. Missing paths are skipped.

@@ -33,6 +33,18 @@ pub const OFFLINE_ENV: &[(&str, &str)] = &[
     ("HF_HUB_OFFLINE", "1"),
 ];
 
+/// Package caches under the home folder, writable (when they exist) for a
+/// command with the network on, so `cargo fetch`, `npm install`, `pip
+/// install` and `go mod download` can fill them; read-only otherwise.
+/// Never `~/.cargo/bin` or a config file: only downloaded packages.
+pub const NETWORK_CACHE_DIRS: &[&str] = &[
+    ".cargo/registry",
+    ".cargo/git",
+    ".npm",
+    ".cache/pip",
+    "go/pkg/mod",
+];
+
 /// Said on every sandboxed command's result while the network is off.
 pub const NETWORK_OFF: &str = "network off in the sandbox";
 

@@ -101,6 +101,7 @@ impl Fixture {
             home: self.home.clone(),
             network: false,
             readable_home_dirs: vec![self.home.join(".cargo"), self.home.join(".rustup")],
+            writable_home_dirs: Vec::new(),
             hidden: vec![
                 self.data.clone(),
                 self.inner_data.clone(),

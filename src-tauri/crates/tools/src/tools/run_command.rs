@@ -6,7 +6,9 @@ use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::ArgumentError;
-use crate::sandbox::network::{looks_like_network_failure, NETWORK_OFF, NETWORK_SETTING};
+use crate::sandbox::network::{
+    looks_like_network_failure, NETWORK_CACHE_DIRS, NETWORK_OFF, NETWORK_SETTING,
+};
 use crate::sandbox::{self, CommandOutcome, CommandSpec, SandboxMode, SandboxPolicy};
 use crate::spec::{CommandPlan, Effect, PreparedCall, Tool, ToolSpec};
 use crate::text::{ceil_char_boundary, floor_char_boundary};
@@ -221,6 +223,15 @@ async fn run_plan(
             .iter()
             .map(|d| host.home.join(d))
             .collect(),
+        // Only a command that may download may write the caches.
+        writable_home_dirs: if settings.network {
+            NETWORK_CACHE_DIRS
+                .iter()
+                .map(|d| host.home.join(d))
+                .collect()
+        } else {
+            Vec::new()
+        },
         hidden: host.hidden.clone(),
         env: settings
             .env

@@ -19,21 +19,7 @@ fn var_tmp_workspace() -> (tempfile::TempDir, WorkspaceRoot) {
 }
 
 async fn run_in(ws: &WorkspaceRoot, command: &str, settings: &CommandSettings) -> CommandRun {
-    let tool = RunCommand::new();
-    let prepared = tool
-        .prepare(&crate::testutil::obj(json!({"command": command})), ws)
-        .unwrap();
-    let PolicyDecision::Allow(call) =
-        Policy::new(ApprovalMode::AllowAll).decide(tool.spec(), prepared)
-    else {
-        panic!("AllowAll allows commands");
-    };
-    let host = HostEnvironment::current(Vec::new());
-    let run = tool
-        .run(call, ws, settings, &host, CancellationToken::new(), |_| {})
-        .await;
-    println!("$ {command}\n{}", run.for_model);
-    run
+    run_with_host(ws, command, settings, &HostEnvironment::current(Vec::new())).await
 }
 
 fn settings(network: bool, sandbox: bool) -> CommandSettings {
@@ -154,4 +140,91 @@ async fn a_cached_cargo_dependency_builds_with_the_network_off() {
     let run = run_in(&ws, "cargo build", &settings(false, true)).await;
     assert!(!run.is_error(), "{}", run.for_model);
     assert!(dir.path().join("Cargo.lock").is_file());
+}
+
+/// Whether `host:443` answers within 3 s (the registries this machine
+/// reaches); tests that download are skipped, saying so, when not.
+fn reachable(host: &str) -> bool {
+    use std::net::ToSocketAddrs;
+    let Ok(mut addrs) = (host, 443).to_socket_addrs() else {
+        return false;
+    };
+    addrs.any(|addr| std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(3)).is_ok())
+}
+
+/// A fresh home under `/var/tmp` whose toolchains are the user's (the
+/// binaries, read-only) and whose package caches are empty, so a download
+/// proves it was written here and the user's caches are not touched.
+fn home_with_empty_caches() -> (tempfile::TempDir, HostEnvironment) {
+    let dir = tempfile::Builder::new()
+        .prefix("bearagent-home-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let home = dir.path().to_path_buf();
+    let real = HostEnvironment::current(Vec::new()).home;
+    std::fs::create_dir_all(home.join(".cargo/registry")).unwrap();
+    std::fs::create_dir_all(home.join(".npm")).unwrap();
+    std::os::unix::fs::symlink(real.join(".cargo/bin"), home.join(".cargo/bin")).unwrap();
+    std::os::unix::fs::symlink(real.join(".rustup"), home.join(".rustup")).unwrap();
+    (
+        dir,
+        HostEnvironment {
+            home,
+            hidden: Vec::new(),
+        },
+    )
+}
+
+async fn run_with_host(
+    ws: &WorkspaceRoot,
+    command: &str,
+    settings: &CommandSettings,
+    host: &HostEnvironment,
+) -> CommandRun {
+    let tool = RunCommand::new();
+    let prepared = tool
+        .prepare(&crate::testutil::obj(json!({"command": command})), ws)
+        .unwrap();
+    let PolicyDecision::Allow(call) =
+        Policy::new(ApprovalMode::AllowAll).decide(tool.spec(), prepared)
+    else {
+        panic!("AllowAll allows commands");
+    };
+    let run = tool
+        .run(call, ws, settings, host, CancellationToken::new(), |_| {})
+        .await;
+    println!("$ {command}\n{}", run.for_model);
+    run
+}
+
+#[tokio::test]
+async fn with_the_network_on_cargo_fetch_and_npm_install_fill_the_caches() {
+    if !reachable("index.crates.io") || !reachable("registry.npmjs.org") {
+        println!("skipped: the registries are not reachable from here");
+        return;
+    }
+    let (home_dir, host) = home_with_empty_caches();
+    let (dir, ws) = var_tmp_workspace();
+    crate_with_dependency(dir.path(), "itoa = \"1\"");
+    let on = settings(true, true);
+    let fetch = run_with_host(&ws, "cargo fetch", &on, &host).await;
+    assert!(!fetch.is_error(), "{}", fetch.for_model);
+    let npm = run_with_host(&ws, "npm install --no-save is-number@7.0.0", &on, &host).await;
+    assert!(!npm.is_error(), "{}", npm.for_model);
+    assert!(!npm.for_model.contains("Log files were not written"));
+    assert!(dir
+        .path()
+        .join("node_modules/is-number/package.json")
+        .is_file());
+    let home = home_dir.path();
+    assert!(
+        home.join(".cargo/registry/cache").is_dir(),
+        "the crate is cached"
+    );
+    assert!(home.join(".npm/_cacache").is_dir(), "the package is cached");
+
+    // The network off again: the cached crate still resolves, offline.
+    std::fs::remove_file(dir.path().join("Cargo.lock")).unwrap();
+    let offline = run_with_host(&ws, "cargo fetch", &settings(false, true), &host).await;
+    assert!(!offline.is_error(), "{}", offline.for_model);
 }
