@@ -91,6 +91,14 @@ fn home_binds(
 ) -> Vec<(PathBuf, PathBuf)> {
     let mut binds = Vec::new();
     for dir in dirs {
+        // Inside another of the list, it is seen through that one (a bind
+        // onto a symlink within a read-only bind would fail).
+        if dirs
+            .iter()
+            .any(|outer| outer != dir && dir.starts_with(outer))
+        {
+            continue;
+        }
         let Some(source) = canonical(dir) else {
             continue;
         };

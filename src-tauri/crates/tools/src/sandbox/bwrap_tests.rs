@@ -141,8 +141,13 @@ fn policy(workspace: &Path, home: &Path) -> SandboxPolicy {
         workspace: workspace.into(),
         home: home.into(),
         network: false,
-        readable_home_dirs: vec![home.join(".cargo"), home.join("missing")],
+        readable_home_dirs: vec![
+            home.join(".cargo"),
+            home.join("missing"),
+            home.join(".cargo/bin"),
+        ],
         writable_home_dirs: Vec::new(),
+        path: Vec::new(),
         hidden: vec![workspace.join(".bearagent"), home.join("absent")],
         env: Vec::new(),
     }
@@ -157,7 +162,8 @@ fn resolve_follows_symlinks_and_drops_missing_paths() {
     let cargo_real = root.join("cargo-real");
     std::fs::create_dir_all(ws.join(".bearagent")).unwrap();
     std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&cargo_real).unwrap();
+    // Its bin exists, but is seen through the bind of .cargo.
+    std::fs::create_dir_all(cargo_real.join("bin")).unwrap();
     std::os::unix::fs::symlink(&cargo_real, home.join(".cargo")).unwrap();
     // A worktree-style `.git` file pointing at a git dir inside the workspace.
     std::fs::create_dir_all(ws.join("gitdir")).unwrap();

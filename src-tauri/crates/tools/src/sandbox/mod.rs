@@ -28,6 +28,7 @@ mod bwrap;
 mod capture;
 #[cfg(target_os = "linux")]
 mod env;
+pub mod home;
 pub mod network;
 #[cfg(target_os = "linux")]
 mod process;
@@ -68,6 +69,9 @@ pub struct SandboxPolicy {
     /// on, so it can install dependencies. Deeper than a readable dir, so
     /// `~/.cargo/registry` is writable inside a read-only `~/.cargo`.
     pub writable_home_dirs: Vec<PathBuf>,
+    /// The user's PATH, in order. Inside, entries the sandbox hides are
+    /// left out; system folders and the readable dirs' `bin` follow.
+    pub path: Vec<PathBuf>,
     /// Made invisible wherever they are (BearAgent's data and config
     /// folders): an empty read-only tmpfs over a folder, `/dev/null` over a
     /// file. Missing paths are skipped.

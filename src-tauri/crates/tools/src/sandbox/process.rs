@@ -233,7 +233,11 @@ fn sandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, Sand
         .filter(|(source, _)| source.join("bin").is_dir())
         .map(|(_, target)| target.join("bin"))
         .collect();
-    let env = env::command_env(policy, &bin_dirs, !policy.network)?;
+    let path = env::command_path(policy, &bin_dirs, true);
+    if !path.dropped.is_empty() {
+        tracing::debug!(dropped = ?path.dropped, "PATH entries the sandbox cannot see were left out");
+    }
+    let env = env::command_env(policy, &path.entries, !policy.network)?;
     let mut command = Command::new(bwrap);
     command
         .args(bwrap::args(&layout, &cwd, &env, &spec.command))
@@ -256,7 +260,8 @@ fn unsandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, Sa
         .filter(|dir| dir.is_dir())
         .collect();
     // Unsandboxed, the host's network is there whatever the profile says.
-    let env = env::command_env(policy, &bin_dirs, false)?;
+    let path = env::command_path(policy, &bin_dirs, false);
+    let env = env::command_env(policy, &path.entries, false)?;
     let mut command = Command::new("/bin/sh");
     command
         .arg("-c")

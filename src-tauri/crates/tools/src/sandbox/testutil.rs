@@ -102,6 +102,7 @@ impl Fixture {
             network: false,
             readable_home_dirs: vec![self.home.join(".cargo"), self.home.join(".rustup")],
             writable_home_dirs: Vec::new(),
+            path: Vec::new(),
             hidden: vec![
                 self.data.clone(),
                 self.inner_data.clone(),

@@ -6,6 +6,7 @@ use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::ArgumentError;
+use crate::sandbox::home::toolchain_roots_on_path;
 use crate::sandbox::network::{
     looks_like_network_failure, NETWORK_CACHE_DIRS, NETWORK_OFF, NETWORK_SETTING,
 };
@@ -31,21 +32,43 @@ const MODEL_HEAD_BYTES: usize = 4 * 1024;
 const MODEL_TAIL_BYTES: usize = 12 * 1024;
 
 /// The machine facts a command's sandbox is built from (not from the
-/// model, not from the run): the real home folder and BearAgent's own
-/// folders, which commands must never see.
+/// model, not from the run): the real home folder, BearAgent's own
+/// folders, which commands must never see, and the user's PATH.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostEnvironment {
     pub home: PathBuf,
     pub hidden: Vec<PathBuf>,
+    /// The user's PATH, in order: inside, the toolchains it points into
+    /// are bound read-only and entries into other hidden folders dropped.
+    pub path: Vec<PathBuf>,
 }
 
 impl HostEnvironment {
-    /// This user's home folder (`$HOME`), and `hidden` folders.
+    /// This user's home folder (`$HOME`) and PATH, and `hidden` folders.
     pub fn current(hidden: Vec<PathBuf>) -> Self {
         let home = std::env::var_os("HOME")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("/nonexistent"));
-        Self { home, hidden }
+        let path = std::env::var_os("PATH")
+            .map(|path| std::env::split_paths(&path).collect())
+            .unwrap_or_default();
+        Self { home, hidden, path }
+    }
+
+    /// The home folders a command may read: the profile's toolchain dirs
+    /// and the version managers the user's PATH points into.
+    fn readable_dirs(&self, settings: &CommandSettings) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = settings
+            .toolchain_dirs
+            .iter()
+            .map(|dir| self.home.join(dir))
+            .collect();
+        for root in toolchain_roots_on_path(&self.home, &self.path) {
+            if !dirs.contains(&root) {
+                dirs.push(root);
+            }
+        }
+        dirs
     }
 }
 
@@ -218,11 +241,7 @@ async fn run_plan(
         workspace: ws.path().to_path_buf(),
         home: host.home.clone(),
         network: settings.network,
-        readable_home_dirs: settings
-            .toolchain_dirs
-            .iter()
-            .map(|d| host.home.join(d))
-            .collect(),
+        readable_home_dirs: host.readable_dirs(settings),
         // Only a command that may download may write the caches.
         writable_home_dirs: if settings.network {
             NETWORK_CACHE_DIRS
@@ -233,6 +252,7 @@ async fn run_plan(
             Vec::new()
         },
         hidden: host.hidden.clone(),
+        path: host.path.clone(),
         env: settings
             .env
             .iter()

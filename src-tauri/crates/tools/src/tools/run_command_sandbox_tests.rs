@@ -166,11 +166,13 @@ fn home_with_empty_caches() -> (tempfile::TempDir, HostEnvironment) {
     std::fs::create_dir_all(home.join(".npm")).unwrap();
     std::os::unix::fs::symlink(real.join(".cargo/bin"), home.join(".cargo/bin")).unwrap();
     std::os::unix::fs::symlink(real.join(".rustup"), home.join(".rustup")).unwrap();
+    let path = vec![home.join(".cargo/bin"), "/usr/bin".into(), "/bin".into()];
     (
         dir,
         HostEnvironment {
             home,
             hidden: Vec::new(),
+            path,
         },
     )
 }
@@ -227,4 +229,65 @@ async fn with_the_network_on_cargo_fetch_and_npm_install_fill_the_caches() {
     std::fs::remove_file(dir.path().join("Cargo.lock")).unwrap();
     let offline = run_with_host(&ws, "cargo fetch", &settings(false, true), &host).await;
     assert!(!offline.is_error(), "{}", offline.for_model);
+}
+
+fn script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A pyenv-style layout under a fresh home: `shims/python3` runs
+/// `versions/X/bin/python3`. Inside, the user's PATH finds it (its root
+/// bound read-only); an entry into another hidden folder, and a relative
+/// one, are dropped.
+#[tokio::test]
+async fn the_version_manager_on_the_users_path_is_the_one_inside() {
+    let dir = tempfile::Builder::new()
+        .prefix("bearagent-home-")
+        .tempdir_in("/var/tmp")
+        .unwrap();
+    let home = dir.path().to_path_buf();
+    let pyenv = home.join(".pyenv");
+    script(
+        &pyenv.join("shims/python3"),
+        "exec \"$HOME/.pyenv/versions/3.99.1/bin/python3\" \"$@\"",
+    );
+    script(
+        &pyenv.join("versions/3.99.1/bin/python3"),
+        "echo 'Python 3.99.1 (fake pyenv)'",
+    );
+    script(
+        &home.join(".secret-tool/bin/secret"),
+        "echo SECRET-TOOL-RAN",
+    );
+    std::fs::write(home.join(".secret-tool/token"), "TOKEN-5a9c").unwrap();
+    let host = HostEnvironment {
+        path: vec![
+            pyenv.join("shims"),
+            home.join(".secret-tool/bin"),
+            ".".into(),
+            "/usr/bin".into(),
+            "/bin".into(),
+        ],
+        home: home.clone(),
+        hidden: Vec::new(),
+    };
+    let (_ws_dir, ws) = var_tmp_workspace();
+    let command = "python3; command -v secret || echo no-secret-tool
+        cat $HOME/.secret-tool/token; touch $HOME/.pyenv/planted && echo PYENV-WRITABLE
+        echo \"PATH=$PATH\"";
+    let run = run_with_host(&ws, command, &settings(false, true), &host).await;
+    let out = &run.for_model;
+    assert!(out.contains("Python 3.99.1 (fake pyenv)"), "{out}");
+    assert!(
+        out.contains("no-secret-tool") && !out.contains("TOKEN-5a9c"),
+        "{out}"
+    );
+    assert!(!out.contains("PYENV-WRITABLE") && !pyenv.join("planted").exists());
+    let path_line = out.lines().find(|l| l.starts_with("PATH=")).unwrap();
+    let expected = format!("PATH={}:/usr/bin:/bin:", pyenv.join("shims").display());
+    assert!(path_line.starts_with(&expected), "{path_line}");
+    assert!(!path_line.contains(".secret-tool") && !path_line.contains(":.:"));
 }
