@@ -6,7 +6,7 @@
 //! under `/tmp` shows through the private `/tmp`, a hidden folder inside the
 //! workspace is covered — and last the `--remount-ro` of hidden folders.
 
-use super::{seccomp, SandboxError, SandboxPolicy};
+use super::{home, seccomp, SandboxError, SandboxPolicy};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{Seek, Write};
@@ -26,6 +26,8 @@ pub(super) struct Layout {
     pub readable: Vec<(PathBuf, PathBuf)>,
     /// (host source, sandbox path) of each writable home dir.
     pub writable: Vec<(PathBuf, PathBuf)>,
+    /// (host source, sandbox path) of each configuration file or folder.
+    pub config: Vec<(PathBuf, PathBuf)>,
     /// `.git` (dir or file) and, for a `gitdir:` file, its target when that
     /// is inside the workspace.
     pub git: Vec<PathBuf>,
@@ -59,7 +61,7 @@ pub(super) fn resolve(policy: &SandboxPolicy) -> Result<Layout, SandboxError> {
     }
     let readable = home_binds(&policy.readable_home_dirs, &policy.home, home.as_deref());
     let writable = home_binds(&policy.writable_home_dirs, &policy.home, home.as_deref());
-    let hidden = policy
+    let mut hidden: Vec<(PathBuf, bool)> = policy
         .hidden
         .iter()
         .filter_map(|path| canonical(path))
@@ -68,6 +70,8 @@ pub(super) fn resolve(policy: &SandboxPolicy) -> Result<Layout, SandboxError> {
             (path, is_dir)
         })
         .collect();
+    let (config, secrets) = home_files(policy, home.as_deref());
+    hidden.extend(secrets);
     let resolv_conf = canonical(Path::new("/etc/resolv.conf")).filter(|p| p.starts_with("/run"));
     Ok(Layout {
         git: git_paths(&workspace),
@@ -75,10 +79,52 @@ pub(super) fn resolve(policy: &SandboxPolicy) -> Result<Layout, SandboxError> {
         home,
         readable,
         writable,
+        config,
         hidden,
         resolv_conf,
         network: policy.network,
     })
+}
+
+/// (host source, sandbox path).
+type Bind = (PathBuf, PathBuf);
+
+/// The configuration to bind, and what to hide at its sandbox path: the
+/// credentials and the configuration files that look like they hold one,
+/// where a bound folder would show them.
+fn home_files(
+    policy: &SandboxPolicy,
+    home: Option<&Path>,
+) -> (Vec<Bind>, Vec<(PathBuf, bool)>) {
+    let bound: Vec<PathBuf> = policy
+        .readable_home_dirs
+        .iter()
+        .chain(&policy.writable_home_dirs)
+        .cloned()
+        .collect();
+    let (bind, mut secrets) = home::config_files(&policy.config_files, &bound);
+    secrets.extend(
+        policy
+            .credentials
+            .iter()
+            .filter(|path| path.symlink_metadata().is_ok())
+            .filter(|path| bound.iter().chain(&bind).any(|dir| path.starts_with(dir)))
+            .cloned(),
+    );
+    let config = home_binds(&bind, &policy.home, home);
+    // Hidden where the command would look: under the sandbox's home,
+    // which may differ from the canonical path when a folder is a link.
+    let hidden = secrets
+        .iter()
+        .map(|path| {
+            let inside = match (home, path.strip_prefix(&policy.home)) {
+                (Some(home), Ok(relative)) => home.join(relative),
+                _ => canonical(path).unwrap_or_else(|| path.clone()),
+            };
+            (inside, path.is_dir())
+        })
+        .collect();
+    (config, hidden)
 }
 
 /// (host source, sandbox path) of each existing folder of `dirs`. The
@@ -231,6 +277,10 @@ fn mounts(layout: &Layout) -> Vec<Mount> {
         add(0, home, &["--tmpfs".as_ref(), home.as_os_str()]);
     }
     for (source, target) in &layout.readable {
+        let args = ["--ro-bind".as_ref(), source.as_os_str(), target.as_os_str()];
+        add(1, target, &args);
+    }
+    for (source, target) in &layout.config {
         let args = ["--ro-bind".as_ref(), source.as_os_str(), target.as_os_str()];
         add(1, target, &args);
     }

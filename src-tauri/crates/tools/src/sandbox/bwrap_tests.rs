@@ -12,6 +12,7 @@ fn layout(network: bool) -> Layout {
             "/opt/cargo/registry".into(),
             "/home/u/.cargo/registry".into(),
         )],
+        config: vec![("/home/u/.gitconfig".into(), "/home/u/.gitconfig".into())],
         git: vec!["/tmp/ws/.git".into()],
         hidden: vec![
             ("/tmp/ws/.bearagent".into(), true),
@@ -60,6 +61,12 @@ fn namespaces_and_privileges() {
 #[test]
 fn a_writable_cache_is_bound_inside_its_read_only_toolchain_dir() {
     let argv = argv(&layout(true));
+    let home = at(&argv, &["--tmpfs", "/home/u"]);
+    let config = at(
+        &argv,
+        &["--ro-bind", "/home/u/.gitconfig", "/home/u/.gitconfig"],
+    );
+    assert!(home < config, "configuration shows through the empty home");
     let cargo = at(&argv, &["--ro-bind", "/opt/cargo", "/home/u/.cargo"]);
     let registry = at(
         &argv,
@@ -147,6 +154,8 @@ fn policy(workspace: &Path, home: &Path) -> SandboxPolicy {
             home.join(".cargo/bin"),
         ],
         writable_home_dirs: Vec::new(),
+        config_files: Vec::new(),
+        credentials: Vec::new(),
         path: Vec::new(),
         hidden: vec![workspace.join(".bearagent"), home.join("absent")],
         env: Vec::new(),

@@ -382,3 +382,78 @@ async fn package_caches_are_writable_only_when_the_policy_says_so() {
     assert!(!f.home.join(".cargo/config.toml").exists());
     assert!(!f.home.join(".npm").exists(), "a missing cache is not made");
 }
+
+/// Tool configuration is readable as in the user's terminal; credentials
+/// are not — neither the denylisted files (also inside a bound folder such
+/// as `~/.cargo`) nor a configuration file holding a token.
+#[tokio::test]
+async fn tool_configuration_is_visible_and_credentials_next_to_it_are_not() {
+    let f = fixture();
+    let home = &f.home;
+    let files = [
+        (
+            ".gitconfig",
+            "[user]\n\tname = Dev\n[alias]\n\tst = status\n",
+        ),
+        (".config/git/ignore", "*.swp\n"),
+        (".config/pip/pip.conf", "[global]\ntimeout = 60\n"),
+        (".cargo/config.toml", "[alias]\nb = \"build\"\n"),
+        (
+            ".config/git/credentials",
+            "https://dev:CRED-GIT-1@github.com\n",
+        ),
+        (".git-credentials", "https://dev:CRED-GIT-2@github.com\n"),
+        (
+            ".netrc",
+            "machine example.com login dev password CRED-NETRC\n",
+        ),
+        (
+            ".npmrc",
+            "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=CRED-NPM\n",
+        ),
+        (
+            ".cargo/credentials.toml",
+            "[registry]\ntoken = \"CRED-CARGO\"\n",
+        ),
+        (
+            ".aws/credentials",
+            "[default]\naws_secret_access_key = CRED-AWS\n",
+        ),
+        (".config/gcloud/credentials.db", "CRED-GCLOUD"),
+    ];
+    for (rel, text) in files {
+        let path = home.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    let reads: String = files
+        .iter()
+        .map(|(rel, _)| format!("cat $HOME/{rel}; "))
+        .collect();
+    let command = format!(
+        "{reads}
+         git config --global alias.st; git config --global --list | grep -c . 
+         cat $HOME/.ssh/id_rsa; ls -A $HOME/.aws $HOME/.config/gcloud
+         grep -r CRED $HOME 2>/dev/null; echo searched
+         echo planted >> $HOME/.gitconfig && echo GITCONFIG-WRITABLE
+         exit 0"
+    );
+    let out = f.run(&command).await;
+    let printed = text(&out);
+    assert!(
+        !printed.contains("CRED-"),
+        "a credential leaked:\n{printed}"
+    );
+    assert!(!printed.contains(SSH_SECRET));
+    for visible in ["name = Dev", "*.swp", "timeout = 60", "b = \"build\""] {
+        assert!(printed.contains(visible), "{visible} missing:\n{printed}");
+    }
+    assert!(
+        printed.contains("\nstatus\n"),
+        "git reads ~/.gitconfig:\n{printed}"
+    );
+    assert!(printed.contains("searched") && !printed.contains("GITCONFIG-WRITABLE"));
+    assert!(!fs::read_to_string(home.join(".gitconfig"))
+        .unwrap()
+        .contains("planted"));
+}

@@ -69,6 +69,13 @@ pub struct SandboxPolicy {
     /// on, so it can install dependencies. Deeper than a readable dir, so
     /// `~/.cargo/registry` is writable inside a read-only `~/.cargo`.
     pub writable_home_dirs: Vec<PathBuf>,
+    /// Tool configuration under `home` (files or folders), bound
+    /// read-only when it exists and does not look like it holds a
+    /// credential (see [`home::CONFIG_FILES`]).
+    pub config_files: Vec<PathBuf>,
+    /// Credentials under `home` that stay unreadable even inside a bound
+    /// folder (see [`home::CREDENTIALS`]).
+    pub credentials: Vec<PathBuf>,
     /// The user's PATH, in order. Inside, entries the sandbox hides are
     /// left out; system folders and the readable dirs' `bin` follow.
     pub path: Vec<PathBuf>,

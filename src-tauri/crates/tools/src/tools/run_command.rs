@@ -6,7 +6,7 @@ use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::ArgumentError;
-use crate::sandbox::home::toolchain_roots_on_path;
+use crate::sandbox::home::{toolchain_roots_on_path, CONFIG_FILES, CREDENTIALS};
 use crate::sandbox::network::{
     looks_like_network_failure, NETWORK_CACHE_DIRS, NETWORK_OFF, NETWORK_SETTING,
 };
@@ -252,6 +252,8 @@ async fn run_plan(
             Vec::new()
         },
         hidden: host.hidden.clone(),
+        config_files: CONFIG_FILES.iter().map(|f| host.home.join(f)).collect(),
+        credentials: CREDENTIALS.iter().map(|f| host.home.join(f)).collect(),
         path: host.path.clone(),
         env: settings
             .env
