@@ -367,11 +367,12 @@ pub enum EventPayload {
         #[serde(default, skip_serializing_if = "is_false")]
         network_refused: bool,
         /// Workspace folders (relative, `/`) that did not exist before the
-        /// command and do after: a revert that leaves one empty removes it.
+        /// command and do after, the topmost of each tree: a revert that
+        /// leaves one, or a folder below it, empty removes it.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         created_dirs: Vec<String>,
-        /// Folders that existed before and not after: a re-apply that
-        /// leaves one empty removes it again.
+        /// Folders that existed before and not after (topmost): a
+        /// re-apply that leaves one empty removes it again.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         removed_dirs: Vec<String>,
     },

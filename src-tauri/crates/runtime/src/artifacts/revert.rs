@@ -346,15 +346,23 @@ fn command_dirs(events: &[EventEnvelope], action: ReviewAction) -> BTreeSet<Stri
 }
 
 /// After removing the file at `path` (`rel` in the workspace), removes
-/// the folders above it that are in `dirs` and empty, deepest first. A
-/// folder that is not empty (or not removable) stops it: an empty folder
-/// left behind is untidy, never wrong, so that is not an error.
+/// the folders above it that are empty and are, or lie below, one of
+/// `dirs` (the topmost folders a command made or removed), deepest
+/// first. A folder that is not empty (or not removable) stops it: an
+/// empty folder left behind is untidy, never wrong, so that is not an
+/// error.
 fn prune_empty_dirs(path: &Path, rel: &str, dirs: &BTreeSet<String>) {
+    let within = |dir: &str| {
+        dirs.iter().any(|top| {
+            dir.strip_prefix(top.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    };
     let mut abs = path.to_path_buf();
     let mut rel = rel;
     while let Some((parent, _)) = rel.rsplit_once('/') {
         abs.pop();
-        if !dirs.contains(parent) || std::fs::remove_dir(&abs).is_err() {
+        if !within(parent) || std::fs::remove_dir(&abs).is_err() {
             break;
         }
         rel = parent;

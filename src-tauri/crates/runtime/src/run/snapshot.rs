@@ -271,11 +271,26 @@ pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<FileChange> {
 }
 
 /// The folders a command made (tracked after, not before) and removed
-/// (tracked before, not after), each sorted.
+/// (tracked before, not after), each sorted and only the topmost of a
+/// tree: every folder below a made one was made too, so a command that
+/// fills `node_modules/` records one folder, not thousands.
 pub fn dir_changes(before: &Snapshot, after: &Snapshot) -> (Vec<String>, Vec<String>) {
-    let created = after.dirs.difference(&before.dirs).cloned().collect();
-    let removed = before.dirs.difference(&after.dirs).cloned().collect();
-    (created, removed)
+    let topmost = |new: &BTreeSet<String>, old: &BTreeSet<String>| -> Vec<String> {
+        let changed: BTreeSet<&str> = new.difference(old).map(String::as_str).collect();
+        changed
+            .iter()
+            .filter(|dir| {
+                // Each ancestor `a` of `a/b/c`: every prefix up to a `/`.
+                !dir.match_indices('/')
+                    .any(|(at, _)| changed.contains(&dir[..at]))
+            })
+            .map(|dir| (*dir).to_owned())
+            .collect()
+    };
+    (
+        topmost(&after.dirs, &before.dirs),
+        topmost(&before.dirs, &after.dirs),
+    )
 }
 
 #[cfg(test)]

@@ -157,8 +157,15 @@ fn the_folders_a_command_made_and_removed_are_known() {
     std::fs::create_dir_all(root.join("kept/__pycache__")).unwrap();
     std::fs::write(root.join("kept/__pycache__/m.pyc"), "pyc").unwrap();
     std::fs::create_dir_all(root.join("build/out")).unwrap();
+    std::fs::create_dir_all(root.join("node_modules/a/lib")).unwrap();
+    std::fs::create_dir_all(root.join("node_modules/b")).unwrap();
+    std::fs::create_dir_all(root.join("node_modules-x")).unwrap();
     let after = take(root, &mut cache, &store, at(1)).unwrap();
     let (created, removed) = dir_changes(&before, &after);
-    assert_eq!(created, ["kept/__pycache__"]);
-    assert_eq!(removed, ["old", "old/inner"]);
+    // Only the topmost of each made or removed tree.
+    assert_eq!(
+        created,
+        ["kept/__pycache__", "node_modules", "node_modules-x"]
+    );
+    assert_eq!(removed, ["old"]);
 }

@@ -92,10 +92,7 @@ type Bind = (PathBuf, PathBuf);
 /// The configuration to bind, and what to hide at its sandbox path: the
 /// credentials and the configuration files that look like they hold one,
 /// where a bound folder would show them.
-fn home_files(
-    policy: &SandboxPolicy,
-    home: Option<&Path>,
-) -> (Vec<Bind>, Vec<(PathBuf, bool)>) {
+fn home_files(policy: &SandboxPolicy, home: Option<&Path>) -> (Vec<Bind>, Vec<(PathBuf, bool)>) {
     let bound: Vec<PathBuf> = policy
         .readable_home_dirs
         .iter()
