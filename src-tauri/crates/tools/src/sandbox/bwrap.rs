@@ -1,10 +1,12 @@
 //! The bubblewrap command line, and the once-per-process probe.
 //!
 //! Mounts, in order: `--ro-bind / /`, then every other mount sorted from the
-//! shallowest path to the deepest (ties: tmpfs, read-only toolchain dirs,
-//! writable caches and the workspace, `.git`, hidden), so a deeper rule always wins — a workspace
-//! under `/tmp` shows through the private `/tmp`, a hidden folder inside the
-//! workspace is covered — and last the `--remount-ro` of hidden folders.
+//! shallowest path to the deepest (ties: tmpfs, read-only toolchain dirs and
+//! configuration, writable caches and the workspace, `.git`, hidden), so a
+//! deeper rule always wins — a workspace under `/tmp` shows through the
+//! private `/tmp`, a hidden folder inside the workspace is covered, a
+//! credential inside `~/.cargo` is hidden — and last the `--remount-ro` of
+//! hidden folders.
 
 use super::{home, seccomp, SandboxError, SandboxPolicy};
 use std::ffi::{OsStr, OsString};

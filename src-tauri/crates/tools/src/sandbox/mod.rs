@@ -3,8 +3,9 @@
 //! Linux only: the command runs as `bwrap … -- /bin/sh -c COMMAND` under
 //! bubblewrap (new user, PID, IPC, UTS, cgroup and — unless the policy allows
 //! network — network namespaces; a read-only view of `/` with only the
-//! workspace writable; `$HOME` replaced by an empty tmpfs; a private `/tmp`
-//! and `/run`) plus a seccomp filter (see `seccomp.rs`). Other platforms get
+//! workspace writable; `$HOME` replaced by an empty tmpfs with the
+//! toolchains and tool configuration bound back read-only and credentials
+//! kept hidden, see `home.rs`; a private `/tmp` and `/run`) plus a seccomp filter (see `seccomp.rs`). Other platforms get
 //! [`SandboxError::UnsupportedPlatform`]: the seam for future backends.
 //!
 //! Output is one merged stream: stdout and stderr of the command are the same
