@@ -400,3 +400,68 @@ fn a_command_refused_the_network_says_so_and_names_the_setting() {
         "{timeline}"
     );
 }
+
+/// `bearagent sandbox` lists what a command of the profile would see, from
+/// the code that builds the sandbox: version managers on PATH, the
+/// configuration passed or withheld, credentials hidden in bound folders.
+#[test]
+fn the_sandbox_view_lists_what_a_command_sees() {
+    let env = support::env();
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().canonicalize().unwrap();
+    for (rel, text) in [
+        (".gitconfig", "[user]\n\tname = Dev\n"),
+        (".npmrc", "//registry.npmjs.org/:_authToken=SECRET\n"),
+        (".cargo/config.toml", "[alias]\nb = \"build\"\n"),
+        (
+            ".cargo/credentials.toml",
+            "[registry]\ntoken = \"SECRET\"\n",
+        ),
+        (".pyenv/shims/python3", "#!/bin/sh\n"),
+    ] {
+        let path = h.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let path = format!(
+        "{0}/.pyenv/shims:{0}/.secret/bin:/usr/bin:/bin",
+        h.display()
+    );
+    let out = env
+        .command()
+        .env("HOME", &h)
+        .env("PATH", &path)
+        .args(["sandbox", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let paths = |key: &str| -> Vec<String> {
+        v["view"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                p.as_str()
+                    .unwrap()
+                    .strip_prefix(h.to_str().unwrap())
+                    .unwrap_or("?")
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(v["network"], false);
+    assert_eq!(paths("readable"), ["/.cargo", "/.pyenv"]);
+    assert_eq!(paths("config"), ["/.gitconfig"]);
+    assert_eq!(paths("withheld"), ["/.npmrc"]);
+    assert_eq!(paths("hidden"), ["/.cargo/credentials.toml"]);
+    assert_eq!(paths("path_dropped"), ["/.secret/bin"]);
+    assert!(v["view"]["offline_env"]
+        .to_string()
+        .contains("CARGO_NET_OFFLINE"));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("SECRET"));
+}

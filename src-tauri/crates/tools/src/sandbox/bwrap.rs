@@ -94,14 +94,21 @@ type Bind = (PathBuf, PathBuf);
 /// The configuration to bind, and what to hide at its sandbox path: the
 /// credentials and the configuration files that look like they hold one,
 /// where a bound folder would show them.
-fn home_files(policy: &SandboxPolicy, home: Option<&Path>) -> (Vec<Bind>, Vec<(PathBuf, bool)>) {
+pub(super) fn home_files(
+    policy: &SandboxPolicy,
+    home: Option<&Path>,
+) -> (Vec<Bind>, Vec<(PathBuf, bool)>) {
     let bound: Vec<PathBuf> = policy
         .readable_home_dirs
         .iter()
         .chain(&policy.writable_home_dirs)
         .cloned()
         .collect();
-    let (bind, mut secrets) = home::config_files(&policy.config_files, &bound);
+    let home::ConfigFiles {
+        bind,
+        hide: mut secrets,
+        ..
+    } = home::config_files(&policy.config_files, &bound);
     secrets.extend(
         policy
             .credentials
@@ -129,7 +136,7 @@ fn home_files(policy: &SandboxPolicy, home: Option<&Path>) -> (Vec<Bind>, Vec<(P
 /// (host source, sandbox path) of each existing folder of `dirs`. The
 /// sandbox path is the one the tools expect ($HOME/.cargo), placed inside
 /// the tmpfs home, even when the folder itself is a symlink elsewhere.
-fn home_binds(
+pub(super) fn home_binds(
     dirs: &[PathBuf],
     policy_home: &Path,
     home: Option<&Path>,

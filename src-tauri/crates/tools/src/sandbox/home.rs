@@ -83,13 +83,21 @@ fn url_with_password(line: &str) -> bool {
     })
 }
 
-/// The configuration files of `configs` to bind read-only, and those to
-/// hide because they look like they hold a credential. A folder is
-/// bound whole, with its files that look like credentials hidden; a
-/// path inside one of `bound` (already visible) is only checked.
-pub(crate) fn config_files(configs: &[PathBuf], bound: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let mut bind = Vec::new();
-    let mut hide = Vec::new();
+/// What becomes of the configuration files: bound read-only, hidden
+/// (inside a bound folder, looking like a credential), or withheld (not
+/// bound for looking like one; invisible in the empty home anyway).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct ConfigFiles {
+    pub bind: Vec<PathBuf>,
+    pub hide: Vec<PathBuf>,
+    pub withheld: Vec<PathBuf>,
+}
+
+/// Sorts `configs` into [`ConfigFiles`]. A folder is bound whole, with its
+/// files that look like credentials hidden; a path inside one of `bound`
+/// (already visible) is only checked.
+pub(crate) fn config_files(configs: &[PathBuf], bound: &[PathBuf]) -> ConfigFiles {
+    let mut out = ConfigFiles::default();
     for config in configs {
         let files: Vec<PathBuf> = if config.is_dir() {
             std::fs::read_dir(config)
@@ -113,14 +121,16 @@ pub(crate) fn config_files(configs: &[PathBuf], bound: &[PathBuf]) -> (Vec<PathB
         let seen = bound.iter().any(|dir| config.starts_with(dir));
         if config.is_dir() || seen {
             if !seen {
-                bind.push(config.clone());
+                out.bind.push(config.clone());
             }
-            hide.extend(secrets);
-        } else if !clean.is_empty() {
-            bind.push(config.clone());
+            out.hide.extend(secrets);
+        } else if clean.is_empty() {
+            out.withheld.extend(secrets);
+        } else {
+            out.bind.push(config.clone());
         }
     }
-    (bind, hide)
+    out
 }
 
 /// Toolchain and version-manager roots under the home folder. A PATH

@@ -35,6 +35,7 @@ pub mod network;
 mod process;
 #[cfg(target_os = "linux")]
 mod seccomp;
+pub mod view;
 
 #[cfg(test)]
 #[cfg(target_os = "linux")]

@@ -17,7 +17,7 @@ use crate::workspace::WorkspaceRoot;
 use bearagent_kernel::CommandSettings;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -53,6 +53,36 @@ impl HostEnvironment {
             .map(|path| std::env::split_paths(&path).collect())
             .unwrap_or_default();
         Self { home, hidden, path }
+    }
+
+    /// The sandbox of a command in `workspace` with the run's settings:
+    /// what it may read and write of this machine, its PATH and the
+    /// profile's variables (read now, never recorded).
+    pub fn policy(&self, workspace: &Path, settings: &CommandSettings) -> SandboxPolicy {
+        SandboxPolicy {
+            workspace: workspace.to_path_buf(),
+            home: self.home.clone(),
+            network: settings.network,
+            readable_home_dirs: self.readable_dirs(settings),
+            // Only a command that may download may write the caches.
+            writable_home_dirs: if settings.network {
+                NETWORK_CACHE_DIRS
+                    .iter()
+                    .map(|d| self.home.join(d))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            hidden: self.hidden.clone(),
+            config_files: CONFIG_FILES.iter().map(|f| self.home.join(f)).collect(),
+            credentials: CREDENTIALS.iter().map(|f| self.home.join(f)).collect(),
+            path: self.path.clone(),
+            env: settings
+                .env
+                .iter()
+                .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
+                .collect(),
+        }
     }
 
     /// The home folders a command may read: the profile's toolchain dirs
@@ -237,30 +267,7 @@ async fn run_plan(
 ) -> CommandRun {
     let max = settings.max_timeout_secs.max(1);
     let secs = plan.timeout_secs.unwrap_or(max).clamp(1, max);
-    let policy = SandboxPolicy {
-        workspace: ws.path().to_path_buf(),
-        home: host.home.clone(),
-        network: settings.network,
-        readable_home_dirs: host.readable_dirs(settings),
-        // Only a command that may download may write the caches.
-        writable_home_dirs: if settings.network {
-            NETWORK_CACHE_DIRS
-                .iter()
-                .map(|d| host.home.join(d))
-                .collect()
-        } else {
-            Vec::new()
-        },
-        hidden: host.hidden.clone(),
-        config_files: CONFIG_FILES.iter().map(|f| host.home.join(f)).collect(),
-        credentials: CREDENTIALS.iter().map(|f| host.home.join(f)).collect(),
-        path: host.path.clone(),
-        env: settings
-            .env
-            .iter()
-            .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
-            .collect(),
-    };
+    let policy = host.policy(ws.path(), settings);
     let spec = CommandSpec {
         command: plan.command.clone(),
         cwd: plan.cwd_abs.clone(),
