@@ -253,7 +253,7 @@ fn command_rules_cannot_be_dodged_and_decide_without_asking() {
 }
 
 /// A command's writes, edits and deletions are artifacts: `changes` lists
-/// them and `revert` puts every file back.
+/// them and `revert` puts every file back and removes the folders it made.
 #[test]
 fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
     let env = support::env();
@@ -262,7 +262,8 @@ fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
     env.write(".gitignore", "target/\n");
     let r = env.run(
         json!([
-            cmd("echo after > edit.txt; rm gone.txt; mkdir -p src && echo new > src/new.txt; mkdir -p target && echo obj > target/out.o"),
+            cmd("echo after > edit.txt; rm gone.txt; mkdir -p src && echo new > src/new.txt; mkdir -p target && echo obj > target/out.o; \
+                 mkdir -p cache/deps && printf 'Signature: 8a477f597d28d172789f06886806bc55\\n' > cache/CACHEDIR.TAG && echo bin > cache/deps/t"),
             {"final_answer": "done"}
         ]),
         &["--approve", "all"],
@@ -300,8 +301,11 @@ fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
     assert_eq!(env.read("edit.txt").unwrap(), "before\n");
     assert_eq!(env.read("gone.txt").unwrap(), "still needed\n");
     assert!(env.read("src/new.txt").is_none());
-    // Ignored build output is not tracked, so not reverted.
+    assert!(!env.ws().join("src").exists(), "the folder it made is gone");
+    // Ignored build output, and output in a folder tagged as a cache, is
+    // not tracked, so not reverted.
     assert_eq!(env.read("target/out.o").unwrap(), "obj\n");
+    assert_eq!(env.read("cache/deps/t").unwrap(), "bin\n");
     // A second revert of the same files is refused (already reverted).
     let again = env.bearagent(&["revert", &run_id, "edit.txt"]);
     assert!(!again.status.success());
@@ -359,4 +363,105 @@ fn a_killed_bearagent_takes_its_running_command_along_and_the_effect_is_unknown(
         .as_str()
         .unwrap()
         .contains("was running when BearAgent stopped"));
+}
+
+/// With the network off (the default) a command that needed it fails at
+/// once, and the event, the CLI timeline and the model's result all say
+/// the network was off and which setting allows it.
+#[test]
+fn a_command_refused_the_network_says_so_and_names_the_setting() {
+    let env = support::env();
+    let r = env.run(
+        json!([
+            cmd("python3 -c 'import socket; socket.create_connection((\"192.0.2.1\", 80), timeout=2)'"),
+            cmd("echo offline=$CARGO_NET_OFFLINE"),
+            {"final_answer": "done"}
+        ]),
+        &["--approve", "all"],
+        "fetch something",
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let finished: Vec<&Value> = r
+        .events
+        .iter()
+        .filter(|e| e["payload"]["type"] == "command_finished")
+        .collect();
+    assert_eq!(finished[0]["payload"]["network_refused"], true);
+    assert!(finished[1]["payload"].get("network_refused").is_none());
+    let results = results(&r);
+    assert!(results[0].contains("network off in the sandbox — this looks like a network failure"));
+    assert!(results[0].contains("`network = true`"), "{}", results[0]);
+    assert!(results[1].contains("offline=true"), "{}", results[1]);
+    let timeline = env.bearagent(&["events", &r.run_id()]);
+    let timeline = String::from_utf8_lossy(&timeline.stdout);
+    assert!(timeline.contains("sandboxed, network off"), "{timeline}");
+    assert!(
+        timeline.contains("network off in the sandbox: this looks like a network failure; the user can allow it with `network = true`"),
+        "{timeline}"
+    );
+}
+
+/// `bearagent sandbox` lists what a command of the profile would see, from
+/// the code that builds the sandbox: version managers on PATH, the
+/// configuration passed or withheld, credentials hidden in bound folders.
+#[test]
+fn the_sandbox_view_lists_what_a_command_sees() {
+    let env = support::env();
+    let home = tempfile::tempdir().unwrap();
+    let h = home.path().canonicalize().unwrap();
+    for (rel, text) in [
+        (".gitconfig", "[user]\n\tname = Dev\n"),
+        (".npmrc", "//registry.npmjs.org/:_authToken=SECRET\n"),
+        (".cargo/config.toml", "[alias]\nb = \"build\"\n"),
+        (
+            ".cargo/credentials.toml",
+            "[registry]\ntoken = \"SECRET\"\n",
+        ),
+        (".pyenv/shims/python3", "#!/bin/sh\n"),
+    ] {
+        let path = h.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let path = format!(
+        "{0}/.pyenv/shims:{0}/.secret/bin:/usr/bin:/bin",
+        h.display()
+    );
+    let out = env
+        .command()
+        .env("HOME", &h)
+        .env("PATH", &path)
+        .args(["sandbox", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let paths = |key: &str| -> Vec<String> {
+        v["view"][key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                p.as_str()
+                    .unwrap()
+                    .strip_prefix(h.to_str().unwrap())
+                    .unwrap_or("?")
+                    .to_owned()
+            })
+            .collect()
+    };
+    assert_eq!(v["network"], false);
+    assert_eq!(paths("readable"), ["/.cargo", "/.pyenv"]);
+    assert_eq!(paths("config"), ["/.gitconfig"]);
+    assert_eq!(paths("withheld"), ["/.npmrc"]);
+    assert_eq!(paths("hidden"), ["/.cargo/credentials.toml"]);
+    assert_eq!(paths("path_dropped"), ["/.secret/bin"]);
+    assert!(v["view"]["offline_env"]
+        .to_string()
+        .contains("CARGO_NET_OFFLINE"));
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("SECRET"));
 }

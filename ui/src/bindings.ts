@@ -454,7 +454,24 @@ changed_files: number;
  *  Changed files whose earlier version was too large to keep, so
  *  they cannot be reverted.
  */
-unrevertable_files?: number } | 
+unrevertable_files?: number; 
+/**
+ *  The sandbox had no network, the command failed and its output
+ *  reads like a refused network access: renderers name the setting
+ *  that allows it.
+ */
+network_refused?: boolean; 
+/**
+ *  Workspace folders (relative, `/`) that did not exist before the
+ *  command and do after, the topmost of each tree: a revert that
+ *  leaves one, or a folder below it, empty removes it.
+ */
+created_dirs?: string[]; 
+/**
+ *  Folders that existed before and not after (topmost): a
+ *  re-apply that leaves one empty removes it again.
+ */
+removed_dirs?: string[] } | 
 /**  The user put a file back to how it was before the run. */
 { type: "artifact_reverted"; path: string; 
 /**

@@ -50,7 +50,9 @@ pub fn steady(text: &str) -> String {
     let text = replace_number_after(text, "\"duration_ms\": ", "", &COMMAND_MS.to_string());
     let text = replace_number_after(&text, "\"startup_ms\": ", "", &STARTUP_MS.to_string());
     let told = format!("{:.1}", COMMAND_MS as f64 / 1000.0);
-    replace_number_after(&text, ", after ", " s\\n", &told)
+    // The status line ends there, or goes on with the network note.
+    let text = replace_number_after(&text, ", after ", " s\\n", &told);
+    replace_number_after(&text, ", after ", " s; ", &told)
 }
 
 /// Replaces each number (digits and dots) that follows `before` and is
@@ -85,6 +87,10 @@ mod tests {
         assert_eq!(
             steady(text),
             "\"duration_ms\": 1840,\n\"startup_ms\": 412\n\"content\": \"exit code 1, after 1.8 s\\nok\"\n\"x\": \", after 3 days\""
+        );
+        assert_eq!(
+            steady("\"content\": \"exit code 0, after 0.1 s; network off in the sandbox\\n\""),
+            "\"content\": \"exit code 0, after 1.8 s; network off in the sandbox\\n\""
         );
     }
 }

@@ -38,6 +38,14 @@ pub enum Command {
     /// MCP servers from the config.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Show what a command of a profile sees: home folders, configuration,
+    /// credentials kept hidden, PATH, network.
+    Sandbox {
+        #[arg(long, default_value = "default")]
+        profile: String,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

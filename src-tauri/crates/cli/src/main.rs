@@ -13,6 +13,7 @@ mod mcp_cmd;
 mod query_cmd;
 mod render;
 mod run_cmd;
+mod sandbox_cmd;
 mod settings_cmd;
 
 use clap::Parser;
@@ -67,6 +68,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Revert(q) => changes_cmd::revert(&app, q),
         args::Command::Compact(q) => compact_cmd::compact(&app, q).await,
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),
+        args::Command::Sandbox { profile, json } => sandbox_cmd::show(&app, &profile, json),
         args::Command::Mcp(args::McpCommand::List { json }) => mcp_cmd::list(&app, json),
         args::Command::Mcp(args::McpCommand::Test { name, json }) => {
             mcp_cmd::test(&app, &name, json).await

@@ -7,6 +7,7 @@ use bearagent_kernel::{
     TokenUsage, ToolCall, ToolName, ToolResult, Usd,
 };
 use bearagent_runtime::RunSummary;
+use bearagent_tools::sandbox::network::{NETWORK_OFF, NETWORK_SETTING};
 use serde_json::json;
 
 fn one_line(s: &str, max: usize) -> String {
@@ -139,11 +140,17 @@ fn tool_event_text(p: &EventPayload) -> String {
             ..
         } => tool_call_completed(result, *truncated, *original_bytes),
         EventPayload::ToolCallFailed { result } => tool_call_failed(result),
-        EventPayload::ArtifactRecorded { path, before_hash, .. } => written(path, before_hash.is_some()),
-        EventPayload::ExternalChangeObserved { path, .. } => format!("changed outside the run: {path}"),
+        EventPayload::ArtifactRecorded {
+            path, before_hash, ..
+        } => written(path, before_hash.is_some()),
+        EventPayload::ExternalChangeObserved { path, .. } => {
+            format!("changed outside the run: {path}")
+        }
         EventPayload::EffectVerified { outcome, .. } => format!("write verified: {outcome:?}"),
         EventPayload::EffectUnknown { detail, .. } => format!("write outcome UNKNOWN: {detail}"),
-        EventPayload::LoopDetected { tool_name, repeats, .. } => loop_detected(tool_name, *repeats),
+        EventPayload::LoopDetected {
+            tool_name, repeats, ..
+        } => loop_detected(tool_name, *repeats),
         EventPayload::ArtifactReverted { path, forced, .. } => reverted(path, *forced),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied {path}"),
         EventPayload::ArtifactHunksReverted { path, hunks, .. } => {
@@ -151,7 +158,10 @@ fn tool_event_text(p: &EventPayload) -> String {
         }
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
         EventPayload::ReviewIntended {
-            path, action, hunks, ..
+            path,
+            action,
+            hunks,
+            ..
         } => match action {
             ReviewAction::Revert => format!("reverting {path}…"),
             ReviewAction::Reapply => format!("re-applying {path}…"),
@@ -177,19 +187,7 @@ fn tool_event_text(p: &EventPayload) -> String {
             rule,
             ..
         } => command_started(command, cwd, *sandboxed, *network, rule),
-        EventPayload::CommandFinished {
-            exit_code,
-            signal,
-            duration_ms,
-            output_bytes,
-            timed_out,
-            cancelled,
-            changed_files,
-            ..
-        } => format!(
-            "command {} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed",
-            command_end(*exit_code, *signal, *timed_out, *cancelled)
-        ),
+        EventPayload::CommandFinished { .. } => command_finished(p),
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }
@@ -343,9 +341,47 @@ fn command_started(command: &str, cwd: &str, sandboxed: bool, network: bool, rul
         } else {
             "NOT sandboxed"
         },
-        if network { ", network on" } else { "" },
+        match (sandboxed, network) {
+            (true, false) => ", network off",
+            (true, true) => ", network on",
+            (false, _) => "",
+        },
         one_line(rule, 80)
     )
+}
+
+/// How a command ended, what it wrote and changed, and, when it failed
+/// for want of the network, the setting that allows it.
+fn command_finished(p: &EventPayload) -> String {
+    let EventPayload::CommandFinished {
+        exit_code,
+        signal,
+        duration_ms,
+        output_bytes,
+        timed_out,
+        cancelled,
+        changed_files,
+        network_refused,
+        ..
+    } = p
+    else {
+        return String::new();
+    };
+    format!(
+        "command {} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed{}",
+        command_end(*exit_code, *signal, *timed_out, *cancelled),
+        network_refused_note(*network_refused)
+    )
+}
+
+/// What a command that failed for want of the network is told: the
+/// setting that allows it.
+fn network_refused_note(refused: bool) -> String {
+    if refused {
+        format!(" — {NETWORK_OFF}: this looks like a network failure; {NETWORK_SETTING}")
+    } else {
+        String::new()
+    }
 }
 
 /// How a command ended: timed out, cancelled, its exit code or signal.

@@ -361,6 +361,20 @@ pub enum EventPayload {
         /// they cannot be reverted.
         #[serde(default)]
         unrevertable_files: u32,
+        /// The sandbox had no network, the command failed and its output
+        /// reads like a refused network access: renderers name the setting
+        /// that allows it.
+        #[serde(default, skip_serializing_if = "is_false")]
+        network_refused: bool,
+        /// Workspace folders (relative, `/`) that did not exist before the
+        /// command and do after, the topmost of each tree: a revert that
+        /// leaves one, or a folder below it, empty removes it.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        created_dirs: Vec<String>,
+        /// Folders that existed before and not after (topmost): a
+        /// re-apply that leaves one empty removes it again.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        removed_dirs: Vec<String>,
     },
     /// The user put a file back to how it was before the run.
     ArtifactReverted {
@@ -434,6 +448,12 @@ pub enum ReviewAction {
 /// Three identical calls with identical results make a loop.
 pub const DEFAULT_MAX_REPEATED_CALLS: u32 = 3;
 
+/// Serde's `skip_serializing_if` for flags that are usually off, so events
+/// without them serialise as before.
+fn is_false(flag: &bool) -> bool {
+    !*flag
+}
+
 fn default_max_repeated_calls() -> u32 {
     DEFAULT_MAX_REPEATED_CALLS
 }
@@ -485,31 +505,5 @@ impl EventPayload {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn payload_type_tag_matches_type_name() {
-        let payloads = [
-            EventPayload::RunStarted,
-            EventPayload::RunFailed { reason: "x".into() },
-            EventPayload::BudgetExhausted {
-                which: BudgetKind::WallTime,
-            },
-            EventPayload::ToolCallRequested {
-                call: ToolCall::new("c", "read_file", json!({"path": "a"})).unwrap(),
-            },
-        ];
-        for p in payloads {
-            let v = serde_json::to_value(&p).unwrap();
-            assert_eq!(v["type"], p.type_name());
-            assert_eq!(serde_json::from_value::<EventPayload>(v).unwrap(), p);
-        }
-    }
-
-    #[test]
-    fn unknown_event_types_do_not_decode() {
-        assert!(serde_json::from_value::<EventPayload>(json!({"type": "run_exploded"})).is_err());
-    }
-}
+#[path = "event_tests.rs"]
+mod tests;

@@ -39,7 +39,7 @@ fn main() {
     let t = Instant::now();
     let first = take(ws.path(), &mut cache, &store, now).unwrap();
     let cold_ms = t.elapsed().as_secs_f64() * 1000.0;
-    assert_eq!(first.len(), files);
+    assert_eq!(first.files.len(), files);
 
     let mut warm = Vec::new();
     let mut plain = Vec::new();

@@ -1,13 +1,15 @@
 //! Watches the open workspace (notify + debouncer) and turns changes made
 //! while a run is active into `ExternalChangeObserved` events on that run,
 //! unless the change is the run's own write. Honours `.gitignore` and
-//! `.bearagentignore`; ignores `.git/` and BearAgent's temp files. Keeps no
+//! `.bearagentignore`; ignores `.git/`, folders tagged by `CACHEDIR.TAG`
+//! and BearAgent's temp files. Keeps no
 //! per-file state (on Linux the debouncer needs no file-id cache).
 
 use crate::app::active::ActiveRun;
 use crate::live::LiveBus;
 use crate::run::receipts::current_hash;
 use crate::run::recorder::append_all_beside;
+use crate::run::snapshot::is_cache_dir;
 use crate::AppError;
 use bearagent_kernel::{
     Clock, ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, ReceiptStep, RunId,
@@ -59,10 +61,19 @@ fn relevant(root: &Path, rules: &Gitignore, path: &Path) -> Option<String> {
     if rules
         .matched_path_or_any_parents(rel, path.is_dir())
         .is_ignore()
+        || in_cache_dir(root, rel)
     {
         return None;
     }
     Some(rel.to_string_lossy().replace('\\', "/"))
+}
+
+/// Whether `rel` is a folder tagged by `CACHEDIR.TAG` or lies under one
+/// (build output, like an ignored path; one open per ancestor).
+fn in_cache_dir(root: &Path, rel: &Path) -> bool {
+    rel.ancestors()
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .any(|dir| is_cache_dir(&root.join(dir)))
 }
 
 /// Starts watching `root`; `on_change` gets workspace-relative paths.
@@ -302,12 +313,20 @@ mod tests {
         std::fs::write(root.join(".bearagentignore"), "*.secret\n").unwrap();
         std::fs::create_dir_all(root.join("build")).unwrap();
         std::fs::create_dir_all(root.join(".git")).unwrap();
+        // Not ignored, but tagged as a cache (cargo's target/).
+        std::fs::create_dir_all(root.join("target/debug")).unwrap();
+        std::fs::write(
+            root.join("target/CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55\n",
+        )
+        .unwrap();
         let (tx, rx) = mpsc::channel();
         let _watcher = watch(&root, move |paths| {
             let _ = tx.send(paths);
         })
         .unwrap();
         std::fs::write(root.join("build/out.o"), "o").unwrap();
+        std::fs::write(root.join("target/debug/bin"), "b").unwrap();
         std::fs::write(root.join("k.secret"), "s").unwrap();
         std::fs::write(root.join(".git/HEAD"), "h").unwrap();
         std::fs::write(root.join(".bearagent-tmp-123"), "t").unwrap();

@@ -279,6 +279,9 @@ fn command_turn() -> Vec<EventPayload> {
             cancelled: false,
             changed_files: 1,
             unrevertable_files: 0,
+            network_refused: false,
+            created_dirs: Vec::new(),
+            removed_dirs: Vec::new(),
         },
         EventPayload::ToolCallCompleted {
             result: result(3, "test result: ok", false),

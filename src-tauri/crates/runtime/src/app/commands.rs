@@ -1,8 +1,10 @@
-//! A finished command's stored output, for the timeline's "show all".
+//! A finished command's stored output, for the timeline's "show all";
+//! and what a command of a profile would see of this machine.
 
 use crate::app::Application;
 use crate::AppError;
-use bearagent_kernel::{EventPayload, RunId};
+use bearagent_kernel::{CommandSettings, EventPayload, RunId};
+use bearagent_tools::sandbox::view::SandboxView;
 use tracing::instrument;
 
 impl Application {
@@ -34,5 +36,28 @@ impl Application {
         self.store.get_blob(&hash)?.ok_or_else(|| {
             AppError::Corrupt(format!("the output blob {hash} of {call_id} is missing"))
         })
+    }
+}
+
+impl Application {
+    /// What a command of profile `profile` would see of this machine: its
+    /// command settings and, when it runs sandboxed on a platform with a
+    /// sandbox, the home folders, configuration, credentials hidden, PATH
+    /// and offline switches — from the code that builds the sandbox.
+    #[instrument(skip(self))]
+    pub fn command_view(
+        &self,
+        profile: &str,
+    ) -> Result<(CommandSettings, Option<SandboxView>), AppError> {
+        let (profile, _, _) = self.profile_named(profile)?;
+        let settings = profile.commands;
+        let view = if settings.sandbox {
+            let host = self.command_host();
+            let policy = host.policy(&host.home, &settings);
+            bearagent_tools::sandbox::view::describe(&policy)
+        } else {
+            None
+        };
+        Ok((settings, view))
     }
 }

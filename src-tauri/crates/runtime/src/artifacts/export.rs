@@ -7,6 +7,7 @@ use crate::artifacts::diff::{diff_versions, FileDiff, LineKind};
 use crate::artifacts::projection::artifacts;
 use crate::AppError;
 use bearagent_kernel::{EventEnvelope, EventPayload, RunId, RunProjection};
+use bearagent_tools::sandbox::network::{NETWORK_OFF, NETWORK_SETTING};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -125,25 +126,9 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
         EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
         EventPayload::EffectUnknown { path, detail, .. } => unknown_outcome(path, detail),
-        EventPayload::CommandStarted {
-            command,
-            cwd,
-            sandboxed,
-            rule,
-            ..
-        } => command_started(command, cwd, *sandboxed, rule),
-        EventPayload::CommandFinished {
-            exit_code,
-            timed_out,
-            cancelled,
-            duration_ms,
-            changed_files,
-            ..
-        } => command_finished(
-            command_end(*exit_code, *timed_out, *cancelled),
-            *duration_ms,
-            *changed_files,
-        ),
+        p @ (EventPayload::CommandStarted { .. } | EventPayload::CommandFinished { .. }) => {
+            command_line(p)?
+        }
         EventPayload::McpServerStarted {
             server,
             server_name,
@@ -199,13 +184,43 @@ fn unknown_outcome(path: &str, detail: &str) -> String {
     format!("UNKNOWN outcome at `{path}`: {detail}")
 }
 
-fn command_started(command: &str, cwd: &str, sandboxed: bool, rule: &str) -> String {
+/// A command's start or end.
+fn command_line(p: &EventPayload) -> Option<String> {
+    Some(match p {
+        EventPayload::CommandStarted {
+            command,
+            cwd,
+            sandboxed,
+            network,
+            rule,
+            ..
+        } => command_started(command, cwd, (*sandboxed, *network), rule),
+        EventPayload::CommandFinished {
+            exit_code,
+            timed_out,
+            cancelled,
+            duration_ms,
+            changed_files,
+            network_refused,
+            ..
+        } => command_finished(
+            command_end(*exit_code, *timed_out, *cancelled),
+            *duration_ms,
+            *changed_files,
+            *network_refused,
+        ),
+        _ => return None,
+    })
+}
+
+/// `(sandboxed, network)`: without the sandbox the network is the host's.
+fn command_started(command: &str, cwd: &str, sandbox: (bool, bool), rule: &str) -> String {
     format!(
         "ran `{command}` in `{cwd}` ({}; {rule})",
-        if sandboxed {
-            "sandboxed"
-        } else {
-            "NOT sandboxed"
+        match sandbox {
+            (true, false) => "sandboxed, network off",
+            (true, true) => "sandboxed, network on",
+            (false, _) => "NOT sandboxed",
         }
     )
 }
@@ -220,8 +235,13 @@ fn command_end(exit_code: Option<i32>, timed_out: bool, cancelled: bool) -> Stri
     }
 }
 
-fn command_finished(how: String, duration_ms: u64, changed_files: u32) -> String {
-    format!("command {how} after {duration_ms} ms, {changed_files} file(s) changed")
+fn command_finished(how: String, duration_ms: u64, changed_files: u32, refused: bool) -> String {
+    let note = if refused {
+        format!(" ({NETWORK_OFF}: this looks like a network failure; {NETWORK_SETTING})")
+    } else {
+        String::new()
+    };
+    format!("command {how} after {duration_ms} ms, {changed_files} file(s) changed{note}")
 }
 
 fn mcp_server_started(server: &str, name: &str, version: &str, tools: usize) -> String {

@@ -14,8 +14,8 @@ use bearagent_kernel::{
     ContentHash, EventEnvelope, EventPayload, FileEffect, ReviewAction, RunId, RunProjection,
 };
 use bearagent_tools::WorkspaceRoot;
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 /// How a file on disk relates to the run's version of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,6 +226,7 @@ impl Application {
                 hunks: hunks.iter().map(|h| h.0).collect(),
             },
         )?;
+        let removes = swap.content.is_none();
         if let Err(e) = Self::put_file(&swap.path, swap.content.as_deref()) {
             rec.record(
                 rec.last_seq(),
@@ -245,6 +246,9 @@ impl Application {
             forced: swap.forced,
         };
         rec.record(rec.last_seq(), done.event(rel))?;
+        if removes {
+            prune_empty_dirs(&swap.path, rel, &command_dirs(rec.events(), action));
+        }
         Ok(())
     }
 
@@ -319,6 +323,50 @@ pub(crate) struct Swap {
     content: Option<Vec<u8>>,
     replaced: Option<ContentHash>,
     forced: bool,
+}
+
+/// The folders the run's commands made (for a revert) or removed (for a
+/// re-apply): the ones a review may remove again once they are empty.
+fn command_dirs(events: &[EventEnvelope], action: ReviewAction) -> BTreeSet<String> {
+    let mut dirs = BTreeSet::new();
+    for e in events {
+        if let EventPayload::CommandFinished {
+            created_dirs,
+            removed_dirs,
+            ..
+        } = &e.payload
+        {
+            dirs.extend(match action {
+                ReviewAction::Revert | ReviewAction::RevertHunks => created_dirs.iter().cloned(),
+                ReviewAction::Reapply => removed_dirs.iter().cloned(),
+            });
+        }
+    }
+    dirs
+}
+
+/// After removing the file at `path` (`rel` in the workspace), removes
+/// the folders above it that are empty and are, or lie below, one of
+/// `dirs` (the topmost folders a command made or removed), deepest
+/// first. A folder that is not empty (or not removable) stops it: an
+/// empty folder left behind is untidy, never wrong, so that is not an
+/// error.
+fn prune_empty_dirs(path: &Path, rel: &str, dirs: &BTreeSet<String>) {
+    let within = |dir: &str| {
+        dirs.iter().any(|top| {
+            dir.strip_prefix(top.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+    };
+    let mut abs = path.to_path_buf();
+    let mut rel = rel;
+    while let Some((parent, _)) = rel.rsplit_once('/') {
+        abs.pop();
+        if !within(parent) || std::fs::remove_dir(&abs).is_err() {
+            break;
+        }
+        rel = parent;
+    }
 }
 
 /// A review action that took effect: what it did, for its outcome event.

@@ -444,3 +444,58 @@ async fn revert_and_re_apply_keep_a_file_s_mode() {
     d.app.reapply_artifact(d.run, "run.sh", false).unwrap();
     assert_eq!(mode(&d, "run.sh"), 0o755);
 }
+
+/// Folders a command made are removed when a revert leaves them empty,
+/// folders that were there before stay (even empty), and a re-apply
+/// removes again the folders the command had removed.
+#[tokio::test]
+async fn revert_and_reapply_remove_the_empty_folders_the_command_made_or_removed() {
+    let command = "mkdir -p made/deep/er && echo x > made/deep/er/f.txt && echo y > had/new.txt \
+                   && echo z > empty/e.txt && rm -r old";
+    let d = finished_run(
+        json!([
+            {"tool_call": {"tool_name": "run_command", "arguments": {"command": command}}},
+            {"final_answer": "done"}
+        ]),
+        |ws| {
+            std::fs::create_dir_all(ws.join("had")).unwrap();
+            std::fs::write(ws.join("had/old.txt"), "old").unwrap();
+            std::fs::create_dir_all(ws.join("empty")).unwrap();
+            std::fs::create_dir_all(ws.join("old/sub")).unwrap();
+            std::fs::write(ws.join("old/sub/o.txt"), "o").unwrap();
+        },
+    )
+    .await;
+    let paths = [
+        "empty/e.txt",
+        "had/new.txt",
+        "made/deep/er/f.txt",
+        "old/sub/o.txt",
+    ];
+    let views = d.app.artifacts(d.run).unwrap();
+    assert_eq!(
+        views
+            .iter()
+            .map(|a| a.record.path.as_str())
+            .collect::<Vec<_>>(),
+        paths
+    );
+    for path in paths {
+        d.app.revert_artifact(d.run, path, false).unwrap();
+    }
+    let ws = d.ws.path();
+    assert!(
+        !ws.join("made").exists(),
+        "a folder the command made is gone"
+    );
+    assert!(ws.join("had").is_dir() && ws.join("empty").is_dir());
+    assert_eq!(read(&d, "old/sub/o.txt").as_deref(), Some("o"));
+
+    d.app
+        .reapply_artifact(d.run, "old/sub/o.txt", false)
+        .unwrap();
+    assert!(!ws.join("old").exists(), "the command had removed old/");
+    d.app.reapply_artifact(d.run, "empty/e.txt", false).unwrap();
+    d.app.revert_artifact(d.run, "empty/e.txt", false).unwrap();
+    assert!(ws.join("empty").is_dir(), "it existed before the command");
+}

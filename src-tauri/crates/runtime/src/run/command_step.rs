@@ -89,11 +89,15 @@ pub(crate) async fn execute_command(
         .executed(signature, hash_bytes(run.for_model.as_bytes()));
     // A file unreadable after the command: its changes cannot be proven,
     // so none are recorded and the model is told.
-    let (changes, unreadable) = match take_snapshot(rec, deps, grants).await? {
-        Ok(after) => (snapshot::changes(&before, &after), None),
-        Err(why) => (Vec::new(), Some(why)),
+    let (changes, dirs, unreadable) = match take_snapshot(rec, deps, grants).await? {
+        Ok(after) => (
+            snapshot::changes(&before, &after),
+            snapshot::dir_changes(&before, &after),
+            None,
+        ),
+        Err(why) => (Vec::new(), Default::default(), Some(why)),
     };
-    let finished = record_finished(rec, command_started, &call_id, &run, &changes)?;
+    let finished = record_finished(rec, command_started, &call_id, &run, (&changes, dirs))?;
     record_result(rec, finished, &call_id, &run, changes, unreadable)
 }
 
@@ -180,13 +184,15 @@ fn record_result(
     Ok(ToolStepEnd::Continue)
 }
 
+/// `effects`: the changed files, and the folders made and removed.
 fn record_finished(
     rec: &mut Recorder,
     cause: EventSeq,
     call_id: &CallId,
     run: &CommandRun,
-    changes: &[FileChange],
+    effects: (&[FileChange], (Vec<String>, Vec<String>)),
 ) -> Result<EventSeq, AppError> {
+    let (changes, (created_dirs, removed_dirs)) = effects;
     let unrevertable = changes.iter().filter(|c| c.unrevertable).count();
     // A command that never started has no outcome: its reason is the output.
     let outcome = run.outcome.as_ref().ok();
@@ -210,6 +216,9 @@ fn record_finished(
         cancelled: outcome.is_some_and(|o| o.cancelled),
         changed_files: count(changes.len() - unrevertable),
         unrevertable_files: count(unrevertable),
+        network_refused: run.network_refused,
+        created_dirs,
+        removed_dirs,
     };
     rec.record(Some(cause), payload)
 }

@@ -1,14 +1,17 @@
 //! Workspace snapshots around a command: what every file was before it
 //! ran (kept as blobs, so a revert can restore it) and what changed after.
 //! Ignore rules apply (`.gitignore`, `.bearagentignore`), `.git` is
-//! skipped, so build outputs under ignored paths are not tracked.
+//! skipped, and so is every folder tagged as a cache by a `CACHEDIR.TAG`
+//! (cargo's `target/`, among others) whatever the ignore files say, so
+//! build outputs are not tracked.
 //!
 //! Files are re-read only when their metadata changed since the run last
 //! saw them: a snapshot of an unchanged tree is one `stat` per file.
 
 use bearagent_kernel::{ContentHash, Timestamp};
 use bearagent_store::{Store, StoreError};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Larger files are tracked by metadata only: a change to one is recorded
@@ -52,7 +55,28 @@ pub struct FileState {
     pub hash: Option<ContentHash>,
 }
 
-pub type Snapshot = BTreeMap<String, FileState>;
+/// The tracked files and folders of a workspace at one moment.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub files: BTreeMap<String, FileState>,
+    /// Every tracked folder below the root (workspace-relative, `/`),
+    /// so the folders a command made or removed are known.
+    pub dirs: BTreeSet<String>,
+}
+
+/// The first bytes of a valid cache directory tag
+/// (<https://bford.info/cachedir/>).
+const CACHEDIR_SIGNATURE: &[u8; 43] = b"Signature: 8a477f597d28d172789f06886806bc55";
+
+/// Whether `dir` holds a `CACHEDIR.TAG` starting with the standard
+/// signature: its contents are regenerable build output or cache.
+pub fn is_cache_dir(dir: &Path) -> bool {
+    let Ok(mut tag) = std::fs::File::open(dir.join("CACHEDIR.TAG")) else {
+        return false;
+    };
+    let mut head = [0u8; CACHEDIR_SIGNATURE.len()];
+    tag.read_exact(&mut head).is_ok() && &head == CACHEDIR_SIGNATURE
+}
 
 /// The run's memory of file hashes by metadata, so each snapshot re-reads
 /// only files that changed since the last.
@@ -86,7 +110,13 @@ pub enum SnapshotError {
 /// The tracked files under `root`, workspace-relative with `/`, and their
 /// metadata.
 pub fn walk(root: &Path) -> Vec<(String, PathBuf, FileMeta)> {
-    let mut out = Vec::new();
+    walk_tree(root).0
+}
+
+/// The tracked files (as [`walk`]) and the tracked folders below `root`.
+fn walk_tree(root: &Path) -> (Vec<(String, PathBuf, FileMeta)>, BTreeSet<String>) {
+    let mut files = Vec::new();
+    let mut dirs = BTreeSet::new();
     let walker = ignore::WalkBuilder::new(root)
         .hidden(false)
         .git_ignore(true)
@@ -94,15 +124,15 @@ pub fn walk(root: &Path) -> Vec<(String, PathBuf, FileMeta)> {
         .git_exclude(false)
         .require_git(false)
         .add_custom_ignore_filename(".bearagentignore")
-        .filter_entry(|e| e.file_name() != ".git")
+        .filter_entry(|e| {
+            let is_dir = e.file_type().is_some_and(|kind| kind.is_dir());
+            e.file_name() != ".git" && !(is_dir && e.depth() > 0 && is_cache_dir(e.path()))
+        })
         .build();
     for entry in walker.flatten() {
         let Some(kind) = entry.file_type() else {
             continue;
         };
-        if !kind.is_file() {
-            continue;
-        }
         let Ok(rel) = entry.path().strip_prefix(root) else {
             continue;
         };
@@ -111,19 +141,26 @@ pub fn walk(root: &Path) -> Vec<(String, PathBuf, FileMeta)> {
             .map(|c| c.as_os_str().to_string_lossy())
             .collect::<Vec<_>>()
             .join("/");
-        if rel
-            .rsplit('/')
-            .next()
-            .is_some_and(|n| n.starts_with(".bearagent-tmp-"))
+        if kind.is_dir() {
+            if !rel.is_empty() {
+                dirs.insert(rel);
+            }
+            continue;
+        }
+        if !kind.is_file()
+            || rel
+                .rsplit('/')
+                .next()
+                .is_some_and(|n| n.starts_with(".bearagent-tmp-"))
         {
             continue;
         }
         // A file that vanished between listing and stat is simply absent.
         if let Ok(meta) = entry.metadata() {
-            out.push((rel, entry.into_path(), FileMeta::of(&meta)));
+            files.push((rel, entry.into_path(), FileMeta::of(&meta)));
         }
     }
-    out
+    (files, dirs)
 }
 
 /// Snapshots `root`, keeping every new or changed file's content as a
@@ -134,18 +171,22 @@ pub fn take(
     store: &Store,
     now: Timestamp,
 ) -> Result<Snapshot, SnapshotError> {
-    let mut snapshot = Snapshot::new();
+    let (files, dirs) = walk_tree(root);
+    let mut snapshot = Snapshot {
+        files: BTreeMap::new(),
+        dirs,
+    };
     let mut pending: Vec<(String, FileMeta, Vec<u8>)> = Vec::new();
     let mut pending_bytes = 0usize;
-    for (rel, abs, meta) in walk(root) {
+    for (rel, abs, meta) in files {
         if let Some(known) = cache.known.get(&rel).filter(|k| k.meta == meta) {
-            snapshot.insert(rel, known.clone());
+            snapshot.files.insert(rel, known.clone());
             continue;
         }
         if meta.len > MAX_KEPT_FILE_BYTES {
             let state = FileState { meta, hash: None };
             cache.known.insert(rel.clone(), state.clone());
-            snapshot.insert(rel, state);
+            snapshot.files.insert(rel, state);
             continue;
         }
         let bytes = match std::fs::read(&abs) {
@@ -164,7 +205,9 @@ pub fn take(
     }
     keep(&mut pending, cache, &mut snapshot, store, now)?;
     // Files gone since the last snapshot are forgotten.
-    cache.known.retain(|rel, _| snapshot.contains_key(rel));
+    cache
+        .known
+        .retain(|rel, _| snapshot.files.contains_key(rel));
     Ok(snapshot)
 }
 
@@ -185,7 +228,7 @@ fn keep(
             hash: Some(hash),
         };
         cache.known.insert(rel.clone(), state.clone());
-        snapshot.insert(rel, state);
+        snapshot.files.insert(rel, state);
     }
     Ok(())
 }
@@ -193,6 +236,7 @@ fn keep(
 /// Every file whose content differs between `before` and `after`. A file
 /// whose metadata changed but whose content did not is not a change.
 pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<FileChange> {
+    let (before, after) = (&before.files, &after.files);
     let mut out = Vec::new();
     for (path, b) in before {
         match after.get(path) {
@@ -224,6 +268,29 @@ pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<FileChange> {
     }
     out.sort_by(|x, y| x.path.cmp(&y.path));
     out
+}
+
+/// The folders a command made (tracked after, not before) and removed
+/// (tracked before, not after), each sorted and only the topmost of a
+/// tree: every folder below a made one was made too, so a command that
+/// fills `node_modules/` records one folder, not thousands.
+pub fn dir_changes(before: &Snapshot, after: &Snapshot) -> (Vec<String>, Vec<String>) {
+    let topmost = |new: &BTreeSet<String>, old: &BTreeSet<String>| -> Vec<String> {
+        let changed: BTreeSet<&str> = new.difference(old).map(String::as_str).collect();
+        changed
+            .iter()
+            .filter(|dir| {
+                // Each ancestor `a` of `a/b/c`: every prefix up to a `/`.
+                !dir.match_indices('/')
+                    .any(|(at, _)| changed.contains(&dir[..at]))
+            })
+            .map(|dir| (*dir).to_owned())
+            .collect()
+    };
+    (
+        topmost(&after.dirs, &before.dirs),
+        topmost(&before.dirs, &after.dirs),
+    )
 }
 
 #[cfg(test)]

@@ -1,12 +1,14 @@
 //! The bubblewrap command line, and the once-per-process probe.
 //!
 //! Mounts, in order: `--ro-bind / /`, then every other mount sorted from the
-//! shallowest path to the deepest (ties: tmpfs, read-only toolchain dirs,
-//! workspace, `.git`, hidden), so a deeper rule always wins — a workspace
-//! under `/tmp` shows through the private `/tmp`, a hidden folder inside the
-//! workspace is covered — and last the `--remount-ro` of hidden folders.
+//! shallowest path to the deepest (ties: tmpfs, read-only toolchain dirs and
+//! configuration, writable caches and the workspace, `.git`, hidden), so a
+//! deeper rule always wins — a workspace under `/tmp` shows through the
+//! private `/tmp`, a hidden folder inside the workspace is covered, a
+//! credential inside `~/.cargo` is hidden — and last the `--remount-ro` of
+//! hidden folders.
 
-use super::{seccomp, SandboxError, SandboxPolicy};
+use super::{home, seccomp, SandboxError, SandboxPolicy};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{Seek, Write};
@@ -24,6 +26,10 @@ pub(super) struct Layout {
     pub home: Option<PathBuf>,
     /// (host source, sandbox path) of each readable home dir.
     pub readable: Vec<(PathBuf, PathBuf)>,
+    /// (host source, sandbox path) of each writable home dir.
+    pub writable: Vec<(PathBuf, PathBuf)>,
+    /// (host source, sandbox path) of each configuration file or folder.
+    pub config: Vec<(PathBuf, PathBuf)>,
     /// `.git` (dir or file) and, for a `gitdir:` file, its target when that
     /// is inside the workspace.
     pub git: Vec<PathBuf>,
@@ -55,20 +61,9 @@ pub(super) fn resolve(policy: &SandboxPolicy) -> Result<Layout, SandboxError> {
             "home cannot be / (the empty home would hide everything)".into(),
         ));
     }
-    let mut readable = Vec::new();
-    for dir in &policy.readable_home_dirs {
-        let Some(source) = canonical(dir) else {
-            continue;
-        };
-        // Keep the path the tools expect ($HOME/.cargo), placed inside the
-        // tmpfs home, even when the folder itself is a symlink elsewhere.
-        let target = match (&home, dir.strip_prefix(&policy.home)) {
-            (Some(home), Ok(relative)) => home.join(relative),
-            _ => source.clone(),
-        };
-        readable.push((source, target));
-    }
-    let hidden = policy
+    let readable = home_binds(&policy.readable_home_dirs, &policy.home, home.as_deref());
+    let writable = home_binds(&policy.writable_home_dirs, &policy.home, home.as_deref());
+    let mut hidden: Vec<(PathBuf, bool)> = policy
         .hidden
         .iter()
         .filter_map(|path| canonical(path))
@@ -77,16 +72,95 @@ pub(super) fn resolve(policy: &SandboxPolicy) -> Result<Layout, SandboxError> {
             (path, is_dir)
         })
         .collect();
+    let (config, secrets) = home_files(policy, home.as_deref());
+    hidden.extend(secrets);
     let resolv_conf = canonical(Path::new("/etc/resolv.conf")).filter(|p| p.starts_with("/run"));
     Ok(Layout {
         git: git_paths(&workspace),
         workspace,
         home,
         readable,
+        writable,
+        config,
         hidden,
         resolv_conf,
         network: policy.network,
     })
+}
+
+/// (host source, sandbox path).
+type Bind = (PathBuf, PathBuf);
+
+/// The configuration to bind, and what to hide at its sandbox path: the
+/// credentials and the configuration files that look like they hold one,
+/// where a bound folder would show them.
+pub(super) fn home_files(
+    policy: &SandboxPolicy,
+    home: Option<&Path>,
+) -> (Vec<Bind>, Vec<(PathBuf, bool)>) {
+    let bound: Vec<PathBuf> = policy
+        .readable_home_dirs
+        .iter()
+        .chain(&policy.writable_home_dirs)
+        .cloned()
+        .collect();
+    let home::ConfigFiles {
+        bind,
+        hide: mut secrets,
+        ..
+    } = home::config_files(&policy.config_files, &bound);
+    secrets.extend(
+        policy
+            .credentials
+            .iter()
+            .filter(|path| path.symlink_metadata().is_ok())
+            .filter(|path| bound.iter().chain(&bind).any(|dir| path.starts_with(dir)))
+            .cloned(),
+    );
+    let config = home_binds(&bind, &policy.home, home);
+    // Hidden where the command would look: under the sandbox's home,
+    // which may differ from the canonical path when a folder is a link.
+    let hidden = secrets
+        .iter()
+        .map(|path| {
+            let inside = match (home, path.strip_prefix(&policy.home)) {
+                (Some(home), Ok(relative)) => home.join(relative),
+                _ => canonical(path).unwrap_or_else(|| path.clone()),
+            };
+            (inside, path.is_dir())
+        })
+        .collect();
+    (config, hidden)
+}
+
+/// (host source, sandbox path) of each existing folder of `dirs`. The
+/// sandbox path is the one the tools expect ($HOME/.cargo), placed inside
+/// the tmpfs home, even when the folder itself is a symlink elsewhere.
+pub(super) fn home_binds(
+    dirs: &[PathBuf],
+    policy_home: &Path,
+    home: Option<&Path>,
+) -> Vec<(PathBuf, PathBuf)> {
+    let mut binds = Vec::new();
+    for dir in dirs {
+        // Inside another of the list, it is seen through that one (a bind
+        // onto a symlink within a read-only bind would fail).
+        if dirs
+            .iter()
+            .any(|outer| outer != dir && dir.starts_with(outer))
+        {
+            continue;
+        }
+        let Some(source) = canonical(dir) else {
+            continue;
+        };
+        let target = match (home, dir.strip_prefix(policy_home)) {
+            (Some(home), Ok(relative)) => home.join(relative),
+            _ => source.clone(),
+        };
+        binds.push((source, target));
+    }
+    binds
 }
 
 fn canonical(path: &Path) -> Option<PathBuf> {
@@ -211,6 +285,15 @@ fn mounts(layout: &Layout) -> Vec<Mount> {
     for (source, target) in &layout.readable {
         let args = ["--ro-bind".as_ref(), source.as_os_str(), target.as_os_str()];
         add(1, target, &args);
+    }
+    for (source, target) in &layout.config {
+        let args = ["--ro-bind".as_ref(), source.as_os_str(), target.as_os_str()];
+        add(1, target, &args);
+    }
+    // After a read-only bind of the same folder, so the writable one wins.
+    for (source, target) in &layout.writable {
+        let args = ["--bind".as_ref(), source.as_os_str(), target.as_os_str()];
+        add(2, target, &args);
     }
     let workspace = layout.workspace.as_os_str();
     add(

@@ -8,6 +8,11 @@ fn layout(network: bool) -> Layout {
         workspace: "/tmp/ws".into(),
         home: Some("/home/u".into()),
         readable: vec![("/opt/cargo".into(), "/home/u/.cargo".into())],
+        writable: vec![(
+            "/opt/cargo/registry".into(),
+            "/home/u/.cargo/registry".into(),
+        )],
+        config: vec![("/home/u/.gitconfig".into(), "/home/u/.gitconfig".into())],
         git: vec!["/tmp/ws/.git".into()],
         hidden: vec![
             ("/tmp/ws/.bearagent".into(), true),
@@ -51,6 +56,23 @@ fn namespaces_and_privileges() {
     assert_eq!(at(&argv, &["--ro-bind", "/", "/"]), 5);
     let with_net = super::args(&layout(true), Path::new("/tmp/ws"), &[], "true");
     assert_eq!(with_net[1], "--share-net");
+}
+
+#[test]
+fn a_writable_cache_is_bound_inside_its_read_only_toolchain_dir() {
+    let argv = argv(&layout(true));
+    let home = at(&argv, &["--tmpfs", "/home/u"]);
+    let config = at(
+        &argv,
+        &["--ro-bind", "/home/u/.gitconfig", "/home/u/.gitconfig"],
+    );
+    assert!(home < config, "configuration shows through the empty home");
+    let cargo = at(&argv, &["--ro-bind", "/opt/cargo", "/home/u/.cargo"]);
+    let registry = at(
+        &argv,
+        &["--bind", "/opt/cargo/registry", "/home/u/.cargo/registry"],
+    );
+    assert!(cargo < registry);
 }
 
 #[test]
@@ -126,7 +148,15 @@ fn policy(workspace: &Path, home: &Path) -> SandboxPolicy {
         workspace: workspace.into(),
         home: home.into(),
         network: false,
-        readable_home_dirs: vec![home.join(".cargo"), home.join("missing")],
+        readable_home_dirs: vec![
+            home.join(".cargo"),
+            home.join("missing"),
+            home.join(".cargo/bin"),
+        ],
+        writable_home_dirs: Vec::new(),
+        config_files: Vec::new(),
+        credentials: Vec::new(),
+        path: Vec::new(),
         hidden: vec![workspace.join(".bearagent"), home.join("absent")],
         env: Vec::new(),
     }
@@ -141,7 +171,8 @@ fn resolve_follows_symlinks_and_drops_missing_paths() {
     let cargo_real = root.join("cargo-real");
     std::fs::create_dir_all(ws.join(".bearagent")).unwrap();
     std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&cargo_real).unwrap();
+    // Its bin exists, but is seen through the bind of .cargo.
+    std::fs::create_dir_all(cargo_real.join("bin")).unwrap();
     std::os::unix::fs::symlink(&cargo_real, home.join(".cargo")).unwrap();
     // A worktree-style `.git` file pointing at a git dir inside the workspace.
     std::fs::create_dir_all(ws.join("gitdir")).unwrap();

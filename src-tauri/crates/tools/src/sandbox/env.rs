@@ -1,31 +1,88 @@
 //! The command's environment: an allow-list, never the parent's environment,
 //! so API keys and tokens BearAgent holds cannot reach a command.
 
+use super::home::under_home;
+use super::network::OFFLINE_ENV;
 use super::{SandboxError, SandboxPolicy};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// A fixed PATH: the parent's PATH may name folders the sandbox hides.
+/// System folders always on PATH (after the user's own entries), so basic
+/// tools are found whatever the user's PATH holds.
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
-/// The whole environment of the command: PATH (`bin_dirs` first, then
-/// [`DEFAULT_PATH`]), HOME, LANG/LC_ALL, TERM, USER, then `policy.env`, which
-/// overrides the defaults.
-pub(super) fn command_env(
+/// The command's PATH, and the user's entries left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct CommandPath {
+    pub entries: Vec<PathBuf>,
+    /// Relative, not UTF-8, or (sandboxed) pointing into a folder the
+    /// command cannot see: under the hidden home but in no bound folder,
+    /// or under a hidden folder.
+    pub dropped: Vec<PathBuf>,
+}
+
+/// The user's PATH (`policy.path`) in its order, keeping what the command
+/// can see, then `bin_dirs` and [`DEFAULT_PATH`] where not already there.
+pub(super) fn command_path(
     policy: &SandboxPolicy,
     bin_dirs: &[PathBuf],
-) -> Result<Vec<(String, String)>, SandboxError> {
-    let mut path = String::new();
-    for dir in bin_dirs {
-        let dir = dir.to_str().ok_or_else(|| {
-            SandboxError::InvalidPolicy(format!("{} is not valid UTF-8", dir.display()))
-        })?;
-        if dir.contains(':') {
-            continue; // would split PATH
+    sandboxed: bool,
+) -> CommandPath {
+    let mut entries: Vec<PathBuf> = Vec::new();
+    let mut dropped = Vec::new();
+    let add = |entry: &Path, entries: &mut Vec<PathBuf>| {
+        if !entries.iter().any(|known| known == entry) {
+            entries.push(entry.to_path_buf());
         }
-        path.push_str(dir);
-        path.push(':');
+    };
+    for entry in &policy.path {
+        // A relative entry ("." or empty) would make the files of the
+        // working directory commands.
+        let usable = entry.is_absolute() && entry.to_str().is_some_and(|s| !s.contains(':'));
+        if usable && (!sandboxed || visible(policy, entry)) {
+            add(entry, &mut entries);
+        } else {
+            dropped.push(entry.clone());
+        }
     }
-    path.push_str(DEFAULT_PATH);
+    let defaults = DEFAULT_PATH.split(':').map(PathBuf::from);
+    for dir in bin_dirs.iter().cloned().chain(defaults) {
+        if dir.to_str().is_some_and(|s| !s.contains(':')) {
+            add(&dir, &mut entries);
+        }
+    }
+    CommandPath { entries, dropped }
+}
+
+/// Whether `entry` exists inside the sandbox: not under a hidden folder,
+/// and, under the home folder, inside one of the folders bound back.
+fn visible(policy: &SandboxPolicy, entry: &Path) -> bool {
+    if policy.hidden.iter().any(|hidden| entry.starts_with(hidden)) {
+        return false;
+    }
+    let Some(relative) = under_home(entry, &policy.home) else {
+        return true;
+    };
+    policy
+        .readable_home_dirs
+        .iter()
+        .chain(&policy.writable_home_dirs)
+        .filter_map(|dir| dir.strip_prefix(&policy.home).ok())
+        .any(|dir| relative.starts_with(dir))
+}
+
+/// The whole environment of the command: PATH (`path`), HOME, LANG/LC_ALL,
+/// TERM, USER, the offline switches when `offline` (a sandbox without
+/// network), then `policy.env`, which overrides the defaults.
+pub(super) fn command_env(
+    policy: &SandboxPolicy,
+    path: &[PathBuf],
+    offline: bool,
+) -> Result<Vec<(String, String)>, SandboxError> {
+    let path = path
+        .iter()
+        .filter_map(|dir| dir.to_str())
+        .collect::<Vec<_>>()
+        .join(":");
     let home = policy.home.to_str().ok_or_else(|| {
         SandboxError::InvalidPolicy(format!("home {} is not valid UTF-8", policy.home.display()))
     })?;
@@ -39,6 +96,13 @@ pub(super) fn command_env(
     ];
     if let Some(user) = user_name() {
         env.push(("USER".into(), user));
+    }
+    if offline {
+        env.extend(
+            OFFLINE_ENV
+                .iter()
+                .map(|(name, value)| ((*name).to_owned(), (*value).to_owned())),
+        );
     }
     for (name, value) in &policy.env {
         if name.is_empty() || name.contains('=') || name.contains('\0') || value.contains('\0') {

@@ -245,7 +245,7 @@ async fn api_keys_never_reach_the_command() {
         let env_block = printed.split("---").next().unwrap();
         for line in env_block.lines() {
             let name = line.split('=').next().unwrap();
-            let allowed = [
+            let mut allowed = vec![
                 "PATH",
                 "HOME",
                 "LANG",
@@ -259,6 +259,9 @@ async fn api_keys_never_reach_the_command() {
                 "OLDPWD",
                 "_",
             ];
+            // With the network off (the fixture's default), the offline
+            // switches of the package managers; none carries a secret.
+            allowed.extend(super::network::OFFLINE_ENV.iter().map(|(name, _)| *name));
             assert!(allowed.contains(&name), "unexpected variable {line}");
         }
     }
@@ -353,4 +356,104 @@ async fn host_sockets_under_run_and_tmp_are_not_reachable() {
         !listing.contains("dbus") && !listing.contains("user\n"),
         "{printed}"
     );
+}
+
+#[tokio::test]
+async fn package_caches_are_writable_only_when_the_policy_says_so() {
+    let f = fixture();
+    fs::create_dir_all(f.home.join(".cargo/registry/cache")).unwrap();
+    let mut policy = f.policy();
+    let command = "touch $HOME/.cargo/registry/cache/fetched && echo CACHE-WRITABLE
+         touch $HOME/.cargo/bin/planted && echo BIN-WRITABLE
+         touch $HOME/.cargo/config.toml && echo CONFIG-WRITABLE
+         exit 0";
+    let out = f.run_with(&policy, SandboxMode::On, command).await;
+    assert!(!text(&out).contains("WRITABLE"), "{}", text(&out));
+    assert!(!f.home.join(".cargo/registry/cache/fetched").exists());
+
+    policy.network = true;
+    policy.writable_home_dirs = vec![f.home.join(".cargo/registry"), f.home.join(".npm")];
+    let out = f.run_with(&policy, SandboxMode::On, command).await;
+    let printed = text(&out);
+    assert!(printed.contains("CACHE-WRITABLE"), "{printed}");
+    assert!(!printed.contains("BIN-WRITABLE") && !printed.contains("CONFIG-WRITABLE"));
+    assert!(f.home.join(".cargo/registry/cache/fetched").exists());
+    assert!(!f.home.join(".cargo/bin/planted").exists());
+    assert!(!f.home.join(".cargo/config.toml").exists());
+    assert!(!f.home.join(".npm").exists(), "a missing cache is not made");
+}
+
+/// Tool configuration is readable as in the user's terminal; credentials
+/// are not — neither the denylisted files (also inside a bound folder such
+/// as `~/.cargo`) nor a configuration file holding a token.
+#[tokio::test]
+async fn tool_configuration_is_visible_and_credentials_next_to_it_are_not() {
+    let f = fixture();
+    let home = &f.home;
+    let files = [
+        (
+            ".gitconfig",
+            "[user]\n\tname = Dev\n[alias]\n\tst = status\n",
+        ),
+        (".config/git/ignore", "*.swp\n"),
+        (".config/pip/pip.conf", "[global]\ntimeout = 60\n"),
+        (".cargo/config.toml", "[alias]\nb = \"build\"\n"),
+        (
+            ".config/git/credentials",
+            "https://dev:CRED-GIT-1@github.com\n",
+        ),
+        (".git-credentials", "https://dev:CRED-GIT-2@github.com\n"),
+        (
+            ".netrc",
+            "machine example.com login dev password CRED-NETRC\n",
+        ),
+        (
+            ".npmrc",
+            "registry=https://registry.npmjs.org/\n//registry.npmjs.org/:_authToken=CRED-NPM\n",
+        ),
+        (
+            ".cargo/credentials.toml",
+            "[registry]\ntoken = \"CRED-CARGO\"\n",
+        ),
+        (
+            ".aws/credentials",
+            "[default]\naws_secret_access_key = CRED-AWS\n",
+        ),
+        (".config/gcloud/credentials.db", "CRED-GCLOUD"),
+    ];
+    for (rel, text) in files {
+        let path = home.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    let reads: String = files
+        .iter()
+        .map(|(rel, _)| format!("cat $HOME/{rel}; "))
+        .collect();
+    let command = format!(
+        "{reads}
+         git config --global alias.st; git config --global --list | grep -c . 
+         cat $HOME/.ssh/id_rsa; ls -A $HOME/.aws $HOME/.config/gcloud
+         grep -r CRED $HOME 2>/dev/null; echo searched
+         echo planted >> $HOME/.gitconfig && echo GITCONFIG-WRITABLE
+         exit 0"
+    );
+    let out = f.run(&command).await;
+    let printed = text(&out);
+    assert!(
+        !printed.contains("CRED-"),
+        "a credential leaked:\n{printed}"
+    );
+    assert!(!printed.contains(SSH_SECRET));
+    for visible in ["name = Dev", "*.swp", "timeout = 60", "b = \"build\""] {
+        assert!(printed.contains(visible), "{visible} missing:\n{printed}");
+    }
+    assert!(
+        printed.contains("\nstatus\n"),
+        "git reads ~/.gitconfig:\n{printed}"
+    );
+    assert!(printed.contains("searched") && !printed.contains("GITCONFIG-WRITABLE"));
+    assert!(!fs::read_to_string(home.join(".gitconfig"))
+        .unwrap()
+        .contains("planted"));
 }

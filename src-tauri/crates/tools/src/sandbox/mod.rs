@@ -3,8 +3,9 @@
 //! Linux only: the command runs as `bwrap … -- /bin/sh -c COMMAND` under
 //! bubblewrap (new user, PID, IPC, UTS, cgroup and — unless the policy allows
 //! network — network namespaces; a read-only view of `/` with only the
-//! workspace writable; `$HOME` replaced by an empty tmpfs; a private `/tmp`
-//! and `/run`) plus a seccomp filter (see `seccomp.rs`). Other platforms get
+//! workspace writable; `$HOME` replaced by an empty tmpfs with the
+//! toolchains and tool configuration bound back read-only and credentials
+//! kept hidden, see `home.rs`; a private `/tmp` and `/run`) plus a seccomp filter (see `seccomp.rs`). Other platforms get
 //! [`SandboxError::UnsupportedPlatform`]: the seam for future backends.
 //!
 //! Output is one merged stream: stdout and stderr of the command are the same
@@ -28,10 +29,13 @@ mod bwrap;
 mod capture;
 #[cfg(target_os = "linux")]
 mod env;
+pub mod home;
+pub mod network;
 #[cfg(target_os = "linux")]
 mod process;
 #[cfg(target_os = "linux")]
 mod seccomp;
+pub mod view;
 
 #[cfg(test)]
 #[cfg(target_os = "linux")]
@@ -62,6 +66,21 @@ pub struct SandboxPolicy {
     /// skipped), e.g. `~/.cargo`, `~/.rustup`, `~/.npm`, `~/.cache/pip`.
     /// `<dir>/bin`, when it exists, is put on `PATH`.
     pub readable_home_dirs: Vec<PathBuf>,
+    /// Folders under `home` bound back read-write (missing ones are
+    /// skipped): the package caches, only for a command with the network
+    /// on, so it can install dependencies. Deeper than a readable dir, so
+    /// `~/.cargo/registry` is writable inside a read-only `~/.cargo`.
+    pub writable_home_dirs: Vec<PathBuf>,
+    /// Tool configuration under `home` (files or folders), bound
+    /// read-only when it exists and does not look like it holds a
+    /// credential (see [`home::CONFIG_FILES`]).
+    pub config_files: Vec<PathBuf>,
+    /// Credentials under `home` that stay unreadable even inside a bound
+    /// folder (see [`home::CREDENTIALS`]).
+    pub credentials: Vec<PathBuf>,
+    /// The user's PATH, in order. Inside, entries the sandbox hides are
+    /// left out; system folders and the readable dirs' `bin` follow.
+    pub path: Vec<PathBuf>,
     /// Made invisible wherever they are (BearAgent's data and config
     /// folders): an empty read-only tmpfs over a folder, `/dev/null` over a
     /// file. Missing paths are skipped.

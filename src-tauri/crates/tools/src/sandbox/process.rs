@@ -233,7 +233,11 @@ fn sandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, Sand
         .filter(|(source, _)| source.join("bin").is_dir())
         .map(|(_, target)| target.join("bin"))
         .collect();
-    let env = env::command_env(policy, &bin_dirs)?;
+    let path = env::command_path(policy, &bin_dirs, true);
+    if !path.dropped.is_empty() {
+        tracing::debug!(dropped = ?path.dropped, "PATH entries the sandbox cannot see were left out");
+    }
+    let env = env::command_env(policy, &path.entries, !policy.network)?;
     let mut command = Command::new(bwrap);
     command
         .args(bwrap::args(&layout, &cwd, &env, &spec.command))
@@ -255,7 +259,9 @@ fn unsandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, Sa
         .map(|dir| dir.join("bin"))
         .filter(|dir| dir.is_dir())
         .collect();
-    let env = env::command_env(policy, &bin_dirs)?;
+    // Unsandboxed, the host's network is there whatever the profile says.
+    let path = env::command_path(policy, &bin_dirs, false);
+    let env = env::command_env(policy, &path.entries, false)?;
     let mut command = Command::new("/bin/sh");
     command
         .arg("-c")

@@ -101,6 +101,16 @@ impl Fixture {
             home: self.home.clone(),
             network: false,
             readable_home_dirs: vec![self.home.join(".cargo"), self.home.join(".rustup")],
+            writable_home_dirs: Vec::new(),
+            config_files: super::home::CONFIG_FILES
+                .iter()
+                .map(|file| self.home.join(file))
+                .collect(),
+            credentials: super::home::CREDENTIALS
+                .iter()
+                .map(|file| self.home.join(file))
+                .collect(),
+            path: Vec::new(),
             hidden: vec![
                 self.data.clone(),
                 self.inner_data.clone(),

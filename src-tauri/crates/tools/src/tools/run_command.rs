@@ -6,6 +6,10 @@ use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::ArgumentError;
+use crate::sandbox::home::{toolchain_roots_on_path, CONFIG_FILES, CREDENTIALS};
+use crate::sandbox::network::{
+    looks_like_network_failure, NETWORK_CACHE_DIRS, NETWORK_OFF, NETWORK_SETTING,
+};
 use crate::sandbox::{self, CommandOutcome, CommandSpec, SandboxMode, SandboxPolicy};
 use crate::spec::{CommandPlan, Effect, PreparedCall, Tool, ToolSpec};
 use crate::text::{ceil_char_boundary, floor_char_boundary};
@@ -13,7 +17,7 @@ use crate::workspace::WorkspaceRoot;
 use bearagent_kernel::CommandSettings;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -28,21 +32,73 @@ const MODEL_HEAD_BYTES: usize = 4 * 1024;
 const MODEL_TAIL_BYTES: usize = 12 * 1024;
 
 /// The machine facts a command's sandbox is built from (not from the
-/// model, not from the run): the real home folder and BearAgent's own
-/// folders, which commands must never see.
+/// model, not from the run): the real home folder, BearAgent's own
+/// folders, which commands must never see, and the user's PATH.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostEnvironment {
     pub home: PathBuf,
     pub hidden: Vec<PathBuf>,
+    /// The user's PATH, in order: inside, the toolchains it points into
+    /// are bound read-only and entries into other hidden folders dropped.
+    pub path: Vec<PathBuf>,
 }
 
 impl HostEnvironment {
-    /// This user's home folder (`$HOME`), and `hidden` folders.
+    /// This user's home folder (`$HOME`) and PATH, and `hidden` folders.
     pub fn current(hidden: Vec<PathBuf>) -> Self {
         let home = std::env::var_os("HOME")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from("/nonexistent"));
-        Self { home, hidden }
+        let path = std::env::var_os("PATH")
+            .map(|path| std::env::split_paths(&path).collect())
+            .unwrap_or_default();
+        Self { home, hidden, path }
+    }
+
+    /// The sandbox of a command in `workspace` with the run's settings:
+    /// what it may read and write of this machine, its PATH and the
+    /// profile's variables (read now, never recorded).
+    pub fn policy(&self, workspace: &Path, settings: &CommandSettings) -> SandboxPolicy {
+        SandboxPolicy {
+            workspace: workspace.to_path_buf(),
+            home: self.home.clone(),
+            network: settings.network,
+            readable_home_dirs: self.readable_dirs(settings),
+            // Only a command that may download may write the caches.
+            writable_home_dirs: if settings.network {
+                NETWORK_CACHE_DIRS
+                    .iter()
+                    .map(|d| self.home.join(d))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            hidden: self.hidden.clone(),
+            config_files: CONFIG_FILES.iter().map(|f| self.home.join(f)).collect(),
+            credentials: CREDENTIALS.iter().map(|f| self.home.join(f)).collect(),
+            path: self.path.clone(),
+            env: settings
+                .env
+                .iter()
+                .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
+                .collect(),
+        }
+    }
+
+    /// The home folders a command may read: the profile's toolchain dirs
+    /// and the version managers the user's PATH points into.
+    fn readable_dirs(&self, settings: &CommandSettings) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = settings
+            .toolchain_dirs
+            .iter()
+            .map(|dir| self.home.join(dir))
+            .collect();
+        for root in toolchain_roots_on_path(&self.home, &self.path) {
+            if !dirs.contains(&root) {
+                dirs.push(root);
+            }
+        }
+        dirs
     }
 }
 
@@ -74,7 +130,7 @@ impl RunCommand {
                 NAME,
                 "Run a shell command in the workspace, e.g. to build or run tests. It runs in a sandbox: only the \
                  workspace is writable, the home folder is hidden, .git is read-only and the network is off unless \
-                 the user allowed it. Returns the exit code and the output (merged stdout and stderr; long output \
+                 the user allowed it (then package managers work offline: cached dependencies only). Returns the exit code and the output (merged stdout and stderr; long output \
                  keeps its beginning and end). Commands may need the user's approval.",
                 parameters,
                 Effect::RunsCommand,
@@ -152,6 +208,10 @@ impl Tool for RunCommand {
 pub struct CommandRun {
     pub outcome: Result<CommandOutcome, sandbox::SandboxError>,
     pub for_model: String,
+    /// The network was off in the sandbox, the command failed, and its
+    /// output reads like a refused network access (the model was told
+    /// which setting allows it).
+    pub network_refused: bool,
 }
 
 impl CommandRun {
@@ -193,6 +253,7 @@ fn not_run(why: String) -> CommandRun {
     CommandRun {
         for_model: format!("internal error: {why}"),
         outcome: Err(sandbox::SandboxError::InvalidPolicy(why)),
+        network_refused: false,
     }
 }
 
@@ -206,22 +267,7 @@ async fn run_plan(
 ) -> CommandRun {
     let max = settings.max_timeout_secs.max(1);
     let secs = plan.timeout_secs.unwrap_or(max).clamp(1, max);
-    let policy = SandboxPolicy {
-        workspace: ws.path().to_path_buf(),
-        home: host.home.clone(),
-        network: settings.network,
-        readable_home_dirs: settings
-            .toolchain_dirs
-            .iter()
-            .map(|d| host.home.join(d))
-            .collect(),
-        hidden: host.hidden.clone(),
-        env: settings
-            .env
-            .iter()
-            .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
-            .collect(),
-    };
+    let policy = host.policy(ws.path(), settings);
     let spec = CommandSpec {
         command: plan.command.clone(),
         cwd: plan.cwd_abs.clone(),
@@ -234,16 +280,42 @@ async fn run_plan(
         SandboxMode::Off
     };
     let outcome = sandbox::run(mode, &policy, &spec, cancel, on_output).await;
-    let for_model = match &outcome {
-        Ok(o) => model_text(o, secs),
-        Err(e) => format!("the command did not run: {e}"),
+    let network_off = mode == SandboxMode::On && !settings.network;
+    let (for_model, network_refused) = match &outcome {
+        Ok(o) => {
+            let failed = o.timed_out || (!o.cancelled && o.exit_code != Some(0));
+            let refused = network_off && failed && looks_like_network_failure(&o.output);
+            let note = network_note(network_off, refused);
+            (model_text(o, secs, &note), refused)
+        }
+        Err(e) => (format!("the command did not run: {e}"), false),
     };
-    CommandRun { outcome, for_model }
+    CommandRun {
+        outcome,
+        for_model,
+        network_refused,
+    }
 }
 
-/// Exit status, duration and output as the model reads it: ANSI colour
-/// codes removed, long output cut to head and tail with a note.
-fn model_text(o: &CommandOutcome, timeout_secs: u32) -> String {
+/// What the status line says about the network: nothing when it is on
+/// (or there is no sandbox); that it is off; and, when the failure reads
+/// like a refused network access, the setting that allows it — first, so
+/// a one-line rendering of the result still shows it.
+pub fn network_note(network_off: bool, refused: bool) -> String {
+    match (network_off, refused) {
+        (false, _) => String::new(),
+        (true, false) => format!("; {NETWORK_OFF}"),
+        (true, true) => format!(
+            "; {NETWORK_OFF} — this looks like a network failure; {NETWORK_SETTING} \
+             (package managers were told to work offline: only cached dependencies resolve)"
+        ),
+    }
+}
+
+/// Exit status, duration, the network note and output as the model reads
+/// it: ANSI colour codes removed, long output cut to head and tail with a
+/// note.
+fn model_text(o: &CommandOutcome, timeout_secs: u32, network_note: &str) -> String {
     let status = if o.timed_out {
         format!("timed out after {timeout_secs} s (everything it started was stopped)")
     } else if o.cancelled {
@@ -256,7 +328,10 @@ fn model_text(o: &CommandOutcome, timeout_secs: u32) -> String {
         }
     };
     let text = strip_ansi(&String::from_utf8_lossy(&o.output));
-    let mut out = format!("{status}, after {:.1} s\n", o.duration.as_secs_f64());
+    let mut out = format!(
+        "{status}, after {:.1} s{network_note}\n",
+        o.duration.as_secs_f64()
+    );
     let cut = text.len() > MODEL_HEAD_BYTES + MODEL_TAIL_BYTES;
     if o.total_bytes == 0 {
         out.push_str("(no output)\n");
@@ -324,6 +399,10 @@ fn one_line(s: &str, max: usize) -> String {
     }
 }
 
+#[cfg(test)]
+#[cfg(target_os = "linux")]
+#[path = "run_command_sandbox_tests.rs"]
+mod sandbox_tests;
 #[cfg(test)]
 #[path = "run_command_tests.rs"]
 mod tests;
