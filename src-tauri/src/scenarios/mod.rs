@@ -37,6 +37,20 @@ pub fn run_placeholder(i: usize) -> String {
     format!("0190a000-0000-7000-8000-{:012}", 201 + i)
 }
 
+/// `value` with every object's keys in order, whatever serde_json's map
+/// keeps (a dependency may turn on its insertion order).
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
 /// Compares `takes` with the committed file `name`.json (or writes it).
 fn check(name: &str, takes: Vec<Value>) {
     let runs: Vec<String> = (0..4).map(run_placeholder).collect();
@@ -50,6 +64,7 @@ fn check(name: &str, takes: Vec<Value>) {
         },
         "takes": takes,
     });
+    let fixture = sorted(fixture);
     let text = normalise::steady(&(serde_json::to_string_pretty(&fixture).unwrap() + "\n"));
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("ui/src/dev/mock/fixtures/scenarios")
