@@ -186,6 +186,52 @@ impl EventPayload {
     }
 }
 
+impl EventPayload {
+    /// The stable name stored in the `type` column.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EventPayload::RunCreated { .. } => "run_created",
+            EventPayload::RunStarted => "run_started",
+            EventPayload::InstructionsLoaded { .. } => "instructions_loaded",
+            EventPayload::ModelCallRequested { .. } => "model_call_requested",
+            EventPayload::ModelCallStarted { .. } => "model_call_started",
+            EventPayload::ModelCallRetryScheduled { .. } => "model_call_retry_scheduled",
+            EventPayload::ModelCallCompleted { .. } => "model_call_completed",
+            EventPayload::ModelCallFailed { .. } => "model_call_failed",
+            EventPayload::ToolCallRequested { .. } => "tool_call_requested",
+            EventPayload::ApprovalRequested { .. } => "approval_requested",
+            EventPayload::ApprovalGranted { .. } => "approval_granted",
+            EventPayload::ApprovalDenied { .. } => "approval_denied",
+            EventPayload::ToolCallStarted { .. } => "tool_call_started",
+            EventPayload::EffectIntended { .. } => "effect_intended",
+            EventPayload::ToolCallCompleted { .. } => "tool_call_completed",
+            EventPayload::ToolCallFailed { .. } => "tool_call_failed",
+            EventPayload::ArtifactRecorded { .. } => "artifact_recorded",
+            EventPayload::ExternalChangeObserved { .. } => "external_change_observed",
+            EventPayload::EffectVerified { .. } => "effect_verified",
+            EventPayload::EffectUnknown { .. } => "effect_unknown",
+            EventPayload::RunSucceeded { .. } => "run_succeeded",
+            EventPayload::RunFailed { .. } => "run_failed",
+            EventPayload::RunCancelled { .. } => "run_cancelled",
+            EventPayload::BudgetExhausted { .. } => "budget_exhausted",
+            EventPayload::RunInterrupted { .. } => "run_interrupted",
+            EventPayload::RunResumed => "run_resumed",
+            EventPayload::LoopDetected { .. } => "loop_detected",
+            EventPayload::ContextCompacted { .. } => "context_compacted",
+            EventPayload::McpServerStarted { .. } => "mcp_server_started",
+            EventPayload::McpServerUnavailable { .. } => "mcp_server_unavailable",
+            EventPayload::CommandStarted { .. } => "command_started",
+            EventPayload::CommandFinished { .. } => "command_finished",
+            EventPayload::ArtifactReverted { .. } => "artifact_reverted",
+            EventPayload::ArtifactReapplied { .. } => "artifact_reapplied",
+            EventPayload::ArtifactHunksReverted { .. } => "artifact_hunks_reverted",
+            EventPayload::ArtifactKept { .. } => "artifact_kept",
+            EventPayload::ReviewIntended { .. } => "review_intended",
+            EventPayload::ReviewAbandoned { .. } => "review_abandoned",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -461,5 +461,9 @@ mod mcp_tests;
 mod threads_tests;
 
 #[cfg(test)]
+#[path = "thread_reviews_tests.rs"]
+mod thread_reviews_tests;
+
+#[cfg(test)]
 #[path = "compaction_tests.rs"]
 mod compaction_tests;

@@ -161,3 +161,7 @@ mod tests {
         assert!(without_hunks(BEFORE, NOW, &[]).is_err());
     }
 }
+
+#[cfg(test)]
+#[path = "hunks_tests.rs"]
+mod app_tests;

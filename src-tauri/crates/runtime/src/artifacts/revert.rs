@@ -489,4 +489,4 @@ impl Application {
 
 #[cfg(test)]
 #[path = "revert_tests.rs"]
-mod tests;
+pub(crate) mod tests;

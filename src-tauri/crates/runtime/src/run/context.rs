@@ -3,12 +3,13 @@
 //! the model saw" can be rebuilt for any past call.
 
 use bearagent_kernel::{
-    Action, ContentHash, ContextCaps, EventEnvelope, EventPayload, EventSeq, HistoryItem, Message,
-    ModelErrorClass, Role, ToolResult,
+    ContentHash, ContextCaps, EventEnvelope, EventPayload, EventSeq, HistoryItem, Message, Role,
+    ToolResult,
 };
 use bearagent_providers::{ModelRequest, ToolSchema};
 use std::sync::Arc;
 
+use super::context_events::{history_from_events, Flavour, CURRENT};
 /// Bumped whenever the way context is assembled changes. Every version
 /// ever recorded stays buildable, so "what the model saw" rebuilds a past
 /// call exactly as it was sent.
@@ -85,153 +86,6 @@ pub fn latest_compaction<'a>(
 /// How the summary opens in the history the model sees.
 const SUMMARY_HEAD: &str =
     "Summary of the conversation so far (earlier messages were compacted into it):";
-
-/// How a context version reads events.
-#[derive(Clone, Copy)]
-struct Flavour {
-    /// The model's own text beside its tool calls is kept (v2).
-    narration: bool,
-    /// What the user reverted or re-applied of a run's files after it
-    /// ended is told, where it happened (v3), so a follow-up does not
-    /// redo what the user threw away.
-    reviews: bool,
-}
-
-/// The current way of reading events.
-const CURRENT: Flavour = Flavour {
-    narration: true,
-    reviews: true,
-};
-
-fn history_from_events(
-    events: &[EventEnvelope],
-    caps: &ContextCaps,
-    flavour: Flavour,
-) -> Vec<HistoryItem> {
-    let mut history = Vec::new();
-    for event in events {
-        push_items(&mut history, &event.payload, caps, flavour);
-    }
-    history
-}
-
-/// What the model sees of one event. Every kind is decided here: most are
-/// facts for the user, not the conversation.
-fn push_items(
-    history: &mut Vec<HistoryItem>,
-    payload: &EventPayload,
-    caps: &ContextCaps,
-    flavour: Flavour,
-) {
-    match payload {
-            EventPayload::RunCreated { goal, .. } => {
-                history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
-            }
-            EventPayload::ModelCallCompleted { action, text, .. } => {
-                push_turn(history, action, text, flavour)
-            }
-            EventPayload::ModelCallFailed {
-                class: ModelErrorClass::InvalidOutput,
-                message,
-                ..
-            } => history.push(HistoryItem::Message(Message::new(
-                Role::User,
-                format!(
-                    "Your previous reply could not be used: {message}. Reply again with one valid action."
-                ),
-            ))),
-            EventPayload::ArtifactReverted { path, .. }
-            | EventPayload::ArtifactReapplied { path, .. }
-            | EventPayload::ArtifactHunksReverted { path, .. }
-                if flavour.reviews =>
-            {
-                history.push(HistoryItem::Message(Message::new(
-                    Role::User,
-                    review_note(path, payload),
-                )));
-            }
-            EventPayload::ToolCallCompleted { result, .. }
-            | EventPayload::ToolCallFailed { result } => {
-                history.push(HistoryItem::ToolResult(ToolResult {
-                    call_id: result.call_id.clone(),
-                    content: preview(&result.content, caps.max_tool_result_bytes as usize),
-                    is_error: result.is_error,
-                }));
-            }
-            EventPayload::RunStarted
-            | EventPayload::ModelCallRequested { .. }
-            | EventPayload::ModelCallStarted { .. }
-            | EventPayload::ModelCallRetryScheduled { .. }
-            | EventPayload::ModelCallFailed { .. }
-            | EventPayload::ToolCallRequested { .. }
-            | EventPayload::ApprovalRequested { .. }
-            | EventPayload::ApprovalGranted { .. }
-            | EventPayload::ApprovalDenied { .. }
-            | EventPayload::ToolCallStarted { .. }
-            | EventPayload::EffectIntended { .. }
-            | EventPayload::ArtifactRecorded { .. }
-            | EventPayload::ExternalChangeObserved { .. }
-            | EventPayload::EffectVerified { .. }
-            | EventPayload::EffectUnknown { .. }
-            | EventPayload::RunSucceeded { .. }
-            | EventPayload::RunFailed { .. }
-            | EventPayload::RunCancelled { .. }
-            | EventPayload::BudgetExhausted { .. }
-            | EventPayload::RunInterrupted { .. }
-            | EventPayload::RunResumed
-            | EventPayload::LoopDetected { .. }
-            | EventPayload::McpServerStarted { .. }
-            | EventPayload::McpServerUnavailable { .. }
-                | EventPayload::InstructionsLoaded { .. }
-                | EventPayload::ContextCompacted { .. }
-            | EventPayload::CommandStarted { .. }
-            | EventPayload::CommandFinished { .. }
-            | EventPayload::ArtifactReverted { .. }
-            | EventPayload::ArtifactReapplied { .. }
-            | EventPayload::ArtifactHunksReverted { .. }
-            | EventPayload::ArtifactKept { .. }
-            | EventPayload::ReviewIntended { .. }
-            | EventPayload::ReviewAbandoned { .. } => {}
-    }
-}
-
-/// What the model is told of the user's review of a file after the run.
-fn review_note(path: &str, payload: &EventPayload) -> String {
-    match payload {
-        EventPayload::ArtifactReapplied { .. } => {
-            format!("[BearAgent] After that, the user re-applied your change to `{path}`.")
-        }
-        EventPayload::ArtifactHunksReverted { hunks, diff, .. } => format!(
-            "[BearAgent] After that, the user reverted {} of your change to `{path}` (the rest stays). \
-             Do not make it again unless asked. Lines marked + were yours and are gone:\n{diff}",
-            bearagent_kernel::hunk_list(hunks)
-        ),
-        _ => format!(
-            "[BearAgent] After that, the user reverted your change to `{path}`: it holds what it held before. \
-             Do not make that change again unless asked."
-        ),
-    }
-}
-
-/// A model turn: all of its calls first, then their results as they come
-/// (the shape every protocol wants for parallel calls); or its answer.
-fn push_turn(history: &mut Vec<HistoryItem>, action: &Action, text: &str, flavour: Flavour) {
-    match action {
-        Action::ToolCalls { calls } => {
-            if flavour.narration && !text.trim().is_empty() {
-                history.push(HistoryItem::Message(Message::new(
-                    Role::Assistant,
-                    text.to_owned(),
-                )));
-            }
-            history.extend(calls.iter().cloned().map(HistoryItem::ToolCall))
-        }
-        Action::FinalAnswer(answer) => history.push(HistoryItem::Message(Message::new(
-            Role::Assistant,
-            answer.content.clone(),
-        ))),
-    }
-}
 
 fn item_bytes(item: &HistoryItem) -> usize {
     match item {

@@ -6,7 +6,7 @@
 use super::*;
 use bearagent_kernel::testkit::{at, envelopes, run_created};
 use bearagent_kernel::{
-    validate_history, EventSeq, FinalAnswer, NewEvent, StopReason, TokenUsage, ToolCall,
+    validate_history, Action, EventSeq, FinalAnswer, NewEvent, StopReason, TokenUsage, ToolCall,
     WorkspaceId,
 };
 use serde_json::json;

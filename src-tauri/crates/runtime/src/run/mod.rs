@@ -3,7 +3,8 @@
 //!
 //! - Floor 0, facts and records: `recorder` (commits events), `approvals`
 //!   (the gate decisions arrive through), `spend`, `context` (requests from
-//!   committed events), `snapshot` (workspace images around a command),
+//!   committed events; `context_events`: what the model sees of each
+//!   event), `snapshot` (workspace images around a command),
 //!   `loop_guard` (the memory of repeated calls), `preview` (a large
 //!   result's head and tail).
 //! - Floor 1, what every step reads: `deps` (the run's dependencies and
@@ -25,6 +26,7 @@ mod asking;
 mod command_step;
 pub mod compaction;
 pub mod context;
+mod context_events;
 pub(crate) mod deps;
 mod file_step;
 pub(crate) mod instructions;

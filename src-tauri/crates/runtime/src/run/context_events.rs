@@ -1,0 +1,156 @@
+//! What the model sees of each event, in each context version: the
+//! conversation items an event becomes (most events are facts for the
+//! user and become none).
+
+use super::preview::preview;
+use bearagent_kernel::{
+    Action, ContextCaps, EventEnvelope, EventPayload, HistoryItem, Message, ModelErrorClass, Role,
+    ToolResult,
+};
+
+/// How a context version reads events.
+#[derive(Clone, Copy)]
+pub(super) struct Flavour {
+    /// The model's own text beside its tool calls is kept (v2).
+    pub(super) narration: bool,
+    /// What the user reverted or re-applied of a run's files after it
+    /// ended is told, where it happened (v3), so a follow-up does not
+    /// redo what the user threw away.
+    pub(super) reviews: bool,
+}
+
+/// The current way of reading events.
+pub(super) const CURRENT: Flavour = Flavour {
+    narration: true,
+    reviews: true,
+};
+
+pub(super) fn history_from_events(
+    events: &[EventEnvelope],
+    caps: &ContextCaps,
+    flavour: Flavour,
+) -> Vec<HistoryItem> {
+    let mut history = Vec::new();
+    for event in events {
+        push_items(&mut history, &event.payload, caps, flavour);
+    }
+    history
+}
+
+/// What the model sees of one event. Every kind is decided here: most are
+/// facts for the user, not the conversation.
+fn push_items(
+    history: &mut Vec<HistoryItem>,
+    payload: &EventPayload,
+    caps: &ContextCaps,
+    flavour: Flavour,
+) {
+    match payload {
+            EventPayload::RunCreated { goal, .. } => {
+                history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
+            }
+            EventPayload::ModelCallCompleted { action, text, .. } => {
+                push_turn(history, action, text, flavour)
+            }
+            EventPayload::ModelCallFailed {
+                class: ModelErrorClass::InvalidOutput,
+                message,
+                ..
+            } => history.push(HistoryItem::Message(Message::new(
+                Role::User,
+                format!(
+                    "Your previous reply could not be used: {message}. Reply again with one valid action."
+                ),
+            ))),
+            EventPayload::ArtifactReverted { path, .. }
+            | EventPayload::ArtifactReapplied { path, .. }
+            | EventPayload::ArtifactHunksReverted { path, .. }
+                if flavour.reviews =>
+            {
+                history.push(HistoryItem::Message(Message::new(
+                    Role::User,
+                    review_note(path, payload),
+                )));
+            }
+            EventPayload::ToolCallCompleted { result, .. }
+            | EventPayload::ToolCallFailed { result } => {
+                history.push(HistoryItem::ToolResult(ToolResult {
+                    call_id: result.call_id.clone(),
+                    content: preview(&result.content, caps.max_tool_result_bytes as usize),
+                    is_error: result.is_error,
+                }));
+            }
+            EventPayload::RunStarted
+            | EventPayload::ModelCallRequested { .. }
+            | EventPayload::ModelCallStarted { .. }
+            | EventPayload::ModelCallRetryScheduled { .. }
+            | EventPayload::ModelCallFailed { .. }
+            | EventPayload::ToolCallRequested { .. }
+            | EventPayload::ApprovalRequested { .. }
+            | EventPayload::ApprovalGranted { .. }
+            | EventPayload::ApprovalDenied { .. }
+            | EventPayload::ToolCallStarted { .. }
+            | EventPayload::EffectIntended { .. }
+            | EventPayload::ArtifactRecorded { .. }
+            | EventPayload::ExternalChangeObserved { .. }
+            | EventPayload::EffectVerified { .. }
+            | EventPayload::EffectUnknown { .. }
+            | EventPayload::RunSucceeded { .. }
+            | EventPayload::RunFailed { .. }
+            | EventPayload::RunCancelled { .. }
+            | EventPayload::BudgetExhausted { .. }
+            | EventPayload::RunInterrupted { .. }
+            | EventPayload::RunResumed
+            | EventPayload::LoopDetected { .. }
+            | EventPayload::McpServerStarted { .. }
+            | EventPayload::McpServerUnavailable { .. }
+                | EventPayload::InstructionsLoaded { .. }
+                | EventPayload::ContextCompacted { .. }
+            | EventPayload::CommandStarted { .. }
+            | EventPayload::CommandFinished { .. }
+            | EventPayload::ArtifactReverted { .. }
+            | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactHunksReverted { .. }
+            | EventPayload::ArtifactKept { .. }
+            | EventPayload::ReviewIntended { .. }
+            | EventPayload::ReviewAbandoned { .. } => {}
+    }
+}
+
+/// What the model is told of the user's review of a file after the run.
+fn review_note(path: &str, payload: &EventPayload) -> String {
+    match payload {
+        EventPayload::ArtifactReapplied { .. } => {
+            format!("[BearAgent] After that, the user re-applied your change to `{path}`.")
+        }
+        EventPayload::ArtifactHunksReverted { hunks, diff, .. } => format!(
+            "[BearAgent] After that, the user reverted {} of your change to `{path}` (the rest stays). \
+             Do not make it again unless asked. Lines marked + were yours and are gone:\n{diff}",
+            bearagent_kernel::hunk_list(hunks)
+        ),
+        _ => format!(
+            "[BearAgent] After that, the user reverted your change to `{path}`: it holds what it held before. \
+             Do not make that change again unless asked."
+        ),
+    }
+}
+
+/// A model turn: all of its calls first, then their results as they come
+/// (the shape every protocol wants for parallel calls); or its answer.
+fn push_turn(history: &mut Vec<HistoryItem>, action: &Action, text: &str, flavour: Flavour) {
+    match action {
+        Action::ToolCalls { calls } => {
+            if flavour.narration && !text.trim().is_empty() {
+                history.push(HistoryItem::Message(Message::new(
+                    Role::Assistant,
+                    text.to_owned(),
+                )));
+            }
+            history.extend(calls.iter().cloned().map(HistoryItem::ToolCall))
+        }
+        Action::FinalAnswer(answer) => history.push(HistoryItem::Message(Message::new(
+            Role::Assistant,
+            answer.content.clone(),
+        ))),
+    }
+}
