@@ -41,7 +41,14 @@ pub struct HostEnvironment {
     /// The user's PATH, in order: inside, the toolchains it points into
     /// are bound read-only and entries into other hidden folders dropped.
     pub path: Vec<PathBuf>,
+    /// Where rustup and cargo keep toolchains when set (`RUSTUP_HOME`,
+    /// `CARGO_HOME`; rustup sets them for every program it starts): passed
+    /// in and readable, so `cargo` inside finds the user's toolchain.
+    pub tool_homes: Vec<(String, PathBuf)>,
 }
+
+/// The variables naming a toolchain's home.
+const TOOL_HOME_VARS: [&str; 2] = ["RUSTUP_HOME", "CARGO_HOME"];
 
 impl HostEnvironment {
     /// This user's home folder (`$HOME`) and PATH, and `hidden` folders.
@@ -52,7 +59,29 @@ impl HostEnvironment {
         let path = std::env::var_os("PATH")
             .map(|path| std::env::split_paths(&path).collect())
             .unwrap_or_default();
-        Self { home, hidden, path }
+        let tool_homes = TOOL_HOME_VARS
+            .iter()
+            .filter_map(|name| Some((name.to_string(), PathBuf::from(std::env::var_os(name)?))))
+            .filter(|(_, dir)| dir.is_absolute() && dir.is_dir())
+            .collect();
+        Self {
+            home,
+            hidden,
+            path,
+            tool_homes,
+        }
+    }
+
+    /// Where a cache under `~/.cargo` really is when `CARGO_HOME` moved it.
+    fn cache_dir(&self, rel: &str) -> PathBuf {
+        let cargo_home = self
+            .tool_homes
+            .iter()
+            .find(|(name, _)| name == "CARGO_HOME");
+        match (rel.strip_prefix(".cargo/"), cargo_home) {
+            (Some(inside), Some((_, dir))) => dir.join(inside),
+            _ => self.home.join(rel),
+        }
     }
 
     /// The sandbox of a command in `workspace` with the run's settings:
@@ -68,7 +97,7 @@ impl HostEnvironment {
             writable_home_dirs: if settings.network {
                 NETWORK_CACHE_DIRS
                     .iter()
-                    .map(|d| self.home.join(d))
+                    .map(|d| self.cache_dir(d))
                     .collect()
             } else {
                 Vec::new()
@@ -81,6 +110,12 @@ impl HostEnvironment {
                 .env
                 .iter()
                 .filter_map(|name| std::env::var(name).ok().map(|v| (name.clone(), v)))
+                .chain(
+                    self.tool_homes
+                        .iter()
+                        .filter(|(name, _)| !settings.env.contains(name))
+                        .map(|(name, dir)| (name.clone(), dir.display().to_string())),
+                )
                 .collect(),
         }
     }
@@ -93,7 +128,11 @@ impl HostEnvironment {
             .iter()
             .map(|dir| self.home.join(dir))
             .collect();
-        for root in toolchain_roots_on_path(&self.home, &self.path) {
+        let homes = self.tool_homes.iter().map(|(_, dir)| dir.clone());
+        for root in toolchain_roots_on_path(&self.home, &self.path)
+            .into_iter()
+            .chain(homes)
+        {
             if !dirs.contains(&root) {
                 dirs.push(root);
             }

@@ -161,11 +161,22 @@ fn home_with_empty_caches() -> (tempfile::TempDir, HostEnvironment) {
         .tempdir_in("/var/tmp")
         .unwrap();
     let home = dir.path().to_path_buf();
-    let real = HostEnvironment::current(Vec::new()).home;
+    // The real toolchain, wherever rustup and cargo keep it.
+    let real = HostEnvironment::current(Vec::new());
+    let tool_home = |name: &str, rel: &str| {
+        real.tool_homes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or_else(|| real.home.join(rel), |(_, dir)| dir.clone())
+    };
     std::fs::create_dir_all(home.join(".cargo/registry")).unwrap();
     std::fs::create_dir_all(home.join(".npm")).unwrap();
-    std::os::unix::fs::symlink(real.join(".cargo/bin"), home.join(".cargo/bin")).unwrap();
-    std::os::unix::fs::symlink(real.join(".rustup"), home.join(".rustup")).unwrap();
+    std::os::unix::fs::symlink(
+        tool_home("CARGO_HOME", ".cargo").join("bin"),
+        home.join(".cargo/bin"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(tool_home("RUSTUP_HOME", ".rustup"), home.join(".rustup")).unwrap();
     let path = vec![home.join(".cargo/bin"), "/usr/bin".into(), "/bin".into()];
     (
         dir,
@@ -173,6 +184,7 @@ fn home_with_empty_caches() -> (tempfile::TempDir, HostEnvironment) {
             home,
             hidden: Vec::new(),
             path,
+            tool_homes: Vec::new(),
         },
     )
 }
@@ -273,6 +285,7 @@ async fn the_version_manager_on_the_users_path_is_the_one_inside() {
         ],
         home: home.clone(),
         hidden: Vec::new(),
+        tool_homes: Vec::new(),
     };
     let (_ws_dir, ws) = var_tmp_workspace();
     let command = "python3; command -v secret || echo no-secret-tool
