@@ -431,6 +431,9 @@ fn the_sandbox_view_lists_what_a_command_sees() {
         .command()
         .env("HOME", &h)
         .env("PATH", &path)
+        // Only this home's toolchains: not the ones rustup names for the test.
+        .env_remove("RUSTUP_HOME")
+        .env_remove("CARGO_HOME")
         .args(["sandbox", "--json"])
         .output()
         .unwrap();
