@@ -98,12 +98,7 @@ pub(super) fn home_files(
     policy: &SandboxPolicy,
     home: Option<&Path>,
 ) -> (Vec<Bind>, Vec<(PathBuf, bool)>) {
-    let bound: Vec<PathBuf> = policy
-        .readable_home_dirs
-        .iter()
-        .chain(&policy.writable_home_dirs)
-        .cloned()
-        .collect();
+    let bound = policy.bound_home_dirs();
     let home::ConfigFiles {
         bind,
         hide: mut secrets,

@@ -90,6 +90,17 @@ pub struct SandboxPolicy {
     pub env: Vec<(String, String)>,
 }
 
+impl SandboxPolicy {
+    /// The home folders bound in, readable or writable.
+    pub(crate) fn bound_home_dirs(&self) -> Vec<PathBuf> {
+        self.readable_home_dirs
+            .iter()
+            .chain(&self.writable_home_dirs)
+            .cloned()
+            .collect()
+    }
+}
+
 /// Whether to sandbox. `Off` is an explicit user setting (the caller asks for
 /// approval): plain `sh -c` with the same scrubbed environment, no isolation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

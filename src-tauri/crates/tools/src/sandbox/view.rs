@@ -56,12 +56,7 @@ fn describe_linux(policy: &SandboxPolicy) -> SandboxView {
         .map(|(_, target)| target.join("bin"))
         .collect();
     let (config, hidden) = bwrap::home_files(policy, home.as_deref());
-    let bound: Vec<PathBuf> = policy
-        .readable_home_dirs
-        .iter()
-        .chain(&policy.writable_home_dirs)
-        .cloned()
-        .collect();
+    let bound = policy.bound_home_dirs();
     let withheld = home::config_files(&policy.config_files, &bound).withheld;
     let path = env::command_path(policy, &bin_dirs, true);
     let offline_env = if policy.network {
