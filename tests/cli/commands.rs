@@ -396,7 +396,7 @@ fn a_command_refused_the_network_says_so_and_names_the_setting() {
     let timeline = String::from_utf8_lossy(&timeline.stdout);
     assert!(timeline.contains("sandboxed, network off"), "{timeline}");
     assert!(
-        timeline.contains("network off in the sandbox: this looks like a network failure; the user can allow it with `network = true`"),
+        timeline.contains("network off in the sandbox: this looks like a network failure; the user can allow it for this command (approve it with the network, or a command rule `allow-network`)"),
         "{timeline}"
     );
 }

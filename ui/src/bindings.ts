@@ -243,6 +243,11 @@ export type DecisionInput = {
 	 *  commands starting with these words.
 	 */
 	allowPrefix?: string | null,
+	/**
+	 *  With an approval of a command: it gets the network in the sandbox
+	 *  (and so do the commands `allow_prefix` allows).
+	 */
+	network?: boolean,
 };
 
 export type DiffHunkView = {
@@ -375,7 +380,13 @@ cost_micro_usd?: number | null } |
  *  Commands starting with these words are allowed for the rest of
  *  the run (the user's "always allow commands starting with …").
  */
-allowed_prefix?: string | null } | 
+allowed_prefix?: string | null; 
+/**
+ *  A command approved with the network: it gets the network in the
+ *  sandbox although the profile keeps it off (this call only; with
+ *  `allowed_prefix`, later commands starting with it too).
+ */
+network?: boolean } | 
 /**  The user refused the call; the reason goes to the model. */
 { type: "approval_denied"; call_id: CallId; by: string; scope: ApprovalScope; reason: string | null } | 
 /**  The call is executing (after policy or approval). */
@@ -504,6 +515,18 @@ restored_hash: ContentHash | null; replaced_hash: ContentHash | null } |
 /**  The user reviewed a file and kept the run's version. */
 { type: "artifact_kept"; path: string } | 
 /**
+ *  The user rewound the run's files to how they were at event `to`
+ *  (`redo`: undid the last rewind). Each file in `paths` follows as a
+ *  `ReviewIntended` and its outcome (`ArtifactRewound` or
+ *  `ReviewAbandoned`), guarded like a revert.
+ */
+{ type: "rewind_started"; to: EventSeq; redo: boolean; paths: string[] } | 
+/**
+ *  A file of a rewind holds `restored_hash`: the run's version at
+ *  event `to` (or, for a redo, what the rewind replaced).
+ */
+{ type: "artifact_rewound"; path: string; to: EventSeq; redo: boolean; restored_hash: ContentHash | null; replaced_hash: ContentHash | null; forced: boolean } | 
+/**
  *  A revert or re-apply is about to change a file (DESIGN principle 10:
  *  intent before the disk): what it will put there, and what it
  *  replaces, saved first. Its outcome follows: `ArtifactReverted` /
@@ -512,7 +535,9 @@ restored_hash: ContentHash | null; replaced_hash: ContentHash | null } |
  */
 { type: "review_intended"; path: string; action: ReviewAction; restored_hash: ContentHash | null; replaced_hash: ContentHash | null; forced: boolean; 
 /**  With `RevertHunks`: which hunks (numbered from 1). */
-hunks?: number[] } | 
+hunks?: number[]; 
+/**  With `Rewind` and `Redo`: the event the run is rewound to. */
+rewound_to?: EventSeq | null } | 
 /**
  *  An intended revert or re-apply did not take effect: writing the
  *  file failed, or the process stopped before and the file still holds
@@ -779,7 +804,11 @@ export type ReviewAction =
 /**  The run's version, undoing a revert. */
 "reapply" | 
 /**  The run's version without some of its hunks. */
-"revert_hunks";
+"revert_hunks" | 
+/**  The run's version at an earlier event (a rewind). */
+"rewind" | 
+/**  What a rewind replaced (undoing it). */
+"redo";
 
 export type Role = "system" | "user" | "assistant";
 
@@ -787,7 +816,14 @@ export type Role = "system" | "user" | "assistant";
  *  What a command rule decides. Ordered by strictness: when several simple
  *  commands of one command line match, the strictest decision wins.
  */
-export type RuleDecision = "allow" | "ask" | "deny";
+export type RuleDecision = 
+/**
+ *  Commands only: allowed, and given the network in the sandbox even
+ *  when the profile keeps it off (`cargo fetch`, `npm install`). Less
+ *  strict than `allow`, so a command line gets the network only when
+ *  every command in it is decided by such a rule.
+ */
+"allow-network" | "allow" | "ask" | "deny";
 
 /**
  *  A run's loop in this process stopped because its events could not be

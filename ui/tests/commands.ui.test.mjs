@@ -186,6 +186,34 @@ async function seedCommandRun(page, { commands, output = storedOutput } = {}) {
   );
 }
 
+test("a command approved with the network: the decision carries it, the command runs with the network on", async () => {
+  const { page, problems, close } = await ui.openApp(seed());
+  try {
+    await byId(page, "run-goal").fill("Fix the failing tests in the greeter");
+    await byId(page, "start-run").click();
+    const approval = page.locator('[data-testid="approval-row"][data-call-id="call_1"][data-state="pending"]');
+    await approval.waitFor();
+    assert.equal(await approval.getByTestId("approval-network").innerText(), "no network");
+    await approval.getByTestId("approve-network").click();
+    await page.locator('[data-testid="approval-row"][data-call-id="call_1"][data-state="approved"]').waitFor();
+    const [{ decision }] = await calls(page, "decide_approval");
+    assert.deepEqual(decision, { approve: true, scope: "once", reason: null, network: true });
+    assert.match(await page.locator('[data-call-id="call_1"] [data-testid="approval-decided"]').innerText(), /Approved with the network by user/);
+    // This command has the network; the grant does not carry to the next one.
+    await command(page, "call_1").getByTestId("network-badge").waitFor();
+    assert.equal(await command(page, "call_1").getByTestId("network-badge").innerText(), "network on");
+    await page.locator('[data-testid="approval-row"][data-call-id="call_2"][data-state="pending"]').getByTestId("approve").click();
+    const third = page.locator('[data-testid="approval-row"][data-call-id="call_3"][data-state="pending"]');
+    await third.waitFor();
+    await third.getByTestId("approve").click();
+    await command(page, "call_3").getByTestId("network-off-badge").waitFor();
+    await byId(page, "answer-row").waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
 test("a reopened run reads its command's stored output, cut to its first and last lines (dark)", async () => {
   const { page, problems, close } = await ui.openApp(seed(), { colorScheme: "dark" });
   try {
@@ -352,6 +380,8 @@ test("settings: a profile's command settings are validated and saved back", asyn
     // Fixed: saved, and the rules come back as they were entered.
     await rules.nth(1).getByTestId("rule-prefix").fill("git push");
     await rules.nth(2).getByTestId("remove-rule").click();
+    // A command rule may also open the network for what it allows.
+    await rules.first().getByTestId("rule-decision").selectOption("allow-network");
     await form.getByLabel("Max command time (seconds)").fill("900");
     await form.getByLabel("Toolchain folders").fill(".cargo\n.rustup\n.local/lib");
     await form.getByLabel("Environment variables passed in").fill("RUST_LOG");
@@ -365,7 +395,7 @@ test("settings: a profile's command settings are validated and saved back", asyn
       toolchain_dirs: [".cargo", ".rustup", ".local/lib"],
       env: ["RUST_LOG"],
       rules: [
-        { prefix: "cargo test", decision: "allow" },
+        { prefix: "cargo test", decision: "allow-network" },
         { prefix: "git push", decision: "deny" },
       ],
     });

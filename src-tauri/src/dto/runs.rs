@@ -64,6 +64,10 @@ pub struct DecisionInput {
     /// commands starting with these words.
     #[serde(default)]
     pub allow_prefix: Option<String>,
+    /// With an approval of a command: it gets the network in the sandbox
+    /// (and so do the commands `allow_prefix` allows).
+    #[serde(default)]
+    pub network: bool,
 }
 
 impl DecisionInput {
@@ -75,6 +79,7 @@ impl DecisionInput {
             reason,
             by: "user".into(),
             allow_prefix: self.allow_prefix.filter(|p| !p.trim().is_empty()),
+            network: self.network,
         }
     }
 }

@@ -100,7 +100,8 @@ fn script() -> Vec<Value> {
     ]
 }
 
-async fn take() -> Value {
+/// The user's answers in order, and the take's name.
+async fn take(decisions: Vec<Value>, name: &str) -> Value {
     let s = Session::new(None);
     project(&s);
     let profile = RunProfile {
@@ -112,16 +113,32 @@ async fn take() -> Value {
         profile,
         provider(&script(), None),
     );
-    let allow =
-        json!({"approve": true, "scope": "once", "reason": null, "allowPrefix": TEST_COMMAND});
-    let write = json!({"approve": true, "scope": "once", "reason": null, "allowPrefix": null});
-    let decisions = vec![s.decide(run, allow).await, s.decide(run, write).await];
+    let mut made = Vec::new();
+    for decision in decisions {
+        made.push(s.decide(run, decision).await);
+    }
     s.finish(run).await;
-    let take = json!({"name": "the test command's prefix allowed, the fix approved", "decisions": decisions, "run": s.recorded(run).await});
+    let take = json!({"name": name, "decisions": made, "run": s.recorded(run).await});
     s.placeholders(take, &[run])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_commands_scenario_is_what_the_runtime_records_now() {
-    super::check("commands", vec![take().await]);
+    let once = json!({"approve": true, "scope": "once", "reason": null, "allowPrefix": null});
+    let allow =
+        json!({"approve": true, "scope": "once", "reason": null, "allowPrefix": TEST_COMMAND});
+    let network = json!({"approve": true, "scope": "once", "reason": null, "allowPrefix": null, "network": true});
+    let takes = vec![
+        take(
+            vec![allow, once.clone()],
+            "the test command's prefix allowed, the fix approved",
+        )
+        .await,
+        take(
+            vec![network, once.clone(), once],
+            "the first test run approved with the network, the rest once",
+        )
+        .await,
+    ];
+    super::check("commands", takes);
 }

@@ -106,6 +106,7 @@ impl Session {
             reason: input["reason"].as_str().map(str::to_owned),
             by: "user".into(),
             allow_prefix: input["allowPrefix"].as_str().map(str::to_owned),
+            network: input["network"].as_bool().unwrap_or(false),
         };
         // The request is stored a moment before the loop waits on it.
         tokio::time::timeout(WAIT, async {

@@ -26,6 +26,10 @@ pub enum Command {
     Changes(ChangesArgs),
     /// Put a run's files back to how they were before the run.
     Revert(RevertArgs),
+    /// Put every file the run changed after an event back to how it was
+    /// then (`--to SEQ`, as `events` numbers them), or undo the last
+    /// rewind (`--redo`).
+    Rewind(RewindArgs),
     /// Summarise a finished run's conversation now, so its next follow-up
     /// (`run --continue`) starts from the summary.
     Compact(InspectArgs),
@@ -198,6 +202,29 @@ pub struct ChangesArgs {
     pub run_id: String,
     /// One file: its hunks, numbered from 1 (what `revert --hunk` takes).
     pub path: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RewindArgs {
+    pub run_id: String,
+    /// The event to go back to: files changed after it get what they held
+    /// then (0: before the run).
+    #[arg(
+        long,
+        value_name = "SEQ",
+        required_unless_present = "redo",
+        conflicts_with = "redo"
+    )]
+    pub to: Option<u64>,
+    /// Undo the last rewind: its files get back what it replaced.
+    #[arg(long)]
+    pub redo: bool,
+    /// Rewind even files changed since BearAgent last wrote them (what
+    /// they hold is saved, so `--redo` brings it back).
+    #[arg(long)]
+    pub force: bool,
     #[arg(long)]
     pub json: bool,
 }

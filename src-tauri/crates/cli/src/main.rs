@@ -12,6 +12,7 @@ mod hunks_cmd;
 mod mcp_cmd;
 mod query_cmd;
 mod render;
+mod rewind_cmd;
 mod run_cmd;
 mod sandbox_cmd;
 mod settings_cmd;
@@ -66,6 +67,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Events(q) => query_cmd::events(&app, q),
         args::Command::Changes(q) => changes_cmd::changes(&app, q),
         args::Command::Revert(q) => changes_cmd::revert(&app, q),
+        args::Command::Rewind(q) => rewind_cmd::rewind(&app, q),
         args::Command::Compact(q) => compact_cmd::compact(&app, q).await,
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),
         args::Command::Sandbox { profile, json } => sandbox_cmd::show(&app, &profile, json),

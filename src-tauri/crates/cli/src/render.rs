@@ -115,6 +115,8 @@ fn run_event_text(p: &EventPayload) -> String {
         | EventPayload::ArtifactKept { .. }
         | EventPayload::ReviewIntended { .. }
         | EventPayload::ReviewAbandoned { .. }
+        | EventPayload::RewindStarted { .. }
+        | EventPayload::ArtifactRewound { .. }
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
         | EventPayload::CommandStarted { .. }
@@ -129,7 +131,12 @@ fn tool_event_text(p: &EventPayload) -> String {
     match p {
         EventPayload::ToolCallRequested { call } => tool_call_requested(call),
         EventPayload::ApprovalRequested { summary, .. } => format!("approval requested: {summary}"),
-        EventPayload::ApprovalGranted { by, scope, .. } => format!("approved by {by} ({scope:?})"),
+        EventPayload::ApprovalGranted {
+            by, scope, network, ..
+        } => {
+            let with = if *network { ", with the network" } else { "" };
+            format!("approved by {by} ({scope:?}{with})")
+        }
         EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason),
         EventPayload::ToolCallStarted { .. } => "tool started".into(),
         EventPayload::EffectIntended { path, .. } => format!("about to write {path}"),
@@ -166,7 +173,30 @@ fn tool_event_text(p: &EventPayload) -> String {
             ReviewAction::Revert => format!("reverting {path}…"),
             ReviewAction::Reapply => format!("re-applying {path}…"),
             ReviewAction::RevertHunks => format!("reverting {} of {path}…", hunk_list(hunks)),
+            ReviewAction::Rewind => format!("rewinding {path}…"),
+            ReviewAction::Redo => format!("redoing {path}…"),
         },
+        EventPayload::RewindStarted { to, redo, paths } => {
+            bearagent_runtime::artifacts::export::rewind_line(*to, *redo, paths.len())
+        }
+        EventPayload::ArtifactRewound {
+            path,
+            to,
+            redo,
+            restored_hash,
+            ..
+        } => {
+            let what = if restored_hash.is_none() {
+                "removed"
+            } else {
+                "restored"
+            };
+            if *redo {
+                format!("{what} {path} as it was before the rewind")
+            } else {
+                format!("{what} {path} as it was at event {}", to.0)
+            }
+        }
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("{path} was not changed back: {reason}")
         }

@@ -93,7 +93,8 @@ async fn ask_on_terminal(summary: String) -> Decision {
     let answer = tokio::task::spawn_blocking(move || {
         eprint!(
             "\n  approve {summary}? [y]es / [n]o / [a]lways for this run / deny the [r]est of this turn \
-             / p WORDS: yes, and allow commands starting with WORDS for this run: "
+             / [w] yes, with the network for this command / p WORDS: yes, and allow commands starting \
+             with WORDS for this run (pw WORDS: with the network): "
         );
         let _ = std::io::stderr().flush();
         let mut line = String::new();
@@ -102,68 +103,66 @@ async fn ask_on_terminal(summary: String) -> Decision {
             .map(|_| line.trim().to_owned())
     })
     .await;
-    let prefix = match &answer {
-        Ok(Ok(a)) => a.strip_prefix("p ").map(|p| p.trim().to_owned()),
-        _ => None,
-    };
-    if let Some(prefix) = prefix.filter(|p| !p.is_empty()) {
-        return Decision {
-            approve: true,
-            scope: ApprovalScope::Once,
-            reason: None,
-            by: "cli:user".into(),
-            allow_prefix: Some(prefix),
-        };
-    }
-    let answer = answer.map(|r| r.map(|a| a.to_lowercase()));
     match answer {
-        Ok(Ok(a)) if a == "y" || a == "yes" => Decision {
-            approve: true,
-            scope: ApprovalScope::Once,
-            reason: None,
-            by: "cli:user".into(),
-            allow_prefix: None,
+        Ok(Ok(line)) => terminal_decision(&line),
+        _ => cli_decision(
+            false,
+            ApprovalScope::Once,
+            Some("the terminal closed".into()),
+        ),
+    }
+}
+
+/// The decision a line typed at the approval prompt stands for: anything
+/// that is not a yes is a denial, with the line as its reason.
+fn terminal_decision(line: &str) -> Decision {
+    let line = line.trim();
+    for (key, network) in [("pw ", true), ("p ", false)] {
+        if let Some(prefix) = line.strip_prefix(key).map(str::trim) {
+            if !prefix.is_empty() {
+                return Decision {
+                    allow_prefix: Some(prefix.to_owned()),
+                    network,
+                    ..cli_decision(true, ApprovalScope::Once, None)
+                };
+            }
+        }
+    }
+    match line.to_lowercase().as_str() {
+        "y" | "yes" => cli_decision(true, ApprovalScope::Once, None),
+        "w" => Decision {
+            network: true,
+            ..cli_decision(true, ApprovalScope::Once, None)
         },
-        Ok(Ok(a)) if a == "a" || a == "always" => Decision {
-            approve: true,
-            scope: ApprovalScope::ToolForRun,
-            reason: None,
-            by: "cli:user".into(),
-            allow_prefix: None,
-        },
-        Ok(Ok(a)) if a == "r" || a == "rest" => Decision {
-            approve: false,
-            scope: ApprovalScope::RestOfTurn,
-            reason: None,
-            by: "cli:user".into(),
-            allow_prefix: None,
-        },
-        Ok(Ok(a)) => Decision {
-            approve: false,
-            scope: ApprovalScope::Once,
-            reason: (!a.is_empty() && a != "n" && a != "no").then_some(a),
-            by: "cli:user".into(),
-            allow_prefix: None,
-        },
-        _ => Decision {
-            approve: false,
-            scope: ApprovalScope::Once,
-            reason: Some("the terminal closed".into()),
-            by: "cli:user".into(),
-            allow_prefix: None,
-        },
+        "a" | "always" => cli_decision(true, ApprovalScope::ToolForRun, None),
+        "r" | "rest" => cli_decision(false, ApprovalScope::RestOfTurn, None),
+        "" | "n" | "no" => cli_decision(false, ApprovalScope::Once, None),
+        _ => cli_decision(false, ApprovalScope::Once, Some(line.to_owned())),
+    }
+}
+
+fn cli_decision(approve: bool, scope: ApprovalScope, reason: Option<String>) -> Decision {
+    Decision {
+        approve,
+        scope,
+        reason,
+        by: "cli:user".into(),
+        allow_prefix: None,
+        network: false,
     }
 }
 
 fn no_terminal_denial() -> Decision {
     Decision {
-        approve: false,
-        scope: ApprovalScope::Once,
-        reason: Some(
-            "no terminal to ask for approval; rerun with --approve reads or --approve all".into(),
-        ),
         by: "cli:no-terminal".into(),
-        allow_prefix: None,
+        ..cli_decision(
+            false,
+            ApprovalScope::Once,
+            Some(
+                "no terminal to ask for approval; rerun with --approve reads or --approve all"
+                    .into(),
+            ),
+        )
     }
 }
 
@@ -427,5 +426,38 @@ async fn handle(
         // The run ended: nothing more to answer.
         payload if payload.is_terminal() => Flow::Settled,
         _ => Flow::Continue,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_prompt_answer_is_its_decision() {
+        let yes = terminal_decision("y");
+        assert!(yes.approve && !yes.network && yes.allow_prefix.is_none());
+        let net = terminal_decision("w");
+        assert!(net.approve && net.network && net.scope == ApprovalScope::Once);
+        let rule = terminal_decision("p cargo test");
+        assert_eq!(rule.allow_prefix.as_deref(), Some("cargo test"));
+        assert!(rule.approve && !rule.network);
+        let net_rule = terminal_decision("pw cargo fetch");
+        assert_eq!(net_rule.allow_prefix.as_deref(), Some("cargo fetch"));
+        assert!(net_rule.approve && net_rule.network);
+        assert_eq!(terminal_decision("A").scope, ApprovalScope::ToolForRun);
+        let rest = terminal_decision("r");
+        assert!(!rest.approve && rest.scope == ApprovalScope::RestOfTurn);
+    }
+
+    #[test]
+    fn anything_else_is_a_denial_with_the_words_as_reason() {
+        for no in ["", "n", "NO", "p ", "pw"] {
+            let d = terminal_decision(no);
+            assert!(!d.approve && !d.network, "{no:?}");
+        }
+        let why = terminal_decision("Use the Makefile instead");
+        assert!(!why.approve);
+        assert_eq!(why.reason.as_deref(), Some("Use the Makefile instead"));
     }
 }

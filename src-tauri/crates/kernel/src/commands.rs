@@ -11,18 +11,33 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RuleDecision {
+    /// Commands only: allowed, and given the network in the sandbox even
+    /// when the profile keeps it off (`cargo fetch`, `npm install`). Less
+    /// strict than `allow`, so a command line gets the network only when
+    /// every command in it is decided by such a rule.
+    #[serde(rename = "allow-network")]
+    AllowNetwork,
     Allow,
     Ask,
     Deny,
 }
 
 impl RuleDecision {
-    /// The config's spelling: `allow`, `ask`, `deny`.
+    /// The config's spelling: `allow-network`, `allow`, `ask`, `deny`.
     pub fn as_str(self) -> &'static str {
         match self {
+            RuleDecision::AllowNetwork => "allow-network",
             RuleDecision::Allow => "allow",
             RuleDecision::Ask => "ask",
             RuleDecision::Deny => "deny",
+        }
+    }
+
+    /// Runs without asking (with or without the network).
+    pub fn allows(self) -> bool {
+        match self {
+            RuleDecision::AllowNetwork | RuleDecision::Allow => true,
+            RuleDecision::Ask | RuleDecision::Deny => false,
         }
     }
 }

@@ -234,6 +234,11 @@ pub enum EventPayload {
         /// the run (the user's "always allow commands starting with …").
         #[serde(default)]
         allowed_prefix: Option<String>,
+        /// A command approved with the network: it gets the network in the
+        /// sandbox although the profile keeps it off (this call only; with
+        /// `allowed_prefix`, later commands starting with it too).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        network: bool,
     },
     /// The user refused the call; the reason goes to the model.
     ApprovalDenied {
@@ -410,6 +415,25 @@ pub enum EventPayload {
     },
     /// The user reviewed a file and kept the run's version.
     ArtifactKept { path: String },
+    /// The user rewound the run's files to how they were at event `to`
+    /// (`redo`: undid the last rewind). Each file in `paths` follows as a
+    /// `ReviewIntended` and its outcome (`ArtifactRewound` or
+    /// `ReviewAbandoned`), guarded like a revert.
+    RewindStarted {
+        to: EventSeq,
+        redo: bool,
+        paths: Vec<String>,
+    },
+    /// A file of a rewind holds `restored_hash`: the run's version at
+    /// event `to` (or, for a redo, what the rewind replaced).
+    ArtifactRewound {
+        path: String,
+        to: EventSeq,
+        redo: bool,
+        restored_hash: Option<ContentHash>,
+        replaced_hash: Option<ContentHash>,
+        forced: bool,
+    },
     /// A revert or re-apply is about to change a file (DESIGN principle 10:
     /// intent before the disk): what it will put there, and what it
     /// replaces, saved first. Its outcome follows: `ArtifactReverted` /
@@ -424,6 +448,9 @@ pub enum EventPayload {
         /// With `RevertHunks`: which hunks (numbered from 1).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         hunks: Vec<u32>,
+        /// With `Rewind` and `Redo`: the event the run is rewound to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rewound_to: Option<EventSeq>,
     },
     /// An intended revert or re-apply did not take effect: writing the
     /// file failed, or the process stopped before and the file still holds
@@ -443,6 +470,10 @@ pub enum ReviewAction {
     Reapply,
     /// The run's version without some of its hunks.
     RevertHunks,
+    /// The run's version at an earlier event (a rewind).
+    Rewind,
+    /// What a rewind replaced (undoing it).
+    Redo,
 }
 
 /// Three identical calls with identical results make a loop.

@@ -41,6 +41,11 @@ pub enum FileEffect<'a> {
     },
     /// The user reviewed the file and kept the run's version.
     Kept { path: &'a str },
+    /// A rewind (or its redo) left the file at `now`.
+    Rewound {
+        path: &'a str,
+        now: &'a Option<ContentHash>,
+    },
 }
 
 /// What a model call (or a compaction, which is one) spent.
@@ -125,6 +130,14 @@ impl EventPayload {
                 now: restored_hash,
             }),
             EventPayload::ArtifactKept { path } => Some(FileEffect::Kept { path }),
+            EventPayload::ArtifactRewound {
+                path,
+                restored_hash,
+                ..
+            } => Some(FileEffect::Rewound {
+                path,
+                now: restored_hash,
+            }),
             _ => None,
         }
     }
@@ -137,7 +150,9 @@ impl EventPayload {
             .is_some_and(|e| !matches!(e, FileEffect::Written { .. }))
             || matches!(
                 self,
-                EventPayload::ReviewIntended { .. } | EventPayload::ReviewAbandoned { .. }
+                EventPayload::ReviewIntended { .. }
+                    | EventPayload::ReviewAbandoned { .. }
+                    | EventPayload::RewindStarted { .. }
             )
     }
 
@@ -228,6 +243,8 @@ impl EventPayload {
             EventPayload::ArtifactKept { .. } => "artifact_kept",
             EventPayload::ReviewIntended { .. } => "review_intended",
             EventPayload::ReviewAbandoned { .. } => "review_abandoned",
+            EventPayload::RewindStarted { .. } => "rewind_started",
+            EventPayload::ArtifactRewound { .. } => "artifact_rewound",
         }
     }
 }

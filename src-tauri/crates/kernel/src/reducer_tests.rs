@@ -148,6 +148,7 @@ fn given_an_approval_request_then_pending_until_granted() {
             by: "user".into(),
             scope: ApprovalScope::Once,
             allowed_prefix: None,
+            network: false,
         })
         .is_err());
     let granted = g
@@ -156,6 +157,7 @@ fn given_an_approval_request_then_pending_until_granted() {
             by: "user".into(),
             scope: ApprovalScope::Once,
             allowed_prefix: None,
+            network: false,
         })
         .unwrap();
     assert_eq!(granted.status, RunStatus::Running);

@@ -143,6 +143,7 @@ pub fn valid_run_from_choices(
                         by: "user".into(),
                         scope: ApprovalScope::Once,
                         allowed_prefix: None,
+                        network: false,
                     });
                     payloads.push(EventPayload::ToolCallStarted {
                         call_id: id.clone(),

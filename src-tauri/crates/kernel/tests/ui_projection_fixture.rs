@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 37;
+const EVENT_TYPES: usize = 40;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -64,6 +64,8 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::ReviewIntended { .. } => 35,
         EventPayload::ReviewAbandoned { .. } => 36,
         EventPayload::ArtifactHunksReverted { .. } => 37,
+        EventPayload::RewindStarted { .. } => 38,
+        EventPayload::ArtifactRewound { .. } => 39,
     }
 }
 

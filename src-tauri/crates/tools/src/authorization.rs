@@ -53,7 +53,7 @@
 //! ```compile_fail,E0451
 //! use bearagent_tools::{Authority, AuthorizedCall, PreparedCall};
 //! # fn forge(call: PreparedCall) -> AuthorizedCall {
-//! AuthorizedCall { call, authority: Authority::Policy }
+//! AuthorizedCall { call, authority: Authority::Policy, network: true }
 //! # }
 //! ```
 //!
@@ -100,6 +100,10 @@ pub enum Authority {
 pub struct AuthorizedCall {
     call: PreparedCall,
     authority: Authority,
+    /// A command granted the network in the sandbox beyond the profile's
+    /// setting: by an `allow-network` rule, or by the user approving this
+    /// very call with the network.
+    network: bool,
 }
 
 impl AuthorizedCall {
@@ -108,11 +112,26 @@ impl AuthorizedCall {
         Self {
             call,
             authority: Authority::Policy,
+            network: false,
+        }
+    }
+
+    /// A command an `allow-network` rule allowed.
+    pub(crate) fn by_policy_with_network(call: PreparedCall) -> Self {
+        Self {
+            network: call.command_plan().is_some(),
+            ..Self::by_policy(call)
         }
     }
 
     pub fn authority(&self) -> Authority {
         self.authority
+    }
+
+    /// Whether this command may use the network even with the profile's
+    /// network off (never true for a call that runs no command).
+    pub fn network_granted(&self) -> bool {
+        self.network
     }
 
     pub fn prepared(&self) -> &PreparedCall {
@@ -164,6 +183,7 @@ impl ApprovalRequest {
         let EventPayload::ApprovalGranted {
             call_id: approved,
             scope,
+            network,
             ..
         } = &granted.payload
         else {
@@ -189,11 +209,15 @@ impl ApprovalRequest {
                 ),
             });
         }
+        // The network reaches only the call it was granted with (a grant
+        // of the tool for the run does not carry it to later commands).
+        let network = *network && approved == call_id && self.call.command_plan().is_some();
         Ok(AuthorizedCall {
             call: self.call,
             authority: Authority::User {
                 approval: granted.seq,
             },
+            network,
         })
     }
 }
@@ -241,6 +265,7 @@ mod tests {
                 by: "user".into(),
                 scope,
                 allowed_prefix: None,
+                network: false,
             },
         )
     }
@@ -296,5 +321,76 @@ mod tests {
             },
         );
         assert!(request().approve(&call, &started).is_err());
+    }
+
+    /// A `run_command` call the policy asks about (no rule covers it), or
+    /// decides with `rules`.
+    fn command_decision(rules: Vec<bearagent_kernel::CommandRule>) -> PolicyDecision {
+        let name = ToolName::new("run_command").unwrap();
+        let spec = ToolSpec {
+            name: name.clone(),
+            description: "c".into(),
+            parameters: serde_json::json!({"type": "object"}),
+            effect: Effect::RunsCommand,
+        };
+        let plan = crate::spec::CommandPlan {
+            command: "cargo fetch".into(),
+            cwd_rel: ".".into(),
+            cwd_abs: std::path::PathBuf::from("/ws"),
+            timeout_secs: None,
+        };
+        let call = PreparedCall::command(name, String::new(), plan, serde_json::json!({}));
+        let commands = bearagent_kernel::CommandSettings {
+            rules,
+            ..Default::default()
+        };
+        Policy::new(ApprovalMode::AskWrites)
+            .with_commands(commands)
+            .decide(&spec, call)
+    }
+
+    fn with_network(seq: u64, call: &str, scope: ApprovalScope) -> EventEnvelope {
+        let mut e = granted(seq, call, scope);
+        if let EventPayload::ApprovalGranted { network, .. } = &mut e.payload {
+            *network = true;
+        }
+        e
+    }
+
+    #[test]
+    fn given_an_approval_with_the_network_then_only_that_command_gets_it() {
+        let ask = || match command_decision(Vec::new()) {
+            PolicyDecision::Ask(request) => request,
+            other => panic!("expected ask, got {other:?}"),
+        };
+        let c1 = CallId::new("c1").unwrap();
+        let own = ask().approve(&c1, &with_network(4, "c1", ApprovalScope::Once));
+        assert!(own.unwrap().network_granted());
+        // "All commands this run" with the network: later commands run, offline.
+        let c2 = CallId::new("c2").unwrap();
+        let later = ask().approve(&c2, &with_network(4, "c1", ApprovalScope::ToolForRun));
+        assert!(!later.unwrap().network_granted());
+        let plain = ask().approve(&c1, &granted(4, "c1", ApprovalScope::Once));
+        assert!(!plain.unwrap().network_granted());
+        // Not a command: nothing to grant.
+        let other = request().approve(&c1, &with_network(4, "c1", ApprovalScope::Once));
+        assert!(!other.unwrap().network_granted());
+    }
+
+    #[test]
+    fn given_an_allow_network_rule_then_the_policy_grants_the_network() {
+        let rule = |decision| bearagent_kernel::CommandRule {
+            prefix: "cargo fetch".into(),
+            decision,
+        };
+        use bearagent_kernel::RuleDecision;
+        match command_decision(vec![rule(RuleDecision::AllowNetwork)]) {
+            PolicyDecision::Allow(call) => assert!(call.network_granted()),
+            other => panic!("expected allow, got {other:?}"),
+        }
+        match command_decision(vec![rule(RuleDecision::Allow)]) {
+            PolicyDecision::Allow(call) => assert!(!call.network_granted()),
+            other => panic!("expected allow, got {other:?}"),
+        }
     }
 }

@@ -39,6 +39,7 @@ async fn write_then_read_through_policy_and_executor() {
             by: "user".into(),
             scope: bearagent_kernel::ApprovalScope::Once,
             allowed_prefix: None,
+            network: false,
         },
     )
     .into_envelope(

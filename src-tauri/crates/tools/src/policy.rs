@@ -124,7 +124,11 @@ impl Policy {
             return match rule.decision {
                 RuleDecision::Deny => deny(format!("{} → deny", rule.rule)),
                 RuleDecision::Ask => PolicyDecision::Ask(ApprovalRequest::new(call)),
-                RuleDecision::Allow => PolicyDecision::Allow(AuthorizedCall::by_policy(call)),
+                // `allow-network` is refused in MCP rules when the config
+                // loads; an MCP tool has no sandbox network to grant.
+                RuleDecision::Allow | RuleDecision::AllowNetwork => {
+                    PolicyDecision::Allow(AuthorizedCall::by_policy(call))
+                }
             };
         }
         match (self.mode, external) {
@@ -160,6 +164,9 @@ impl Policy {
             RuleDecision::Deny => deny(why),
             _ if !self.commands.sandbox => PolicyDecision::Ask(ApprovalRequest::new(call)),
             RuleDecision::Allow => PolicyDecision::Allow(AuthorizedCall::by_policy(call)),
+            RuleDecision::AllowNetwork => {
+                PolicyDecision::Allow(AuthorizedCall::by_policy_with_network(call))
+            }
             RuleDecision::Ask => match (&verdict.basis, self.mode) {
                 (VerdictBasis::NoRule { .. }, ApprovalMode::AllowAll) => {
                     PolicyDecision::Allow(AuthorizedCall::by_policy(call))

@@ -80,6 +80,8 @@ const REVIEW_TYPES: ReadonlySet<string> = new Set([
   "artifact_hunks_reverted",
   "review_intended",
   "review_abandoned",
+  "rewind_started",
+  "artifact_rewound",
 ]);
 
 export function apply(run: RunProjection, event: EventEnvelope): void {
@@ -192,6 +194,8 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "artifact_kept":
     case "review_intended":
     case "review_abandoned":
+    case "rewind_started":
+    case "artifact_rewound":
       break;
     default: {
       // A new event type must be handled above (a type error otherwise).

@@ -129,13 +129,13 @@ function canonical(value: unknown): string {
   );
 }
 
-/** The user's decision is the one a take recorded (the reason and prefix as the shell would pass them on). */
+/** The user's decision is the one a take recorded (the reason, prefix and network grant as the shell would pass them on). */
 export function sameDecision(recorded: DecisionInput, made: DecisionInput): boolean {
   const text = (s: string | null | undefined) => (s ?? "").trim() || null;
   return (
     recorded.approve === made.approve &&
     recorded.scope === made.scope &&
     text(recorded.reason) === text(made.reason) &&
-    (recorded.approve ? text(recorded.allowPrefix) === text(made.allowPrefix) : true)
+    (recorded.approve ? text(recorded.allowPrefix) === text(made.allowPrefix) && (recorded.network ?? false) === (made.network ?? false) : true)
   );
 }

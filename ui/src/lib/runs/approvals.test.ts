@@ -37,4 +37,12 @@ describe("decisionFor", () => {
     expect(decisionFor("allow_prefix", "", " git   status ")).toEqual({ approve: true, scope: "once", reason: null, allowPrefix: "git status" });
     expect(decisionFor("approve", "", "git status")).not.toHaveProperty("allowPrefix");
   });
+
+  it("grants the network only with an approval that asks for it", () => {
+    expect(decisionFor("approve_network")).toEqual({ approve: true, scope: "once", reason: null, network: true });
+    expect(decisionFor("allow_prefix", "", "cargo fetch", true)).toEqual({ approve: true, scope: "once", reason: null, allowPrefix: "cargo fetch", network: true });
+    expect(decisionFor("allow_prefix", "", "cargo fetch")).not.toHaveProperty("network");
+    expect(decisionFor("deny", "", "", true)).not.toHaveProperty("network");
+    expect(decisionFor("always", "", "", true)).not.toHaveProperty("network");
+  });
 });

@@ -9,8 +9,12 @@ export interface ApprovalKey {
   altKey: boolean;
 }
 
-/** `allow_prefix`: approve, and allow commands starting with the given words for the rest of the run. */
-export type ApprovalChoice = "approve" | "always" | "allow_prefix" | "deny" | "deny_rest";
+/**
+ * `allow_prefix`: approve, and allow commands starting with the given words
+ * for the rest of the run; `approve_network`: approve this command with the
+ * network in the sandbox (the profile keeps it off).
+ */
+export type ApprovalChoice = "approve" | "approve_network" | "always" | "allow_prefix" | "deny" | "deny_rest";
 
 /** A → approve once, Shift+A → always for this run, D → deny; anything else → null. */
 export function choiceForKey(event: ApprovalKey): ApprovalChoice | null {
@@ -23,14 +27,17 @@ export function choiceForKey(event: ApprovalKey): ApprovalChoice | null {
 
 /**
  * The decision sent for a choice; a denial carries the reason (blank →
- * none), an `allow_prefix` approval the command prefix.
+ * none), an `allow_prefix` approval the command prefix (and, with
+ * `network`, the network for the commands it allows).
  */
-export function decisionFor(choice: ApprovalChoice, reason = "", prefix = ""): DecisionInput {
+export function decisionFor(choice: ApprovalChoice, reason = "", prefix = "", network = false): DecisionInput {
   switch (choice) {
     case "approve":
       return { approve: true, scope: "once", reason: null };
+    case "approve_network":
+      return { approve: true, scope: "once", reason: null, network: true };
     case "allow_prefix":
-      return { approve: true, scope: "once", reason: null, allowPrefix: prefix.trim().split(/\s+/).join(" ") };
+      return { approve: true, scope: "once", reason: null, allowPrefix: prefix.trim().split(/\s+/).join(" "), ...(network ? { network: true } : {}) };
     case "always":
       return { approve: true, scope: "tool_for_run", reason: null };
     case "deny":

@@ -257,10 +257,10 @@ export class RunViewStore {
   // ---- commands ----------------------------------------------------------
 
   /** `prefix`: with `allow_prefix`, the command words allowed for the rest of the run. */
-  async decide(callId: string, choice: ApprovalChoice, reason = "", prefix = ""): Promise<boolean> {
+  async decide(callId: string, choice: ApprovalChoice, reason = "", prefix = "", network = false): Promise<boolean> {
     if (!this.isAnswerable(callId)) return false;
     this.decisions.set(callId, { kind: "sending", choice });
-    const outcome = await this.#api.decide(this.runId, callId, decisionFor(choice, reason, prefix));
+    const outcome = await this.#api.decide(this.runId, callId, decisionFor(choice, reason, prefix, network));
     if (!outcome.ok) {
       this.decisions.set(callId, { kind: "failed", choice, ...outcome.error });
       return false;

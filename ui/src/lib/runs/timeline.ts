@@ -15,6 +15,8 @@ const REVIEW_INTENT: Record<Extract<EventPayload, { type: "review_intended" }>["
   revert: "Reverting a file…",
   reapply: "Re-applying a file…",
   revert_hunks: "Reverting some hunks of a file…",
+  rewind: "Rewinding a file…",
+  redo: "Redoing a rewound file…",
 };
 
 export function byteLength(text: string): number {
@@ -195,6 +197,12 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: REVIEW_INTENT[p.action], tone: "muted", compact: true };
     case "review_abandoned":
       return { title: "File not changed back", tone: "attention", compact: true };
+    case "rewind_started": {
+      const files = p.paths.length === 1 ? "1 file" : `${p.paths.length} files`;
+      return { title: p.redo ? `Rewind to #${p.to} redone (${files})` : `Files rewound to #${p.to} (${files})`, tone: "attention", compact: false };
+    }
+    case "artifact_rewound":
+      return { title: p.restored_hash === null ? "File removed by the rewind" : p.redo ? "File back as before the rewind" : `File back as at #${p.to}`, tone: "muted", compact: true };
     case "context_compacted":
       return { title: `Context compacted: ~${p.tokens_before.toLocaleString("en-US")} → ~${p.tokens_after.toLocaleString("en-US")} tokens`, tone: "info", compact: false };
     case "instructions_loaded":

@@ -157,6 +157,8 @@ impl Transition<'_> {
             | EventPayload::ArtifactKept { .. }
             | EventPayload::ReviewIntended { .. }
             | EventPayload::ReviewAbandoned { .. }
+            | EventPayload::RewindStarted { .. }
+            | EventPayload::ArtifactRewound { .. }
             | EventPayload::EffectVerified { .. } => Ok(()),
             EventPayload::ExternalChangeObserved { .. } => self.external_change_observed(),
             EventPayload::EffectUnknown { .. } => self.effect_unknown(),

@@ -218,6 +218,7 @@ fn asked_write_turn() -> Vec<EventPayload> {
             by: "user".into(),
             scope: ApprovalScope::Once,
             allowed_prefix: None,
+            network: false,
         },
         EventPayload::ToolCallStarted { call_id: id(2) },
         EventPayload::EffectIntended {
@@ -312,6 +313,7 @@ fn answer_and_review() -> Vec<EventPayload> {
             replaced_hash: Some(hash('c')),
             forced: false,
             hunks: vec![],
+            rewound_to: None,
         },
         EventPayload::ArtifactReverted {
             path: "src/lib.rs".into(),
@@ -326,6 +328,7 @@ fn answer_and_review() -> Vec<EventPayload> {
             replaced_hash: Some(hash('b')),
             forced: false,
             hunks: vec![],
+            rewound_to: None,
         },
         EventPayload::ReviewAbandoned {
             path: "src/lib.rs".into(),
@@ -338,6 +341,7 @@ fn answer_and_review() -> Vec<EventPayload> {
             replaced_hash: Some(hash('b')),
             forced: false,
             hunks: vec![],
+            rewound_to: None,
         },
         EventPayload::ArtifactReapplied {
             path: "src/lib.rs".into(),
@@ -351,6 +355,7 @@ fn answer_and_review() -> Vec<EventPayload> {
             replaced_hash: Some(hash('c')),
             forced: false,
             hunks: vec![2],
+            rewound_to: None,
         },
         EventPayload::ArtifactHunksReverted {
             path: "src/lib.rs".into(),
@@ -358,6 +363,28 @@ fn answer_and_review() -> Vec<EventPayload> {
             diff: "@@ -9,1 +9,1 @@\n-    a\n+    b\n".into(),
             restored_hash: Some(hash('d')),
             replaced_hash: Some(hash('c')),
+        },
+        EventPayload::RewindStarted {
+            to: EventSeq(2),
+            redo: false,
+            paths: vec!["src/lib.rs".into()],
+        },
+        EventPayload::ReviewIntended {
+            path: "src/lib.rs".into(),
+            action: ReviewAction::Rewind,
+            restored_hash: Some(hash('b')),
+            replaced_hash: Some(hash('d')),
+            forced: false,
+            hunks: vec![],
+            rewound_to: Some(EventSeq(2)),
+        },
+        EventPayload::ArtifactRewound {
+            path: "src/lib.rs".into(),
+            to: EventSeq(2),
+            redo: false,
+            restored_hash: Some(hash('b')),
+            replaced_hash: Some(hash('d')),
+            forced: false,
         },
     ]
 }

@@ -62,6 +62,7 @@ async fn always_allowing_a_prefix_lets_later_commands_run_unasked_but_never_past
         reason: None,
         by: "user".into(),
         allow_prefix: Some("echo; rm".into()),
+        network: false,
     };
     assert!(f.app.decide_approval(run, &call, bad).is_err());
     let good = Decision {
@@ -70,6 +71,7 @@ async fn always_allowing_a_prefix_lets_later_commands_run_unasked_but_never_past
         reason: None,
         by: "user".into(),
         allow_prefix: Some("echo".into()),
+        network: false,
     };
     f.app.decide_approval(run, &call, good).unwrap();
     let p = f.app.wait_run(run).await.unwrap();

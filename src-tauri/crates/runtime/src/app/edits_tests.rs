@@ -151,6 +151,7 @@ async fn a_file_that_appears_while_the_user_decides_is_not_overwritten_by_the_ap
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     f.app.decide_approval(run, &call, approve).unwrap();
     let p = f.app.wait_run(run).await.unwrap();

@@ -272,6 +272,7 @@ async fn a_tool_not_marked_read_only_asks_and_a_profile_rule_decides() {
                 reason: None,
                 by: "user".into(),
                 allow_prefix: None,
+                network: false,
             },
         )
         .unwrap();

@@ -226,6 +226,11 @@ impl Application {
         decision: Decision,
     ) -> Result<(), AppError> {
         let call_id = CallId::new(call_id).map_err(|e| AppError::InvalidInput(e.to_string()))?;
+        if decision.network && !decision.approve {
+            return Err(AppError::InvalidInput(
+                "\"with the network\" goes with an approval".into(),
+            ));
+        }
         if let Some(prefix) = &decision.allow_prefix {
             if !decision.approve {
                 return Err(AppError::InvalidInput(
@@ -451,6 +456,10 @@ mod turns_tests;
 #[cfg(test)]
 #[path = "commands_tests.rs"]
 mod commands_tests;
+
+#[cfg(test)]
+#[path = "network_grant_tests.rs"]
+mod network_grant_tests;
 
 #[cfg(test)]
 #[path = "mcp_tests.rs"]

@@ -106,6 +106,7 @@ async fn always_for_this_run_approves_later_calls_of_the_same_tool() {
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     f.app.decide_approval(run, &call, decision).unwrap();
     let p = tokio::time::timeout(Duration::from_secs(10), f.app.wait_run(run))
@@ -138,6 +139,7 @@ async fn a_denial_with_a_reason_reaches_the_model_as_an_error_result() {
         reason: Some("use notes/ instead".into()),
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     f.app.decide_approval(run, &call, decision).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -156,6 +158,7 @@ async fn a_denial_with_a_reason_reaches_the_model_as_an_error_result() {
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     assert!(f.app.decide_approval(run, &call, again).is_err());
 }
@@ -226,6 +229,7 @@ async fn the_demo_reads_asks_before_writing_and_answers() {
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     f.app.decide_approval(run, &call, approve).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -273,6 +277,7 @@ async fn a_run_interrupted_at_an_approval_resumes_when_it_is_answered() {
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     second.decide_approval(run, &call, approve).unwrap();
     let p = second.wait_run(run).await.unwrap();
@@ -415,6 +420,7 @@ async fn a_second_process_leaves_a_live_run_alone_and_cannot_steer_it() {
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     let err = other
         .decide_approval(run, &call, approve.clone())

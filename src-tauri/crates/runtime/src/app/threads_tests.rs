@@ -342,6 +342,7 @@ async fn replying_to_the_demo_continues_its_thread_with_its_settings() {
                 reason: None,
                 by: "user".into(),
                 allow_prefix: None,
+                network: false,
             },
         )
         .unwrap();

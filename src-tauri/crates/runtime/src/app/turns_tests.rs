@@ -46,6 +46,7 @@ async fn a_model_repeating_the_same_call_is_stopped_after_three_and_then_the_use
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     f.app.decide_approval(run, &call, go_on).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -82,6 +83,7 @@ async fn denying_a_repeating_agent_ends_the_run_failed() {
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     f.app.decide_approval(run, &call, stop).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -126,6 +128,7 @@ async fn a_turn_of_several_calls_runs_each_in_order_and_the_model_sees_every_res
         reason: Some("not now".into()),
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     f.app.decide_approval(run, &call, deny).unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -194,6 +197,7 @@ async fn denying_the_rest_of_a_turn_answers_its_remaining_calls_without_asking()
         reason: None,
         by: "user".into(),
         allow_prefix: None,
+        network: false,
     };
     f.app.decide_approval(run, &call, deny_rest).unwrap();
     let p = f.app.wait_run(run).await.unwrap();

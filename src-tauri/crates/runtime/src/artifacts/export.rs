@@ -61,6 +61,11 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 restored_hash,
                 replaced_hash,
                 ..
+            }
+            | EventPayload::ArtifactRewound {
+                restored_hash,
+                replaced_hash,
+                ..
             } => {
                 out.extend(restored_hash.clone());
                 out.extend(replaced_hash.clone());
@@ -95,6 +100,7 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::ContextCompacted { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::ArtifactKept { .. }
+            | EventPayload::RewindStarted { .. }
             | EventPayload::ReviewAbandoned { .. } => {}
         }
     }
@@ -103,11 +109,28 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
     out
 }
 
+/// "rewound the files to event 12 (3 files)", or its redo.
+pub fn rewind_line(to: bearagent_kernel::EventSeq, redo: bool, files: usize) -> String {
+    let n = if files == 1 {
+        "1 file".to_owned()
+    } else {
+        format!("{files} files")
+    };
+    if redo {
+        format!("redid the rewind to event {} ({n})", to.0)
+    } else {
+        format!("rewound the files to event {} ({n})", to.0)
+    }
+}
+
 /// A line of the report's timeline; the finer-grained events make none.
 fn timeline_line(e: &EventEnvelope) -> Option<String> {
     let text = match &e.payload {
         EventPayload::ToolCallRequested { call } => format!("tool `{}` requested", call.tool_name),
-        EventPayload::ApprovalGranted { by, .. } => format!("approved by {by}"),
+        EventPayload::ApprovalGranted { by, network, .. } => {
+            let with = if *network { " with the network" } else { "" };
+            format!("approved{with} by {by}")
+        }
         EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason.as_deref()),
         EventPayload::ToolCallFailed { result } => tool_error(&result.content),
         EventPayload::ArtifactRecorded { path, .. } => format!("wrote `{path}`"),
@@ -120,6 +143,7 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("revert or re-apply of `{path}` did not take effect: {reason}")
         }
+        EventPayload::RewindStarted { to, redo, paths } => rewind_line(*to, *redo, paths.len()),
         EventPayload::RunSucceeded { .. } => "run succeeded".into(),
         EventPayload::RunFailed { reason } => format!("run failed: {reason}"),
         EventPayload::RunCancelled { .. } => "run cancelled".into(),
@@ -164,6 +188,8 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::RunResumed
         | EventPayload::LoopDetected { .. }
         | EventPayload::ArtifactKept { .. }
+        // The rewind's line says what it did.
+        | EventPayload::ArtifactRewound { .. }
         // The outcome's line says what it did.
         | EventPayload::ReviewIntended { .. } => return None,
     };

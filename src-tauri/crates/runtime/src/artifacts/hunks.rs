@@ -114,7 +114,7 @@ impl Application {
         Self::apply_swap(
             &mut rec,
             path,
-            ReviewAction::RevertHunks,
+            ReviewAction::RevertHunks.into(),
             &told,
             &target,
             swap,

@@ -99,6 +99,7 @@ async fn a_hunk_revert_interrupted_before_its_outcome_is_settled_from_the_file()
             replaced_hash: record.now.clone(),
             forced: false,
             hunks: vec![1],
+            rewound_to: None,
         },
     )
     .unwrap();

@@ -1,5 +1,5 @@
 //! What a run produced: per-file diffs, the artifacts projection, and
-//! keep / revert / re-apply without git.
+//! keep / revert / re-apply / rewind without git.
 
 pub(crate) mod cache;
 pub mod diff;
@@ -7,6 +7,7 @@ pub mod export;
 pub mod hunks;
 pub mod projection;
 pub mod revert;
+pub mod rewind;
 
 pub use export::Exported;
 pub use projection::{ArtifactRecord, Change, Review};

@@ -18,7 +18,8 @@ pub enum Review {
     Pending,
     Kept,
     Reverted,
-    /// Some hunks reverted, the others kept.
+    /// Some hunks reverted, the others kept (or rewound to a version
+    /// between the one before the run and the run's last).
     Partial,
 }
 
@@ -77,6 +78,11 @@ impl ArtifactFold {
         }
     }
 
+    /// One file the run wrote, also one it wrote back to how it was.
+    pub fn file(&self, path: &str) -> Option<&ArtifactRecord> {
+        self.files.get(path)
+    }
+
     /// The artifacts so far, sorted by path. A file the run wrote back to
     /// exactly how it was is not an artifact.
     pub fn records(&self) -> Vec<ArtifactRecord> {
@@ -113,6 +119,21 @@ impl ArtifactFold {
             Some(FileEffect::Reapplied { path }) => (path, Review::Pending, None),
             Some(FileEffect::HunksReverted { path, now }) => (path, Review::Partial, Some(now)),
             Some(FileEffect::Kept { path }) => (path, Review::Kept, None),
+            Some(FileEffect::Rewound { path, now }) => {
+                if let Some(a) = files.get_mut(path) {
+                    a.now = now.clone();
+                    // At the run's end or before its start it reads as the
+                    // run's version or a revert; between, as a partial one.
+                    a.review = if a.now == a.after {
+                        Review::Pending
+                    } else if a.now == a.before {
+                        Review::Reverted
+                    } else {
+                        Review::Partial
+                    };
+                }
+                return;
+            }
             None => return,
         };
         if let Some(a) = files.get_mut(path) {

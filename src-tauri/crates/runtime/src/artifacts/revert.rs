@@ -11,7 +11,8 @@ use crate::run::receipts::current_hash;
 use crate::run::recorder::Recorder;
 use crate::AppError;
 use bearagent_kernel::{
-    ContentHash, EventEnvelope, EventPayload, FileEffect, ReviewAction, RunId, RunProjection,
+    ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, ReviewAction, RunId,
+    RunProjection,
 };
 use bearagent_tools::WorkspaceRoot;
 use std::collections::{BTreeMap, BTreeSet};
@@ -210,11 +211,12 @@ impl Application {
     pub(crate) fn apply_swap(
         rec: &mut Recorder,
         rel: &str,
-        action: ReviewAction,
+        step: Step,
         hunks: &[(u32, String)],
         restored: &Option<ContentHash>,
         swap: Swap,
     ) -> Result<(), AppError> {
+        let Step { action, rewound_to } = step;
         rec.record(
             rec.last_seq(),
             EventPayload::ReviewIntended {
@@ -224,6 +226,7 @@ impl Application {
                 replaced_hash: swap.replaced.clone(),
                 forced: swap.forced,
                 hunks: hunks.iter().map(|h| h.0).collect(),
+                rewound_to,
             },
         )?;
         let removes = swap.content.is_none();
@@ -239,6 +242,7 @@ impl Application {
         }
         let done = ReviewDone {
             action,
+            rewound_to,
             hunks: hunks.iter().map(|h| h.0).collect(),
             diff: hunks.iter().map(|h| h.1.as_str()).collect(),
             restored: restored.clone(),
@@ -265,7 +269,7 @@ impl Application {
         Self::apply_swap(
             &mut rec,
             path,
-            ReviewAction::Revert,
+            Step::from(ReviewAction::Revert),
             &[],
             &record.before,
             swap,
@@ -285,7 +289,7 @@ impl Application {
         Self::apply_swap(
             &mut rec,
             path,
-            ReviewAction::Reapply,
+            Step::from(ReviewAction::Reapply),
             &[],
             &record.after,
             swap,
@@ -316,6 +320,23 @@ fn shown_version(record: &ArtifactRecord) -> &Option<ContentHash> {
     }
 }
 
+/// What a review does to one file, and for a rewind the event it goes
+/// back to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Step {
+    pub action: ReviewAction,
+    pub rewound_to: Option<EventSeq>,
+}
+
+impl From<ReviewAction> for Step {
+    fn from(action: ReviewAction) -> Self {
+        Self {
+            action,
+            rewound_to: None,
+        }
+    }
+}
+
 /// A revert or re-apply, checked and ready: the file, what goes there,
 /// and what it replaces (saved).
 pub(crate) struct Swap {
@@ -323,6 +344,13 @@ pub(crate) struct Swap {
     content: Option<Vec<u8>>,
     replaced: Option<ContentHash>,
     forced: bool,
+}
+
+impl Swap {
+    /// The file holds something else than expected (planned with `force`).
+    pub(crate) fn forced(&self) -> bool {
+        self.forced
+    }
 }
 
 /// The folders the run's commands made (for a revert) or removed (for a
@@ -337,8 +365,12 @@ fn command_dirs(events: &[EventEnvelope], action: ReviewAction) -> BTreeSet<Stri
         } = &e.payload
         {
             dirs.extend(match action {
-                ReviewAction::Revert | ReviewAction::RevertHunks => created_dirs.iter().cloned(),
-                ReviewAction::Reapply => removed_dirs.iter().cloned(),
+                // A rewind removes what it leaves empty of either kind
+                // only when the commands made it; what they removed stays.
+                ReviewAction::Revert | ReviewAction::RevertHunks | ReviewAction::Rewind => {
+                    created_dirs.iter().cloned()
+                }
+                ReviewAction::Reapply | ReviewAction::Redo => removed_dirs.iter().cloned(),
             });
         }
     }
@@ -372,6 +404,7 @@ fn prune_empty_dirs(path: &Path, rel: &str, dirs: &BTreeSet<String>) {
 /// A review action that took effect: what it did, for its outcome event.
 struct ReviewDone {
     action: ReviewAction,
+    rewound_to: Option<EventSeq>,
     hunks: Vec<u32>,
     /// The reverted hunks' text (hunk reverts only).
     diff: String,
@@ -402,6 +435,14 @@ impl ReviewDone {
                 restored_hash: self.restored,
                 replaced_hash: self.replaced,
             },
+            ReviewAction::Rewind | ReviewAction::Redo => EventPayload::ArtifactRewound {
+                path,
+                to: self.rewound_to.unwrap_or_default(),
+                redo: self.action == ReviewAction::Redo,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+                forced: self.forced,
+            },
         }
     }
 }
@@ -419,9 +460,11 @@ fn open_reviews(events: &[EventEnvelope]) -> BTreeMap<String, ReviewDone> {
                 replaced_hash,
                 forced,
                 hunks,
+                rewound_to,
             } => {
                 let intent = ReviewDone {
                     action: *action,
+                    rewound_to: *rewound_to,
                     hunks: hunks.clone(),
                     diff: String::new(),
                     restored: restored_hash.clone(),
@@ -437,7 +480,8 @@ fn open_reviews(events: &[EventEnvelope]) -> BTreeMap<String, ReviewDone> {
                 if let Some(
                     FileEffect::Reverted { path }
                     | FileEffect::Reapplied { path }
-                    | FileEffect::HunksReverted { path, .. },
+                    | FileEffect::HunksReverted { path, .. }
+                    | FileEffect::Rewound { path, .. },
                 ) = e.payload.file_effect()
                 {
                     open.remove(path);

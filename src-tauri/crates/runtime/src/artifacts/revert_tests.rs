@@ -229,6 +229,7 @@ async fn interrupted_revert(write_file: Option<&str>) -> Done {
             replaced_hash: Some(replaced),
             forced: false,
             hunks: vec![],
+            rewound_to: None,
         },
     )
     .unwrap();

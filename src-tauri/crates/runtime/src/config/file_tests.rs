@@ -186,11 +186,15 @@ fn command_settings_parse_and_bad_ones_name_the_field() {
     };
     let c = parse(
         p(),
-        &with("sandbox = \"off\"\nnetwork = true\ncommand_timeout_secs = 30\ntoolchain_dirs = [\".cargo\"]\ncommand_env = [\"CARGO_TERM_COLOR\"]\ncommand_rules = [{ prefix = \"cargo test\", decision = \"allow\" }]"),
+        &with("sandbox = \"off\"\nnetwork = true\ncommand_timeout_secs = 30\ntoolchain_dirs = [\".cargo\"]\ncommand_env = [\"CARGO_TERM_COLOR\"]\ncommand_rules = [{ prefix = \"cargo test\", decision = \"allow\" }, { prefix = \"cargo fetch\", decision = \"allow-network\" }]"),
     )
     .unwrap();
     let careful = &c.profiles["careful"];
     assert_eq!(careful.sandbox.as_deref(), Some("off"));
+    assert_eq!(
+        careful.command_rules.as_ref().unwrap()[1].decision,
+        bearagent_kernel::RuleDecision::AllowNetwork
+    );
     assert_eq!(
         careful.command_rules.as_ref().unwrap()[0].prefix,
         "cargo test"
@@ -208,6 +212,11 @@ fn command_settings_parse_and_bad_ones_name_the_field() {
         (
             "command_rules = [{ prefix = \"rm; ls\", decision = \"deny\" }]",
             "command_rules",
+        ),
+        // An MCP tool has no sandbox network to open.
+        (
+            "mcp_rules = { everything = \"allow-network\" }",
+            "mcp_rules",
         ),
     ] {
         let err = parse(p(), &with(bad)).unwrap_err().to_string();

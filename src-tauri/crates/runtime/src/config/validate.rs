@@ -174,7 +174,13 @@ fn validate_commands(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
     for rule in p.command_rules.iter().flatten() {
         bearagent_tools::command::rules::validate_rule(rule).map_err(|e| ("command_rules", e))?;
     }
-    for key in p.mcp_rules.iter().flat_map(|r| r.keys()) {
+    for (key, decision) in p.mcp_rules.iter().flatten() {
+        if *decision == bearagent_kernel::RuleDecision::AllowNetwork {
+            return Err((
+                "mcp_rules",
+                format!("{key:?}: allow-network is for command rules; use allow"),
+            ));
+        }
         let server = key.split_once('.').map_or(key.as_str(), |(s, _)| s);
         let tool_ok = key.split_once('.').is_none_or(|(_, t)| !t.is_empty());
         let server_ok = !server.is_empty()

@@ -17,6 +17,9 @@ pub struct Decision {
     /// With an approval of a command: commands starting with these words
     /// are allowed for the rest of the run ("always allow `cargo test`").
     pub allow_prefix: Option<String>,
+    /// With an approval of a command: it gets the network in the sandbox
+    /// (and so do the commands `allow_prefix` allows).
+    pub network: bool,
 }
 
 #[derive(Default)]

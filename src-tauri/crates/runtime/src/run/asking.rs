@@ -14,6 +14,7 @@ pub(crate) enum Asked {
         seq: EventSeq,
         scope: ApprovalScope,
         allow_prefix: Option<String>,
+        network: bool,
     },
     Denied {
         seq: EventSeq,
@@ -74,12 +75,14 @@ pub(crate) fn record_decision(
                 by: decision.by,
                 scope: decision.scope,
                 allowed_prefix: decision.allow_prefix.clone(),
+                network: decision.network,
             },
         )?;
         Ok(Asked::Granted {
             seq,
             scope: decision.scope,
             allow_prefix: decision.allow_prefix,
+            network: decision.network,
         })
     } else {
         let seq = rec.record(

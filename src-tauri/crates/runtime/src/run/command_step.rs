@@ -40,7 +40,10 @@ pub(crate) async fn execute_command(
             "a command call without its command".into(),
         );
     };
-    let settings = deps.profile.commands.clone();
+    let mut settings = deps.profile.commands.clone();
+    // An allow-network rule or an approval with the network opens it for
+    // this command only; the sandbox itself stays as it is.
+    settings.network |= authorized.network_granted();
     if settings.sandbox {
         // No bubblewrap, no user namespaces: refuse, naming the fix.
         if let Err(e) = sandbox::probe() {

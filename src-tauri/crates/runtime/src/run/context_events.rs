@@ -62,6 +62,12 @@ fn push_items(
                     "Your previous reply could not be used: {message}. Reply again with one valid action."
                 ),
             ))),
+            EventPayload::RewindStarted { to, redo, paths } if flavour.reviews => {
+                history.push(HistoryItem::Message(Message::new(
+                    Role::User,
+                    rewind_note(*to, *redo, paths),
+                )));
+            }
             EventPayload::ArtifactReverted { path, .. }
             | EventPayload::ArtifactReapplied { path, .. }
             | EventPayload::ArtifactHunksReverted { path, .. }
@@ -113,7 +119,27 @@ fn push_items(
             | EventPayload::ArtifactHunksReverted { .. }
             | EventPayload::ArtifactKept { .. }
             | EventPayload::ReviewIntended { .. }
+            | EventPayload::RewindStarted { .. }
+            | EventPayload::ArtifactRewound { .. }
             | EventPayload::ReviewAbandoned { .. } => {}
+    }
+}
+
+/// What the model is told of a rewind of the files after the run.
+fn rewind_note(to: bearagent_kernel::EventSeq, redo: bool, paths: &[String]) -> String {
+    let mut listed: Vec<String> = paths.iter().take(20).map(|p| format!("`{p}`")).collect();
+    if paths.len() > listed.len() {
+        listed.push(format!("and {} more", paths.len() - listed.len()));
+    }
+    let listed = listed.join(", ");
+    if redo {
+        format!("[BearAgent] After that, the user undid their rewind: {listed} hold your changes again.")
+    } else {
+        format!(
+            "[BearAgent] After that, the user rewound the files to how they were at event {} of the run: \
+             {listed} no longer hold what you did after that point. Do not redo it unless asked.",
+            to.0
+        )
     }
 }
 

@@ -110,11 +110,15 @@ impl RunGrants {
     /// "Always allow commands starting with …": an allow rule for the rest
     /// of the run. The profile's rules still apply, and a deny among them
     /// wins.
-    pub(crate) fn remember_prefix(&mut self, prefix: Option<String>) {
+    pub(crate) fn remember_prefix(&mut self, prefix: Option<String>, network: bool) {
         if let Some(prefix) = prefix {
             self.command_rules.push(CommandRule {
                 prefix,
-                decision: RuleDecision::Allow,
+                decision: if network {
+                    RuleDecision::AllowNetwork
+                } else {
+                    RuleDecision::Allow
+                },
             });
         }
     }

@@ -163,9 +163,10 @@ async fn authorize(
             seq,
             scope,
             allow_prefix,
+            network,
         } => {
             grants.remember_scope(call, scope, true, seq);
-            grants.remember_prefix(allow_prefix);
+            grants.remember_prefix(allow_prefix, network);
             by_recorded_approval(rec, requested, call, request, seq)
         }
         Asked::Denied { seq, reason, scope } => {
@@ -247,8 +248,9 @@ pub(crate) async fn resume_decided(
             seq,
             scope,
             allow_prefix,
+            network,
         } => {
-            grants.remember_prefix(allow_prefix);
+            grants.remember_prefix(allow_prefix, network);
             grants.remember_scope(&call, scope, true, seq);
             seq
         }

@@ -9,8 +9,9 @@
 //! and a false allow runs something unapproved:
 //! - ask and deny rules compare the command name by basename and ignoring
 //!   ASCII case (`/bin/rm`, `./RM` on a case-insensitive disk);
-//! - allow rules need the name exactly as written in the rule, so a path
-//!   (`./ls`, `/tmp/x/ls`) never borrows the allow of a bare `ls`;
+//! - allow and allow-network rules need the name exactly as written in
+//!   the rule, so a path (`./ls`, `/tmp/x/ls`) never borrows the allow of
+//!   a bare `ls`;
 //! - an uncertain word (`git $X`) that could complete an ask or deny rule's
 //!   prefix makes the command unprovable.
 
@@ -124,7 +125,7 @@ impl<'a> Compiled<'a> {
             // A prefix `validate` would reject: an allow is dropped (never
             // widen an allow), an ask or deny keeps its leading plain words
             // (a malformed deny should bite harder, not vanish).
-            Err(_) if rule.decision == RuleDecision::Allow => return None,
+            Err(_) if rule.decision.allows() => return None,
             Err(_) => rule
                 .prefix
                 .split_whitespace()
@@ -146,7 +147,7 @@ enum Match {
 
 fn matches(rule: &Compiled<'_>, argv: &[Word]) -> Match {
     let prefix = prefix_matches(rule, argv);
-    if prefix != Match::No || rule.rule.decision == RuleDecision::Allow {
+    if prefix != Match::No || rule.rule.decision.allows() {
         return prefix;
     }
     // `git -C dir push` for `git push`: options between the rule's words
@@ -169,7 +170,7 @@ fn matches(rule: &Compiled<'_>, argv: &[Word]) -> Match {
 }
 
 fn same_name(rule: &Compiled<'_>, want: &str, name: &str) -> bool {
-    if rule.rule.decision == RuleDecision::Allow {
+    if rule.rule.decision.allows() {
         want == name
     } else {
         shell::basename(want).eq_ignore_ascii_case(shell::basename(name))
@@ -204,7 +205,7 @@ fn strictest<'r, 'a>(
 ) -> Option<&'r Compiled<'a>> {
     let mut best: Option<&Compiled<'_>> = None;
     for rule in rules {
-        let counts = may_allow || rule.rule.decision != RuleDecision::Allow;
+        let counts = may_allow || !rule.rule.decision.allows();
         if counts
             && matches(rule, argv) == Match::Yes
             && best.is_none_or(|b| rule.rule.decision > b.rule.decision)
@@ -219,7 +220,7 @@ fn strictest<'r, 'a>(
 #[derive(Default)]
 struct Tally<'r> {
     /// Per decision, the first rule in rule order that decided a command.
-    decided: [Option<(usize, &'r CommandRule)>; 3],
+    decided: [Option<(usize, &'r CommandRule)>; 4],
     no_rule: Option<String>,
     unprovable: Vec<String>,
 }
@@ -239,7 +240,7 @@ impl<'r> Tally<'r> {
             return;
         }
         for rule in rules {
-            if rule.rule.decision != RuleDecision::Allow && matches(rule, argv) == Match::Maybe {
+            if !rule.rule.decision.allows() && matches(rule, argv) == Match::Maybe {
                 let reason = format!(
                     "`{}` might match the {} rule `{}`",
                     join(argv),
@@ -258,7 +259,7 @@ impl<'r> Tally<'r> {
             prefix: rule.prefix.clone(),
             decision: rule.decision,
         };
-        let [allow, ask, deny] = self.decided;
+        let [allow_network, allow, ask, deny] = self.decided;
         let (decision, basis) = if let Some(rule) = deny {
             (RuleDecision::Deny, rule_basis(rule))
         } else if !self.unprovable.is_empty() {
@@ -271,6 +272,8 @@ impl<'r> Tally<'r> {
             (RuleDecision::Ask, rule_basis(rule))
         } else if let Some(rule) = allow {
             (RuleDecision::Allow, rule_basis(rule))
+        } else if let Some(rule) = allow_network {
+            (RuleDecision::AllowNetwork, rule_basis(rule))
         } else {
             return unprovable("no rule decided it".into(), commands);
         };

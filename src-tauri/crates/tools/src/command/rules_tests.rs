@@ -409,3 +409,39 @@ fn decisions_order_and_serialise_as_documented() {
     assert_eq!(json["basis"]["kind"], "no_rule");
     assert_eq!(json["decision"], "ask");
 }
+
+#[test]
+fn allow_network_decides_a_line_only_when_every_command_has_it() {
+    let rules = vec![
+        rule("cargo fetch", RuleDecision::AllowNetwork),
+        rule("npm install", RuleDecision::AllowNetwork),
+        rule("ls", Allow),
+        rule("rm", Deny),
+    ];
+    let v = evaluate("cargo fetch --locked", &rules);
+    assert_eq!(v.decision, RuleDecision::AllowNetwork);
+    assert_eq!(v.basis, by_rule("cargo fetch", RuleDecision::AllowNetwork));
+    let both = evaluate("cargo fetch && npm install", &rules);
+    assert_eq!(both.decision, RuleDecision::AllowNetwork);
+    // One command only allowed: the line runs, without the network.
+    let mixed = evaluate("ls && cargo fetch", &rules);
+    assert_eq!((mixed.decision, mixed.basis), (Allow, by_rule("ls", Allow)));
+    assert_eq!(evaluate("cargo fetch; rm -rf x", &rules).decision, Deny);
+    assert_eq!(evaluate("cargo fetch; make", &rules).decision, Ask);
+}
+
+#[test]
+fn allow_network_is_an_allow_in_how_it_matches() {
+    let rules = vec![rule("curl", RuleDecision::AllowNetwork)];
+    // The name exactly as written, never through a path or an expansion.
+    for command in ["./curl x", "/tmp/curl x", "CURL x", "curl $(id)"] {
+        let v = evaluate(command, &rules);
+        assert_eq!(v.decision, Ask, "{command}: {v:?}");
+    }
+    // A more specific allow is stricter than allow-network: it wins.
+    let rules = vec![
+        rule("curl", RuleDecision::AllowNetwork),
+        rule("curl -I", Allow),
+    ];
+    assert_eq!(evaluate("curl -I x", &rules).decision, Allow);
+}

@@ -245,6 +245,7 @@ fn garbage_input_never_panics_and_never_allows_unruled_commands() {
                     ..
                 }
             )),
+            RuleDecision::AllowNetwork => panic!("no allow-network rule: {command:?} → {v:?}"),
         }
         if let VerdictBasis::Unprovable { reason } = &v.basis {
             assert!(

@@ -48,9 +48,12 @@ pub const NETWORK_CACHE_DIRS: &[&str] = &[
 /// Said on every sandboxed command's result while the network is off.
 pub const NETWORK_OFF: &str = "network off in the sandbox";
 
-/// What allows the network, for the model and the user.
-pub const NETWORK_SETTING: &str =
-    "the user can allow it with `network = true` in the profile's commands settings";
+/// What allows the network, for the model and the user: for one command
+/// (an approval with the network, a rule deciding `allow-network`) or for
+/// every command of the profile.
+pub const NETWORK_SETTING: &str = "the user can allow it for this command (approve it with the \
+     network, or a command rule `allow-network`) or for every command (`network = true` in the \
+     profile's commands settings)";
 
 /// Output fragments (lowercase) of tools refused the network, or told to
 /// stay offline by [`OFFLINE_ENV`]: DNS and socket errors, then each

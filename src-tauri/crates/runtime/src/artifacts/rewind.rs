@@ -1,0 +1,232 @@
+//! Rewind: every file the run changed after event `to` — by a file tool or
+//! a command — goes back to what it held at `to`, in one recorded step;
+//! redo puts back what the last rewind replaced. Each file is guarded and
+//! recorded like a revert (intent, disk, outcome; settled after a crash),
+//! and the whole rewind is refused, touching nothing, when any file
+//! changed since BearAgent last wrote it, unless forced.
+
+use crate::app::Application;
+use crate::artifacts::projection::ArtifactFold;
+use crate::artifacts::revert::{Step, Swap};
+use crate::AppError;
+use bearagent_kernel::{
+    ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, ReviewAction, RunId,
+};
+use std::collections::BTreeMap;
+
+/// What a rewind (or its redo) did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewindReport {
+    pub to: EventSeq,
+    pub redo: bool,
+    /// Sorted by path.
+    pub files: Vec<RewoundFile>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RewoundFile {
+    pub path: String,
+    /// What the file holds now (None: it was removed).
+    pub now: Option<ContentHash>,
+    /// It held something else than BearAgent last put there (forced).
+    pub forced: bool,
+}
+
+/// Per file the run wrote after `to`, what it held at `to`: the content
+/// its first later write found (None: it did not exist).
+pub fn versions_at(
+    events: &[EventEnvelope],
+    to: EventSeq,
+) -> BTreeMap<String, Option<ContentHash>> {
+    let mut at = BTreeMap::new();
+    for e in events.iter().filter(|e| e.seq > to) {
+        if let Some(FileEffect::Written {
+            path, before_hash, ..
+        }) = e.payload.file_effect()
+        {
+            at.entry(path.to_owned())
+                .or_insert_with(|| before_hash.clone());
+        }
+    }
+    at
+}
+
+/// A file a rewind changed: path, what it put there, what it replaced.
+type RewoundFrom = (String, Option<ContentHash>, Option<ContentHash>);
+
+/// The files of the last rewind that is not redone yet, and the event it
+/// rewound to.
+fn last_rewind(events: &[EventEnvelope]) -> Result<(EventSeq, Vec<RewoundFrom>), String> {
+    let started = events
+        .iter()
+        .rposition(|e| matches!(e.payload, EventPayload::RewindStarted { .. }))
+        .ok_or("the run was never rewound: nothing to redo")?;
+    let (to, redo) = match &events[started].payload {
+        EventPayload::RewindStarted { to, redo, .. } => (*to, *redo),
+        _ => return Err("the run was never rewound: nothing to redo".into()),
+    };
+    if redo {
+        return Err("the last rewind is already redone".into());
+    }
+    let files = events[started..]
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::ArtifactRewound {
+                path,
+                restored_hash,
+                replaced_hash,
+                redo: false,
+                ..
+            } => Some((path.clone(), restored_hash.clone(), replaced_hash.clone())),
+            _ => None,
+        })
+        .collect();
+    Ok((to, files))
+}
+
+impl Application {
+    /// Rewinds the files of the ended run `run_id` to event `to`.
+    #[tracing::instrument(skip(self))]
+    pub fn rewind(
+        &self,
+        run_id: RunId,
+        to: EventSeq,
+        force: bool,
+    ) -> Result<RewindReport, AppError> {
+        let rec = self.settled_recorder(run_id)?;
+        let end = rec
+            .events()
+            .iter()
+            .find(|e| e.payload.is_terminal())
+            .map(|e| e.seq)
+            .ok_or_else(|| AppError::Conflict("the run has not ended".into()))?;
+        if to > end {
+            return Err(AppError::InvalidInput(format!(
+                "event {} is after the run's end (event {}): rewind to one of its events",
+                to.0, end.0
+            )));
+        }
+        let run_events: Vec<EventEnvelope> = rec
+            .events()
+            .iter()
+            .filter(|e| e.seq <= end)
+            .cloned()
+            .collect();
+        let mut fold = ArtifactFold::default();
+        fold.apply(rec.events());
+        let plan: Vec<Planned> = versions_at(&run_events, to)
+            .into_iter()
+            .filter_map(|(path, target)| {
+                let expected = fold.file(&path).map(|r| r.now.clone()).unwrap_or(None);
+                (expected != target).then_some(Planned {
+                    path,
+                    expected,
+                    target,
+                })
+            })
+            .collect();
+        self.apply_rewind(rec, run_id, (to, false), plan, force)
+    }
+
+    /// Undoes the last rewind of `run_id`: each of its files gets back
+    /// what the rewind replaced, guarded the same way.
+    #[tracing::instrument(skip(self))]
+    pub fn redo_rewind(&self, run_id: RunId, force: bool) -> Result<RewindReport, AppError> {
+        let rec = self.settled_recorder(run_id)?;
+        let (to, files) = last_rewind(rec.events()).map_err(AppError::Conflict)?;
+        let mut fold = ArtifactFold::default();
+        fold.apply(rec.events());
+        let plan = files
+            .into_iter()
+            .map(|(path, _, replaced)| Planned {
+                expected: fold.file(&path).map(|r| r.now.clone()).unwrap_or(None),
+                path,
+                target: replaced,
+            })
+            .collect();
+        self.apply_rewind(rec, run_id, (to, true), plan, force)
+    }
+
+    /// Checks every file first (nothing is touched if one changed since,
+    /// unless forced), then records the rewind and changes file by file.
+    fn apply_rewind(
+        &self,
+        mut rec: crate::run::recorder::Recorder,
+        run_id: RunId,
+        (to, redo): (EventSeq, bool),
+        plan: Vec<Planned>,
+        force: bool,
+    ) -> Result<RewindReport, AppError> {
+        let mut swaps: Vec<(Planned, Swap)> = Vec::with_capacity(plan.len());
+        for p in plan {
+            let swap = self.plan_swap(run_id, &p.path, &p.expected, &p.target, true)?;
+            swaps.push((p, swap));
+        }
+        let changed: Vec<&str> = swaps
+            .iter()
+            .filter(|(_, s)| s.forced())
+            .map(|(p, _)| p.path.as_str())
+            .collect();
+        if !changed.is_empty() && !force {
+            return Err(AppError::Conflict(format!(
+                "{} changed since BearAgent last wrote {}: {}; nothing was touched (rewind with force to replace {} — what {} now is kept so this can be undone)",
+                plural(changed.len()),
+                if changed.len() == 1 { "it" } else { "them" },
+                changed.join(", "),
+                if changed.len() == 1 { "it" } else { "them" },
+                if changed.len() == 1 { "it holds" } else { "they hold" },
+            )));
+        }
+        let mut report = RewindReport {
+            to,
+            redo,
+            files: Vec::new(),
+        };
+        if swaps.is_empty() {
+            return Ok(report);
+        }
+        let paths = swaps.iter().map(|(p, _)| p.path.clone()).collect();
+        rec.record(
+            rec.last_seq(),
+            EventPayload::RewindStarted { to, redo, paths },
+        )?;
+        let action = if redo {
+            ReviewAction::Redo
+        } else {
+            ReviewAction::Rewind
+        };
+        let step = Step {
+            action,
+            rewound_to: Some(to),
+        };
+        for (p, swap) in swaps {
+            let forced = swap.forced();
+            Self::apply_swap(&mut rec, &p.path, step, &[], &p.target, swap)?;
+            report.files.push(RewoundFile {
+                path: p.path,
+                now: p.target,
+                forced,
+            });
+        }
+        Ok(report)
+    }
+}
+
+fn plural(n: usize) -> String {
+    if n == 1 {
+        "1 file".into()
+    } else {
+        format!("{n} files")
+    }
+}
+
+/// One file of a rewind: what it should hold now, and what goes there.
+struct Planned {
+    path: String,
+    expected: Option<ContentHash>,
+    target: Option<ContentHash>,
+}
+
+#[cfg(test)]
+#[path = "rewind_tests.rs"]
+mod tests;

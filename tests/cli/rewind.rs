@@ -1,0 +1,150 @@
+//! Rewind from the terminal: a run that used write_file, edit_file and
+//! run_command (create, modify, delete) is rewound to an event and the tree
+//! is byte-for-byte what it was then; `--redo` brings the end state back.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod support;
+
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+
+fn cmd(command: &str) -> Value {
+    json!({"tool_call": {"tool_name": "run_command", "arguments": {"command": command}}})
+}
+
+/// Every file under `root` (outside `.git`) with the SHA-256 of its bytes.
+fn listing(root: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(root).unwrap().display().to_string();
+                let digest = Sha256::digest(std::fs::read(&path).unwrap());
+                out.push((rel, format!("{digest:x}")));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn seq_of(events: &[Value], kind: &str, nth: usize) -> u64 {
+    events
+        .iter()
+        .filter(|e| e["payload"]["type"] == kind)
+        .nth(nth)
+        .unwrap()["seq"]
+        .as_u64()
+        .unwrap()
+}
+
+#[test]
+fn rewind_to_an_event_restores_the_tree_then_and_redo_the_end() {
+    let env = support::env();
+    env.write("src/app.py", "print('hello')\n");
+    env.write(".env.example", "KEY=\n");
+    env.write("notes.md", "old notes\n");
+    let r = env.run(
+        json!([
+            support::write("README.md", "# App\n"),
+            {"tool_call": {"tool_name": "edit_file", "arguments": {"path": "src/app.py", "old_string": "hello", "new_string": "hello, world"}}},
+            // The point to come back to: after this call's result.
+            cmd("true"),
+            cmd("echo 'x = 1' > src/extra.py && printf 'new notes\\n' > notes.md && rm .env.example && mkdir -p build/out && echo o > build/out/a.o"),
+            support::read("src/app.py"),
+            {"tool_call": {"tool_name": "edit_file", "arguments": {"path": "src/app.py", "old_string": "hello, world", "new_string": "bye"}}},
+            support::write("README.md", "# App\n\nMore.\n"),
+            {"final_answer": "done"}
+        ]),
+        &["--approve", "all"],
+        "change things",
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run_id = r.run_id();
+    let end = listing(env.ws());
+    let events = env.events_of(&run_id);
+    // The third tool result is the `true` command's: the tree then held
+    // the first two calls' writes only.
+    let to = seq_of(&events, "tool_call_completed", 2);
+    let mut at_to = vec![
+        (".env.example", "KEY=\n"),
+        ("README.md", "# App\n"),
+        ("notes.md", "old notes\n"),
+        ("src/app.py", "print('hello, world')\n"),
+    ]
+    .into_iter()
+    .map(|(p, c)| (p.to_owned(), format!("{:x}", Sha256::digest(c.as_bytes()))))
+    .collect::<Vec<_>>();
+    at_to.sort();
+
+    let rewound = env.bearagent(&["rewind", &run_id, "--to", &to.to_string(), "--json"]);
+    assert!(
+        rewound.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rewound.stderr)
+    );
+    let report: Value = serde_json::from_slice(&rewound.stdout).unwrap();
+    assert_eq!(report["to"], to);
+    assert_eq!(report["files"].as_array().unwrap().len(), 6, "{report}");
+    assert_eq!(listing(env.ws()), at_to);
+    assert!(
+        !env.ws().join("build").exists(),
+        "the folders the command made go"
+    );
+    let events = env.events_of(&run_id);
+    assert!(events
+        .iter()
+        .any(|e| e["payload"]["type"] == "rewind_started"));
+    let timeline = env.bearagent(&["events", &run_id]);
+    let timeline = String::from_utf8_lossy(&timeline.stdout);
+    assert!(
+        timeline.contains(&format!("rewound the files to event {to} (6 files)")),
+        "{timeline}"
+    );
+
+    let redone = env.bearagent(&["rewind", &run_id, "--redo"]);
+    assert!(
+        redone.status.success(),
+        "{}",
+        String::from_utf8_lossy(&redone.stderr)
+    );
+    assert!(String::from_utf8_lossy(&redone.stdout).contains("redid the rewind"));
+    assert_eq!(listing(env.ws()), end);
+    let again = env.bearagent(&["rewind", &run_id, "--redo"]);
+    assert_eq!(again.status.code(), Some(1), "a conflict: nothing to redo");
+}
+
+#[test]
+fn a_file_changed_since_blocks_the_rewind_by_name_and_nothing_moves() {
+    let env = support::env();
+    let r = env.run(
+        json!([
+            support::write("a.txt", "run\n"),
+            support::write("b.txt", "run\n"),
+            {"final_answer": "done"}
+        ]),
+        &["--approve", "all"],
+        "write two files",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let run_id = r.run_id();
+    env.write("b.txt", "mine\n");
+    let refused = env.bearagent(&["rewind", &run_id, "--to", "0"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("b.txt") && err.contains("nothing was touched"),
+        "{err}"
+    );
+    assert_eq!(env.read("a.txt").as_deref(), Some("run\n"));
+    let forced = env.bearagent(&["rewind", &run_id, "--to", "0", "--force"]);
+    assert!(forced.status.success());
+    assert_eq!((env.read("a.txt"), env.read("b.txt")), (None, None));
+    let bad = env.bearagent(&["rewind", &run_id]);
+    assert_eq!(bad.status.code(), Some(2), "--to or --redo");
+}
