@@ -515,6 +515,16 @@ restored_hash: ContentHash | null; replaced_hash: ContentHash | null } |
 /**  The user reviewed a file and kept the run's version. */
 { type: "artifact_kept"; path: string } | 
 /**
+ *  The user edited the run's version of a file and kept their edit:
+ *  the file holds `restored_hash`, the user's change, not the run's.
+ */
+{ type: "artifact_edited"; path: string; 
+/**
+ *  The user's change to the run's version as a unified diff (cut
+ *  to a few KB): what a follow-up's model is told.
+ */
+diff?: string; restored_hash: ContentHash | null; replaced_hash: ContentHash | null } | 
+/**
  *  The user rewound the run's files to how they were at event `to`
  *  (`redo`: undid the last rewind). Each file in `paths` follows as a
  *  `ReviewIntended` and its outcome (`ArtifactRewound` or
@@ -808,7 +818,9 @@ export type ReviewAction =
 /**  The run's version at an earlier event (a rewind). */
 "rewind" | 
 /**  What a rewind replaced (undoing it). */
-"redo";
+"redo" | 
+/**  The user's own edit of the run's version (kept). */
+"edit";
 
 export type Role = "system" | "user" | "assistant";
 

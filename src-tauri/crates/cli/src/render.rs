@@ -117,6 +117,7 @@ fn run_event_text(p: &EventPayload) -> String {
         | EventPayload::ReviewAbandoned { .. }
         | EventPayload::RewindStarted { .. }
         | EventPayload::ArtifactRewound { .. }
+        | EventPayload::ArtifactEdited { .. }
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
         | EventPayload::CommandStarted { .. }
@@ -175,7 +176,11 @@ fn tool_event_text(p: &EventPayload) -> String {
             ReviewAction::RevertHunks => format!("reverting {} of {path}…", hunk_list(hunks)),
             ReviewAction::Rewind => format!("rewinding {path}…"),
             ReviewAction::Redo => format!("redoing {path}…"),
+            ReviewAction::Edit => format!("saving the user's edit of {path}…"),
         },
+        EventPayload::ArtifactEdited { path, .. } => {
+            format!("edited {path}: the user's version is kept")
+        }
         EventPayload::RewindStarted { to, redo, paths } => {
             bearagent_runtime::artifacts::export::rewind_line(*to, *redo, paths.len())
         }

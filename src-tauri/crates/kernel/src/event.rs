@@ -415,6 +415,17 @@ pub enum EventPayload {
     },
     /// The user reviewed a file and kept the run's version.
     ArtifactKept { path: String },
+    /// The user edited the run's version of a file and kept their edit:
+    /// the file holds `restored_hash`, the user's change, not the run's.
+    ArtifactEdited {
+        path: String,
+        /// The user's change to the run's version as a unified diff (cut
+        /// to a few KB): what a follow-up's model is told.
+        #[serde(default)]
+        diff: String,
+        restored_hash: Option<ContentHash>,
+        replaced_hash: Option<ContentHash>,
+    },
     /// The user rewound the run's files to how they were at event `to`
     /// (`redo`: undid the last rewind). Each file in `paths` follows as a
     /// `ReviewIntended` and its outcome (`ArtifactRewound` or
@@ -474,6 +485,8 @@ pub enum ReviewAction {
     Rewind,
     /// What a rewind replaced (undoing it).
     Redo,
+    /// The user's own edit of the run's version (kept).
+    Edit,
 }
 
 /// Three identical calls with identical results make a loop.

@@ -41,6 +41,11 @@ pub enum FileEffect<'a> {
     },
     /// The user reviewed the file and kept the run's version.
     Kept { path: &'a str },
+    /// The user edited the run's version and kept it: the file holds `now`.
+    Edited {
+        path: &'a str,
+        now: &'a Option<ContentHash>,
+    },
     /// A rewind (or its redo) left the file at `now`.
     Rewound {
         path: &'a str,
@@ -130,6 +135,14 @@ impl EventPayload {
                 now: restored_hash,
             }),
             EventPayload::ArtifactKept { path } => Some(FileEffect::Kept { path }),
+            EventPayload::ArtifactEdited {
+                path,
+                restored_hash,
+                ..
+            } => Some(FileEffect::Edited {
+                path,
+                now: restored_hash,
+            }),
             EventPayload::ArtifactRewound {
                 path,
                 restored_hash,
@@ -244,6 +257,7 @@ impl EventPayload {
             EventPayload::ReviewIntended { .. } => "review_intended",
             EventPayload::ReviewAbandoned { .. } => "review_abandoned",
             EventPayload::RewindStarted { .. } => "rewind_started",
+            EventPayload::ArtifactEdited { .. } => "artifact_edited",
             EventPayload::ArtifactRewound { .. } => "artifact_rewound",
         }
     }

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 40;
+const EVENT_TYPES: usize = 41;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -66,6 +66,7 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::ArtifactHunksReverted { .. } => 37,
         EventPayload::RewindStarted { .. } => 38,
         EventPayload::ArtifactRewound { .. } => 39,
+        EventPayload::ArtifactEdited { .. } => 40,
     }
 }
 

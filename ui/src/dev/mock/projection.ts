@@ -82,6 +82,7 @@ const REVIEW_TYPES: ReadonlySet<string> = new Set([
   "review_abandoned",
   "rewind_started",
   "artifact_rewound",
+  "artifact_edited",
 ]);
 
 export function apply(run: RunProjection, event: EventEnvelope): void {
@@ -196,6 +197,7 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "review_abandoned":
     case "rewind_started":
     case "artifact_rewound":
+    case "artifact_edited":
       break;
     default: {
       // A new event type must be handled above (a type error otherwise).

@@ -17,6 +17,7 @@ const REVIEW_INTENT: Record<Extract<EventPayload, { type: "review_intended" }>["
   revert_hunks: "Reverting some hunks of a file…",
   rewind: "Rewinding a file…",
   redo: "Redoing a rewound file…",
+  edit: "Saving your edit of a file…",
 };
 
 export function byteLength(text: string): number {
@@ -193,6 +194,8 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: `${p.hunks.length === 1 ? `Hunk ${p.hunks[0]}` : `Hunks ${p.hunks.join(", ")}`} of a file reverted`, tone: "attention", compact: true };
     case "artifact_kept":
       return { title: "File kept", tone: "muted", compact: true };
+    case "artifact_edited":
+      return { title: "File edited by you and kept", tone: "plain", compact: true };
     case "review_intended":
       return { title: REVIEW_INTENT[p.action], tone: "muted", compact: true };
     case "review_abandoned":

@@ -158,6 +158,7 @@ impl Transition<'_> {
             | EventPayload::ReviewIntended { .. }
             | EventPayload::ReviewAbandoned { .. }
             | EventPayload::RewindStarted { .. }
+            | EventPayload::ArtifactEdited { .. }
             | EventPayload::ArtifactRewound { .. }
             | EventPayload::EffectVerified { .. } => Ok(()),
             EventPayload::ExternalChangeObserved { .. } => self.external_change_observed(),

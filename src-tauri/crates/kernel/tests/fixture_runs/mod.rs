@@ -386,6 +386,21 @@ fn answer_and_review() -> Vec<EventPayload> {
             replaced_hash: Some(hash('d')),
             forced: false,
         },
+        EventPayload::ReviewIntended {
+            path: "src/lib.rs".into(),
+            action: ReviewAction::Edit,
+            restored_hash: Some(hash('e')),
+            replaced_hash: Some(hash('b')),
+            forced: false,
+            hunks: vec![],
+            rewound_to: None,
+        },
+        EventPayload::ArtifactEdited {
+            path: "src/lib.rs".into(),
+            diff: "@@ -1,1 +1,1 @@\n-    b\n+    e\n".into(),
+            restored_hash: Some(hash('e')),
+            replaced_hash: Some(hash('b')),
+        },
     ]
 }
 

@@ -115,3 +115,50 @@ async fn a_follow_up_is_told_which_hunks_and_files_the_user_reverted_and_what_th
     assert!(at("written") < at("guide.md") && at("extra.md") < at("go on"));
     assert_rebuilt_exactly(&f, second, &sent);
 }
+
+#[tokio::test]
+async fn a_follow_up_is_told_of_the_user_s_edit_and_of_a_rewind_and_what_the_model_saw_stays_exact()
+{
+    let f = fixture();
+    let parent = script(json!([
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "a.md", "content": "run\n"}}},
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "b.md", "content": "run\n"}}},
+        {"final_answer": "written"}
+    ]));
+    let first = f.app.start_run(start("write two", &f, &parent)).unwrap();
+    f.app.wait_run(first).await.unwrap();
+    f.app.keep_edited(first, "a.md", "mine\n", false).unwrap();
+    // Back to before the second write: b.md goes.
+    let events = f.app.list_events(first, EventSeq(0), 1000).unwrap();
+    let to = events
+        .iter()
+        .find(
+            |e| matches!(&e.payload, EventPayload::ArtifactRecorded { path, .. } if path == "a.md"),
+        )
+        .unwrap()
+        .seq;
+    let report = f.app.rewind(first, to, false).unwrap();
+    assert_eq!(report.files.len(), 1, "{report:?}");
+    let follow = script(json!([{"final_answer": "ok"}]));
+    let mut start_follow = start("go on", &f, &follow);
+    start_follow.workspace = String::new();
+    let thread = ThreadStart {
+        run_id: first,
+        at: None,
+    };
+    let second = f.app.start_follow_up(start_follow, thread).unwrap();
+    f.app.wait_run(second).await.unwrap();
+    let sent = follow.calls();
+    let told = messages(&sent[0]);
+    let edit = told
+        .iter()
+        .find(|m| m.contains("the user edited your change to `a.md`"))
+        .unwrap_or_else(|| panic!("{told:#?}"));
+    assert!(edit.contains("-run\n+mine\n"), "{edit}");
+    assert!(
+        told.iter()
+            .any(|m| m.contains("rewound the files") && m.contains("`b.md`")),
+        "{told:#?}"
+    );
+    assert_rebuilt_exactly(&f, second, &sent);
+}

@@ -66,6 +66,11 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 restored_hash,
                 replaced_hash,
                 ..
+            }
+            | EventPayload::ArtifactEdited {
+                restored_hash,
+                replaced_hash,
+                ..
             } => {
                 out.extend(restored_hash.clone());
                 out.extend(replaced_hash.clone());
@@ -144,6 +149,9 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
             format!("revert or re-apply of `{path}` did not take effect: {reason}")
         }
         EventPayload::RewindStarted { to, redo, paths } => rewind_line(*to, *redo, paths.len()),
+        EventPayload::ArtifactEdited { path, .. } => {
+            format!("edited `{path}` and kept the user's version")
+        }
         EventPayload::RunSucceeded { .. } => "run succeeded".into(),
         EventPayload::RunFailed { reason } => format!("run failed: {reason}"),
         EventPayload::RunCancelled { .. } => "run cancelled".into(),

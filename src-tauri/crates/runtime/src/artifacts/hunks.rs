@@ -55,7 +55,7 @@ pub fn without_hunks(before: &str, now: &str, selected: &[u32]) -> Result<String
 
 /// What a follow-up's model is told of each reverted hunk: its unified
 /// text, all of them cut to `MAX_TOLD_BYTES`.
-const MAX_TOLD_BYTES: usize = 4 * 1024;
+pub(crate) const MAX_TOLD_BYTES: usize = 4 * 1024;
 
 fn reverted_text(before: &str, now: &str, hunks: &[u32]) -> Vec<(u32, String)> {
     let shown = match diff_versions(Some(before.as_bytes()), Some(now.as_bytes()), true) {

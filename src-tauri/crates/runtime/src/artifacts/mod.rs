@@ -3,6 +3,7 @@
 
 pub(crate) mod cache;
 pub mod diff;
+pub mod edit;
 pub mod export;
 pub mod hunks;
 pub mod projection;

@@ -119,6 +119,7 @@ impl ArtifactFold {
             Some(FileEffect::Reapplied { path }) => (path, Review::Pending, None),
             Some(FileEffect::HunksReverted { path, now }) => (path, Review::Partial, Some(now)),
             Some(FileEffect::Kept { path }) => (path, Review::Kept, None),
+            Some(FileEffect::Edited { path, now }) => (path, Review::Kept, Some(now)),
             Some(FileEffect::Rewound { path, now }) => {
                 if let Some(a) = files.get_mut(path) {
                     a.now = now.clone();

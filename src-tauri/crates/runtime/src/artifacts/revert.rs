@@ -205,18 +205,21 @@ impl Application {
     }
 
     /// Records the intent, changes the file, records the outcome — the
-    /// same order as every tool write. A failed write is recorded as
+    /// same order as every tool write. `told`: what the outcome tells a
+    /// follow-up — the reverted hunks (numbered) and their text, or an
+    /// edit's diff (numbered 0). A failed write is recorded as
     /// abandoned (the file is replaced atomically, so it still holds what
     /// it held) and reported.
     pub(crate) fn apply_swap(
         rec: &mut Recorder,
         rel: &str,
         step: Step,
-        hunks: &[(u32, String)],
+        told: &[(u32, String)],
         restored: &Option<ContentHash>,
         swap: Swap,
     ) -> Result<(), AppError> {
         let Step { action, rewound_to } = step;
+        let hunks: Vec<u32> = told.iter().map(|h| h.0).filter(|n| *n > 0).collect();
         rec.record(
             rec.last_seq(),
             EventPayload::ReviewIntended {
@@ -225,7 +228,7 @@ impl Application {
                 restored_hash: restored.clone(),
                 replaced_hash: swap.replaced.clone(),
                 forced: swap.forced,
-                hunks: hunks.iter().map(|h| h.0).collect(),
+                hunks: hunks.clone(),
                 rewound_to,
             },
         )?;
@@ -243,8 +246,8 @@ impl Application {
         let done = ReviewDone {
             action,
             rewound_to,
-            hunks: hunks.iter().map(|h| h.0).collect(),
-            diff: hunks.iter().map(|h| h.1.as_str()).collect(),
+            hunks,
+            diff: told.iter().map(|h| h.1.as_str()).collect(),
             restored: restored.clone(),
             replaced: swap.replaced,
             forced: swap.forced,
@@ -367,9 +370,10 @@ fn command_dirs(events: &[EventEnvelope], action: ReviewAction) -> BTreeSet<Stri
             dirs.extend(match action {
                 // A rewind removes what it leaves empty of either kind
                 // only when the commands made it; what they removed stays.
-                ReviewAction::Revert | ReviewAction::RevertHunks | ReviewAction::Rewind => {
-                    created_dirs.iter().cloned()
-                }
+                ReviewAction::Revert
+                | ReviewAction::RevertHunks
+                | ReviewAction::Rewind
+                | ReviewAction::Edit => created_dirs.iter().cloned(),
                 ReviewAction::Reapply | ReviewAction::Redo => removed_dirs.iter().cloned(),
             });
         }
@@ -435,6 +439,12 @@ impl ReviewDone {
                 restored_hash: self.restored,
                 replaced_hash: self.replaced,
             },
+            ReviewAction::Edit => EventPayload::ArtifactEdited {
+                path,
+                diff: self.diff,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+            },
             ReviewAction::Rewind | ReviewAction::Redo => EventPayload::ArtifactRewound {
                 path,
                 to: self.rewound_to.unwrap_or_default(),
@@ -481,7 +491,8 @@ fn open_reviews(events: &[EventEnvelope]) -> BTreeMap<String, ReviewDone> {
                     FileEffect::Reverted { path }
                     | FileEffect::Reapplied { path }
                     | FileEffect::HunksReverted { path, .. }
-                    | FileEffect::Rewound { path, .. },
+                    | FileEffect::Rewound { path, .. }
+                    | FileEffect::Edited { path, .. },
                 ) = e.payload.file_effect()
                 {
                     open.remove(path);

@@ -71,6 +71,7 @@ fn push_items(
             EventPayload::ArtifactReverted { path, .. }
             | EventPayload::ArtifactReapplied { path, .. }
             | EventPayload::ArtifactHunksReverted { path, .. }
+            | EventPayload::ArtifactEdited { path, .. }
                 if flavour.reviews =>
             {
                 history.push(HistoryItem::Message(Message::new(
@@ -121,6 +122,7 @@ fn push_items(
             | EventPayload::ReviewIntended { .. }
             | EventPayload::RewindStarted { .. }
             | EventPayload::ArtifactRewound { .. }
+            | EventPayload::ArtifactEdited { .. }
             | EventPayload::ReviewAbandoned { .. } => {}
     }
 }
@@ -149,6 +151,10 @@ fn review_note(path: &str, payload: &EventPayload) -> String {
         EventPayload::ArtifactReapplied { .. } => {
             format!("[BearAgent] After that, the user re-applied your change to `{path}`.")
         }
+        EventPayload::ArtifactEdited { diff, .. } => format!(
+            "[BearAgent] After that, the user edited your change to `{path}` and kept their version. \
+             Build on it; do not undo it unless asked. Lines marked - were yours, + are the user's:\n{diff}"
+        ),
         EventPayload::ArtifactHunksReverted { hunks, diff, .. } => format!(
             "[BearAgent] After that, the user reverted {} of your change to `{path}` (the rest stays). \
              Do not make it again unless asked. Lines marked + were yours and are gone:\n{diff}",
