@@ -47,6 +47,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::settings::test_provider,
             commands::settings::save_profile,
             commands::settings::delete_profile,
+            commands::settings::sandbox_view,
             commands::mcp::save_mcp_server,
             commands::mcp::delete_mcp_server,
             commands::mcp::set_mcp_secret,

@@ -462,7 +462,14 @@ fn the_sandbox_view_lists_what_a_command_sees() {
     assert_eq!(paths("config"), ["/.gitconfig"]);
     assert_eq!(paths("withheld"), ["/.npmrc"]);
     assert_eq!(paths("hidden"), ["/.cargo/credentials.toml"]);
-    assert_eq!(paths("path_dropped"), ["/.secret/bin"]);
+    assert_eq!(v["view"]["path_dropped"].as_array().unwrap().len(), 1);
+    assert_eq!(v["view"]["path_dropped"][0]["reason"], "home_not_bound");
+    let dropped = v["view"]["path_dropped"][0]["path"].as_str().unwrap();
+    assert_eq!(
+        dropped.strip_prefix(h.to_str().unwrap()),
+        Some("/.secret/bin")
+    );
+    assert_eq!(v["view"]["path"][0]["source"], "user_bound");
     assert!(v["view"]["offline_env"]
         .to_string()
         .contains("CARGO_NET_OFFLINE"));

@@ -57,6 +57,11 @@ export const commands = {
 	testProvider: (name: string) => typedError<ProviderTestView, ApiError>(__TAURI_INVOKE("test_provider", { name })),
 	saveProfile: (profile: ProfileView) => typedError<null, ApiError>(__TAURI_INVOKE("save_profile", { profile })),
 	deleteProfile: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_profile", { name })),
+	/**
+	 *  What a command of `profile` sees of this machine: toolchain folders,
+	 *  configuration passed, credentials hidden, PATH, network.
+	 */
+	sandboxView: (profile: string) => typedError<CommandSandboxView, ApiError>(__TAURI_INVOKE("sandbox_view", { profile })),
 	saveMcpServer: (server: McpServerView) => typedError<null, ApiError>(__TAURI_INVOKE("save_mcp_server", { server })),
 	deleteMcpServer: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_mcp_server", { name })),
 	/**  Stores a server secret in the OS keychain. It is never sent back. */
@@ -189,6 +194,19 @@ export type CommandRule = {
 	decision: RuleDecision,
 };
 
+/**  What a command of `profile` sees of this machine. */
+export type CommandSandboxView = {
+	profile: string,
+	/**  Network inside the sandbox, as the profile sets it (`network`). */
+	network: boolean,
+	/**
+	 *  Credentials under the home folder (home-relative) no command reads,
+	 *  even inside a folder bound back.
+	 */
+	credentialsDenylist: string[],
+	sandbox: SandboxStateView,
+};
+
 /**  The command settings of a run. */
 export type CommandSettings = {
 	/**
@@ -267,7 +285,17 @@ export type DiffLineView = {
 	text: string,
 };
 
+export type DroppedPathView = {
+	path: string,
+	reason: PathDropView,
+};
+
 export type EffectOutcome = "applied" | "not_applied";
+
+export type EnvValueView = {
+	name: string,
+	value: string,
+};
 
 export type EnvVarView = {
 	name: string,
@@ -718,6 +746,31 @@ export type ParentRun = {
 	fork: boolean,
 };
 
+/**  Why a PATH entry of the user's was left out. */
+export type PathDropView = 
+/**  Relative, or not a plain path. */
+"not_absolute" | 
+/**  Inside BearAgent's own folders. */
+"hidden_folder" | 
+/**  In the home folder, outside the folders passed in. */
+"home_not_bound";
+
+export type PathEntryView = {
+	path: string,
+	source: PathSourceView,
+};
+
+/**  Where a PATH entry comes from. */
+export type PathSourceView = 
+/**  The user's PATH, outside the home folder. */
+"user" | 
+/**  The user's PATH, inside a home folder bound back read-only. */
+"user_bound" | 
+/**  Added: the `bin` of a toolchain folder bound back. */
+"toolchain" | 
+/**  Added: a system folder. */
+"system";
+
 export type PendingApproval = {
 	call_id: CallId,
 	tool_name: ToolName,
@@ -954,6 +1007,39 @@ export type RunSummaryView = {
 	/**  The run this one follows up or forks (part of its thread). */
 	parentRunId: string | null,
 };
+
+/**  Home paths are as the command sees them (under its `HOME`). */
+export type SandboxSightView = {
+	/**  `HOME` inside: empty but for what is bound back. */
+	home: string,
+	/**  Toolchain folders bound back read-only (that exist here). */
+	readable: string[],
+	/**  Package caches bound read-write (only with the network on). */
+	writable: string[],
+	/**  Configuration files and folders passed read-only. */
+	config: string[],
+	/**  Configuration not passed: it looks like it holds a credential. */
+	withheld: string[],
+	/**  Credentials a bound folder holds, hidden inside it. */
+	hidden: string[],
+	/**  The command's PATH, in order. */
+	path: PathEntryView[],
+	/**  The user's PATH entries left out. */
+	pathDropped: DroppedPathView[],
+	/**  `RUSTUP_HOME` / `CARGO_HOME` passed in, as set. */
+	toolHomes: EnvValueView[],
+	/**  Variables set because the network is off. */
+	offlineEnv: EnvValueView[],
+};
+
+export type SandboxStateView = 
+/**
+ *  The profile says `sandbox = "off"`: commands see and may change
+ *  everything the user can.
+ */
+{ kind: "off" } | 
+/**  Sandboxed, but this platform has no sandbox: commands are refused. */
+{ kind: "unavailable" } | { kind: "on"; sight: SandboxSightView };
 
 /**  Where a value given to a server comes from. */
 export type SecretSourceView = 

@@ -169,3 +169,60 @@ test("profiles: budgets must be positive whole numbers; saved profiles fill a ne
     await close();
   }
 });
+
+test("what a command sees: network, toolchain folders, configuration, credentials hidden, PATH left out, per profile", async () => {
+  const commands = (over) => ({ sandbox: true, network: false, max_timeout_secs: 600, toolchain_dirs: [".cargo"], env: [], rules: [], ...over });
+  const profile = (name, over) => ({
+    name,
+    provider: null,
+    approvalMode: "ask_writes",
+    budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 600_000, max_cost_micro_usd: null },
+    contextCaps: { max_context_bytes: 400_000, max_tool_result_bytes: 64_000, compact_at_permille: null },
+    commands: commands(over),
+    mcpRules: {},
+  });
+  const seed = { settings: { profiles: [profile("online", { network: true }), profile("loose", { sandbox: false })] } };
+  const { page, problems, close } = await ui.openApp(seed, { hash: "#/settings" });
+  try {
+    const section = byId(page, "command-sight");
+    await section.getByRole("heading", { name: "What a command sees" }).waitFor();
+    // The default profile: sandboxed, network off and how to turn it on.
+    const network = section.getByTestId("sight-network");
+    await network.waitFor();
+    assert.equal(await network.getAttribute("data-network"), "off");
+    assert.match(await network.innerText(), /Network off.*add a profile named “default” under Profiles and tick Network access/s);
+    assert.match(await section.getByTestId("sight-readable").innerText(), /~\/\.cargo\s*~\/\.rustup\s*~\/\.npm\s*~\/\.pyenv/);
+    assert.equal(await section.getByTestId("sight-config").innerText(), "~/.gitconfig");
+    assert.match(await section.getByTestId("sight-withheld").innerText(), /~\/\.npmrc\s*looks like it holds a credential/);
+    assert.match(await section.getByTestId("sight-tool-homes").innerText(), /RUSTUP_HOME=~\/\.rustup/);
+    // The denylist, always hidden; the credential found inside a passed folder named.
+    assert.match(await section.getByTestId("sight-credentials").innerText(), /~\/\.ssh.*~\/\.aws.*~\/\.local\/share\/keyrings/s);
+    assert.match(await section.getByTestId("sight-hidden").innerText(), /^~\/\.cargo\/credentials\.toml\s*found here/);
+    // PATH entries left out, each with why.
+    const dropped = section.getByTestId("sight-path-dropped");
+    assert.match(await dropped.locator('[data-reason="home_not_bound"]').innerText(), /~\/\.scripts.*Toolchain folders/s);
+    assert.match(await dropped.locator('[data-reason="not_absolute"]').innerText(), /^\. not an absolute path/);
+    await section.getByTestId("sight-path").locator("summary").click();
+    assert.match(await section.getByTestId("sight-path").locator('[data-source="toolchain"]').innerText(), /~\/\.cargo\/bin/);
+    assert.ok((await section.getByTestId("sight-offline").innerText()).includes("CARGO_NET_OFFLINE"));
+    await shot(page, "settings-command-sight");
+
+    // A profile with the network on: the caches are writable, no offline switches.
+    await section.getByLabel("Profile").selectOption("online");
+    await section.locator('[data-testid="sight-network"][data-network="on"]').waitFor();
+    assert.match(await section.getByTestId("sight-writable").innerText(), /~\/\.cargo\/registry\s*~\/\.npm/);
+    assert.equal(await section.getByTestId("sight-offline").count(), 0);
+
+    // The sandbox off: said plainly, with how to turn it back on.
+    await section.getByLabel("Profile").selectOption("loose");
+    const off = section.getByTestId("command-sight-off");
+    await off.waitFor();
+    assert.match(await off.innerText(), /full user rights.*edit “loose” under Profiles and tick Run commands in the sandbox/s);
+    assert.equal(await section.getByTestId("sandbox-sight").count(), 0);
+    const asked = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "sandbox_view").map((c) => c.args.profile));
+    assert.deepEqual(asked, ["default", "online", "loose"]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

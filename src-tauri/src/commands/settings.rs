@@ -1,6 +1,7 @@
 //! Settings commands: providers (keys go to the OS keychain), profiles,
-//! and "Test connection".
+//! "Test connection", and what a profile's commands see.
 
+use crate::dto::sandbox::CommandSandboxView;
 use crate::dto::settings::{ProfileView, ProviderInput, ProviderTestView, SettingsView};
 use crate::dto::ApiError;
 use crate::state::AppState;
@@ -75,4 +76,17 @@ pub async fn save_profile(
 #[instrument(skip(state))]
 pub async fn delete_profile(state: State<'_, AppState>, name: String) -> Result<(), ApiError> {
     Ok(state.app()?.delete_profile(&name)?)
+}
+
+/// What a command of `profile` sees of this machine: toolchain folders,
+/// configuration passed, credentials hidden, PATH, network.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn sandbox_view(
+    state: State<'_, AppState>,
+    profile: String,
+) -> Result<CommandSandboxView, ApiError> {
+    let (settings, view) = state.app()?.command_view(&profile)?;
+    Ok(CommandSandboxView::new(profile, &settings, view))
 }

@@ -167,5 +167,6 @@ impl From<RunSummary> for RunSummaryView {
 pub mod artifacts;
 pub mod mcp;
 pub mod runs;
+pub mod sandbox;
 pub mod settings;
 pub mod threads;

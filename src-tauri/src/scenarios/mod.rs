@@ -23,10 +23,11 @@ mod long;
 mod mcp;
 mod normalise;
 mod provider;
+mod sandbox;
 mod session;
 
 use serde_json::{json, Value};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub const WORKSPACE_PATH: &str = "/tmp/bearagent-scenario";
 pub const WORKSPACE_ID: &str = "0190a000-0000-7000-8000-0000000000f1";
@@ -69,15 +70,22 @@ fn check(name: &str, takes: Vec<Value>) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("ui/src/dev/mock/fixtures/scenarios")
         .join(format!("{name}.json"));
+    compare_or_write(&path, &text);
+}
+
+/// With `BEARAGENT_UPDATE_FIXTURES` set writes `text` to the fixture
+/// `path`; otherwise fails when the file is not `text`.
+fn compare_or_write(path: &Path, text: &str) {
     if std::env::var_os("BEARAGENT_UPDATE_FIXTURES").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &text).unwrap();
+        std::fs::write(path, text).unwrap();
         return;
     }
-    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    let on_disk = std::fs::read_to_string(path).unwrap_or_default();
     if on_disk != text {
-        let fresh = std::env::temp_dir().join(format!("bearagent-scenario-{name}.json"));
-        std::fs::write(&fresh, &text).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy();
+        let fresh = std::env::temp_dir().join(format!("bearagent-scenario-{name}"));
+        std::fs::write(&fresh, text).unwrap();
         panic!(
             "{} is stale (what the runtime records now: {}): run BEARAGENT_UPDATE_FIXTURES=1 cargo test -p bearagent-desktop scenarios, then make the UI's mock flows pass with it",
             path.display(),

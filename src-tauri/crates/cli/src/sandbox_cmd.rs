@@ -5,6 +5,7 @@
 use crate::exit::{self, Exit};
 use bearagent_runtime::Application;
 use bearagent_tools::sandbox::home::CREDENTIALS;
+use bearagent_tools::sandbox::view::{PathDrop, SandboxView};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -37,6 +38,12 @@ pub fn show(app: &Application, profile: &str, as_json: bool) -> Exit {
         "network off (package managers told to work offline)"
     };
     println!("profile {profile}: commands run sandboxed, {network}");
+    print_details(&view);
+    Exit::Succeeded
+}
+
+/// The lines under the headline: folders, configuration, PATH, switches.
+fn print_details(view: &SandboxView) {
     let list = |paths: &[PathBuf]| {
         paths
             .iter()
@@ -44,14 +51,26 @@ pub fn show(app: &Application, profile: &str, as_json: bool) -> Exit {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let path: Vec<PathBuf> = view.path.iter().map(|e| e.path.clone()).collect();
+    let dropped: Vec<String> = view
+        .path_dropped
+        .iter()
+        .map(|d| format!("{} ({})", d.path.display(), drop_reason(d.reason)))
+        .collect();
+    let tool_homes: Vec<String> = view
+        .tool_homes
+        .iter()
+        .map(|(name, dir)| format!("{name}={}", dir.display()))
+        .collect();
     let lines = [
         ("read-only from your home", list(&view.readable)),
         ("writable package caches", list(&view.writable)),
         ("configuration passed (read-only)", list(&view.config)),
         ("withheld (looks like a credential)", list(&view.withheld)),
         ("hidden inside bound folders", list(&view.hidden)),
-        ("PATH", list(&view.path)),
-        ("left out of PATH", list(&view.path_dropped)),
+        ("toolchain homes passed in", tool_homes.join(", ")),
+        ("PATH", list(&path)),
+        ("left out of PATH", dropped.join(", ")),
     ];
     for (what, value) in lines {
         println!(
@@ -68,5 +87,13 @@ pub fn show(app: &Application, profile: &str, as_json: bool) -> Exit {
         println!("  offline switches: {}", offline.join(" "));
     }
     println!("  never readable: {}", CREDENTIALS.join(", "));
-    Exit::Succeeded
+}
+
+/// Why a PATH entry was left out, in a few words.
+fn drop_reason(reason: PathDrop) -> &'static str {
+    match reason {
+        PathDrop::NotAbsolute => "not an absolute path",
+        PathDrop::HiddenFolder => "inside a folder hidden from commands",
+        PathDrop::HomeNotBound => "in your home, outside the folders passed in",
+    }
 }

@@ -30,6 +30,14 @@ pub use bearagent_kernel::{ApprovalMode, ContextCaps};
 pub use bearagent_mcp::McpTool;
 pub use bearagent_providers::{Protocol, ToolMode};
 pub use bearagent_store::{Ownership, RunFilter, RunOwner};
+/// What a command of a profile sees of this machine
+/// ([`Application::command_view`]), and the credentials it never reads.
+pub mod sandbox_view {
+    pub use bearagent_tools::sandbox::home::CREDENTIALS;
+    pub use bearagent_tools::sandbox::view::{
+        DroppedPath, PathDrop, PathEntry, PathSource, SandboxView,
+    };
+}
 pub use error::{AppError, ErrorCode};
 pub use live::{next_batch, BatchWindow, LiveBatch, LiveEvent};
 pub use profile::RunProfile;

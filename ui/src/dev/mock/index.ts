@@ -338,6 +338,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return settings.saveProfile(input.profile as ProfileSettings);
           case "delete_profile":
             return settings.deleteProfile(String(input.name));
+          case "sandbox_view":
+            return settings.sandboxView(String(input.profile));
           case "save_mcp_server":
             return settings.mcp.save(input.server as McpServerView);
           case "delete_mcp_server":

@@ -1,11 +1,16 @@
 // Development-only: settings kept in memory, with the backend's checks and
 // error codes (invalid_input names the field; conflict; not_found).
+import type { CommandSandboxView } from "../../bindings";
 import type { ProfileSettings, ProviderInput, ProviderSettings, ProviderTestResult, SettingsView } from "../../lib/settings/types";
 import { DEFAULT_COMMAND_SETTINGS } from "../../lib/settings/validation";
 import { fail } from "./errors";
+import sandboxViews from "./fixtures/sandbox-views.json";
 import { MockMcpServers } from "./mcp";
 
 export { MockError } from "./errors";
+
+/** What `sandbox_view` answered for a made-up home (written by src-tauri/src/scenarios/sandbox.rs). */
+const SANDBOX_VIEWS = sandboxViews as unknown as Record<"network_off" | "network_on" | "sandbox_off", CommandSandboxView>;
 
 export class MockSettings {
   #providers: ProviderSettings[];
@@ -109,6 +114,15 @@ export class MockSettings {
     if (!this.#profiles.some((p) => p.name === name)) fail("not_found", `profile not found: ${name}`);
     this.#profiles = this.#profiles.filter((p) => p.name !== name);
     return null;
+  }
+
+  /** Like `sandbox_view`: the recorded view of a profile with the same sandbox and network settings ("default" exists unconfigured). */
+  sandboxView(name: string): CommandSandboxView {
+    const profile = this.#profiles.find((p) => p.name === name);
+    if (!profile && name !== "default") fail("not_found", `profile not found: ${name}`);
+    const commands = profile?.commands ?? DEFAULT_COMMAND_SETTINGS;
+    const recorded = SANDBOX_VIEWS[!commands.sandbox ? "sandbox_off" : commands.network ? "network_on" : "network_off"];
+    return { ...structuredClone(recorded), profile: name, network: commands.network };
   }
 
   #keyPresent(p: ProviderSettings): boolean {

@@ -13,6 +13,7 @@ const mocks = vi.hoisted(() => ({
     deleteMcpServer: vi.fn(),
     setMcpSecret: vi.fn(),
     testMcpServer: vi.fn(),
+    sandboxView: vi.fn(),
   },
 }));
 
@@ -42,5 +43,14 @@ describe("tauriSettingsApi", () => {
     await expect(tauriSettingsApi.testMcpServer("broken")).resolves.toEqual({ ok: false, error: { code: "unavailable", message: "could not start" } });
     mocks.commands.deleteMcpServer.mockRejectedValue(new Error("ipc down"));
     await expect(tauriSettingsApi.deleteMcpServer("x")).resolves.toEqual({ ok: false, error: { code: "internal", message: "ipc down" } });
+  });
+
+  it("asks what a profile's commands see by the profile's name", async () => {
+    const view = { profile: "default", network: false, credentialsDenylist: [".ssh"], sandbox: { kind: "off" as const } };
+    mocks.commands.sandboxView.mockResolvedValue({ status: "ok", data: view });
+    await expect(tauriSettingsApi.sandboxView("default")).resolves.toEqual({ ok: true, value: view });
+    expect(mocks.commands.sandboxView).toHaveBeenCalledWith("default");
+    mocks.commands.sandboxView.mockResolvedValue({ status: "error", error: { code: "not_found", message: "profile not found: x" } });
+    await expect(tauriSettingsApi.sandboxView("x")).resolves.toEqual({ ok: false, error: { code: "not_found", message: "profile not found: x" } });
   });
 });

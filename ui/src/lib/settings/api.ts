@@ -1,4 +1,4 @@
-import { commands, type McpServerTestView, type McpServerView } from "../../bindings";
+import { commands, type CommandSandboxView, type McpServerTestView, type McpServerView } from "../../bindings";
 import { call, type Outcome } from "../ipc/outcome";
 import type { ProfileSettings, ProviderInput, ProviderTestResult, SettingsView } from "./types";
 
@@ -12,6 +12,8 @@ export interface SettingsApi {
   testProvider(name: string): Promise<Outcome<ProviderTestResult>>;
   saveProfile(profile: ProfileSettings): Promise<Outcome<null>>;
   deleteProfile(name: string): Promise<Outcome<null>>;
+  /** What a command of the profile sees of this machine (folders, configuration, credentials hidden, PATH, network). */
+  sandboxView(profile: string): Promise<Outcome<CommandSandboxView>>;
   saveMcpServer(server: McpServerView): Promise<Outcome<null>>;
   deleteMcpServer(name: string): Promise<Outcome<null>>;
   /** Stores an env value or bearer token whose source is the keychain; never read back. */
@@ -29,6 +31,7 @@ export const tauriSettingsApi: SettingsApi = {
   testProvider: (name) => call(() => commands.testProvider(name)),
   saveProfile: (profile) => call(() => commands.saveProfile(profile)),
   deleteProfile: (name) => call(() => commands.deleteProfile(name)),
+  sandboxView: (profile) => call(() => commands.sandboxView(profile)),
   saveMcpServer: (server) => call(() => commands.saveMcpServer(server)),
   deleteMcpServer: (name) => call(() => commands.deleteMcpServer(name)),
   setMcpSecret: (server, name, value) => call(() => commands.setMcpSecret(server, name, value)),

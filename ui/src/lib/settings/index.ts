@@ -4,3 +4,4 @@ export * from "./types";
 export * from "./validation";
 export * from "./mcp";
 export * from "./context";
+export * from "./sandbox";

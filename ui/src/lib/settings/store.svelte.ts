@@ -2,6 +2,7 @@ import { SvelteMap } from "svelte/reactivity";
 import type { ApiError, McpServerTestView, McpServerView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { SettingsApi } from "./api";
+import type { SandboxViewState } from "./sandbox";
 import { validateMcpServer, type McpServerErrors, type McpServerForm } from "./mcp";
 import type { ProfileSettings, ProviderSettings, ProviderTestResult, SettingsView } from "./types";
 import { validateProfile, validateProvider, type ProfileErrors, type ProfileForm, type ProviderErrors, type ProviderForm } from "./validation";
@@ -27,6 +28,8 @@ export class SettingsStore {
   state = $state.raw<SettingsState>({ kind: "loading" });
   readonly tests = new SvelteMap<string, TestState>();
   readonly mcpTests = new SvelteMap<string, McpTestState>();
+  /** What a command of the profile last asked about sees ("What a command sees"). */
+  sandbox = $state.raw<SandboxViewState>({ kind: "idle" });
   readonly #api: SettingsApi;
 
   constructor(api: SettingsApi) {
@@ -80,11 +83,27 @@ export class SettingsStore {
   async saveProfile(form: ProfileForm): Promise<SubmitResult<ProfileErrors>> {
     const checked = validateProfile(form);
     if (checked.errors) return { ok: false, fields: checked.errors, error: null };
-    return this.#submit(() => this.#api.saveProfile(checked.profile));
+    const result = await this.#submit<ProfileErrors>(() => this.#api.saveProfile(checked.profile));
+    if (result.ok) await this.#reloadSandboxView(checked.profile.name);
+    return result;
   }
 
   async deleteProfile(name: string): Promise<SubmitResult<never>> {
     return this.#submit(() => this.#api.deleteProfile(name));
+  }
+
+  /** Asks what a command of `profile` sees; an answer for a profile asked about before is dropped. */
+  async loadSandboxView(profile: string): Promise<void> {
+    this.sandbox = { kind: "loading", profile };
+    const outcome = await this.#api.sandboxView(profile);
+    if (this.sandbox.kind !== "loading" || this.sandbox.profile !== profile) return;
+    this.sandbox = outcome.ok ? { kind: "loaded", view: outcome.value } : { kind: "failed", profile, error: outcome.error };
+  }
+
+  /** The profile shown changed on disk: show it as it is now. */
+  async #reloadSandboxView(profile: string): Promise<void> {
+    const shown = this.sandbox.kind === "loaded" ? this.sandbox.view.profile : this.sandbox.kind === "idle" ? null : this.sandbox.profile;
+    if (shown === profile) await this.loadSandboxView(profile);
   }
 
   /**

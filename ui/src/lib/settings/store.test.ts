@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import type { McpServerTestView } from "../../bindings";
+import type { CommandSandboxView, McpServerTestView } from "../../bindings";
+import recordedViews from "../../dev/mock/fixtures/sandbox-views.json";
 import type { Outcome } from "../ipc/outcome";
 import type { SettingsApi } from "./api";
 import { SettingsStore } from "./store.svelte";
@@ -8,6 +9,9 @@ import { emptyMcpServerForm } from "./mcp";
 import { emptyProfileForm, emptyProviderForm } from "./validation";
 
 const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+
+/** What `sandbox_view` answers (recorded by the Rust side) for a profile with the network off. */
+const networkOff = (profile: string): CommandSandboxView => ({ ...(recordedViews.network_off as unknown as CommandSandboxView), profile });
 
 function fakeApi(initial: Partial<SettingsView> = {}) {
   const view: SettingsView = { configPath: "/c.toml", providers: [], profiles: [], mcpServers: [], ...initial };
@@ -22,6 +26,7 @@ function fakeApi(initial: Partial<SettingsView> = {}) {
     testProvider: vi.fn(async () => ok({ ok: true, latencyMs: 120, errorClass: null, message: "fine" })),
     saveProfile: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
     deleteProfile: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
+    sandboxView: vi.fn(async (profile: string): Promise<Outcome<CommandSandboxView>> => ok(networkOff(profile))),
     saveMcpServer: vi.fn(async (s): Promise<Outcome<null>> => {
       view.mcpServers = [...view.mcpServers.filter((x) => x.name !== s.name), s];
       return ok(null);
@@ -153,5 +158,41 @@ describe("SettingsStore", () => {
     await expect(store.deleteMcpServer("remote")).resolves.toEqual({ ok: true });
     expect(store.mcpServers).toEqual([]);
     expect(store.mcpTests.has("remote")).toBe(false);
+  });
+
+  it("asks what a command of a profile sees; a late answer for another profile is dropped", async () => {
+    const { api } = fakeApi();
+    const store = new SettingsStore(api);
+    expect(store.sandbox).toEqual({ kind: "idle" });
+    const loading = store.loadSandboxView("default");
+    expect(store.sandbox).toEqual({ kind: "loading", profile: "default" });
+    await loading;
+    expect(store.sandbox).toMatchObject({ kind: "loaded", view: { profile: "default", network: false, sandbox: { kind: "on" } } });
+    expect(api.sandboxView).toHaveBeenCalledWith("default");
+
+    let answer: (o: Outcome<CommandSandboxView>) => void = () => {};
+    api.sandboxView.mockImplementationOnce(() => new Promise((resolve) => (answer = resolve)));
+    const slow = store.loadSandboxView("careful");
+    const fast = store.loadSandboxView("loose");
+    await fast;
+    answer(ok(networkOff("careful")));
+    await slow;
+    expect(store.sandbox).toMatchObject({ kind: "loaded", view: { profile: "loose" } });
+
+    api.sandboxView.mockResolvedValueOnce({ ok: false, error: { code: "not_found", message: "profile not found: gone" } });
+    await store.loadSandboxView("gone");
+    expect(store.sandbox).toEqual({ kind: "failed", profile: "gone", error: { code: "not_found", message: "profile not found: gone" } });
+  });
+
+  it("shows the profile's sandbox again once that profile is saved", async () => {
+    const { api } = fakeApi();
+    const store = new SettingsStore(api);
+    await store.load();
+    await store.loadSandboxView("careful");
+    await store.saveProfile({ ...emptyProfileForm(), name: "other" });
+    expect(api.sandboxView).toHaveBeenCalledTimes(1);
+    await store.saveProfile({ ...emptyProfileForm(), name: "careful" });
+    expect(api.sandboxView).toHaveBeenCalledTimes(2);
+    expect(api.sandboxView).toHaveBeenLastCalledWith("careful");
   });
 });

@@ -3,6 +3,7 @@
 
 use super::home::under_home;
 use super::network::OFFLINE_ENV;
+use super::view::PathDrop;
 use super::{SandboxError, SandboxPolicy};
 use std::path::{Path, PathBuf};
 
@@ -16,8 +17,8 @@ pub(super) struct CommandPath {
     pub entries: Vec<PathBuf>,
     /// Relative, not UTF-8, or (sandboxed) pointing into a folder the
     /// command cannot see: under the hidden home but in no bound folder,
-    /// or under a hidden folder.
-    pub dropped: Vec<PathBuf>,
+    /// or under a hidden folder — each with why.
+    pub dropped: Vec<(PathBuf, PathDrop)>,
 }
 
 /// The user's PATH (`policy.path`) in its order, keeping what the command
@@ -38,10 +39,16 @@ pub(super) fn command_path(
         // A relative entry ("." or empty) would make the files of the
         // working directory commands.
         let usable = entry.is_absolute() && entry.to_str().is_some_and(|s| !s.contains(':'));
-        if usable && (!sandboxed || visible(policy, entry)) {
-            add(entry, &mut entries);
+        let why = if !usable {
+            Some(PathDrop::NotAbsolute)
+        } else if sandboxed {
+            unseen(policy, entry)
         } else {
-            dropped.push(entry.clone());
+            None
+        };
+        match why {
+            None => add(entry, &mut entries),
+            Some(why) => dropped.push((entry.clone(), why)),
         }
     }
     let defaults = DEFAULT_PATH.split(':').map(PathBuf::from);
@@ -53,21 +60,21 @@ pub(super) fn command_path(
     CommandPath { entries, dropped }
 }
 
-/// Whether `entry` exists inside the sandbox: not under a hidden folder,
-/// and, under the home folder, inside one of the folders bound back.
-fn visible(policy: &SandboxPolicy, entry: &Path) -> bool {
+/// Why `entry` does not exist inside the sandbox (None: it does): under a
+/// hidden folder, or under the home folder in none of the folders bound
+/// back.
+fn unseen(policy: &SandboxPolicy, entry: &Path) -> Option<PathDrop> {
     if policy.hidden.iter().any(|hidden| entry.starts_with(hidden)) {
-        return false;
+        return Some(PathDrop::HiddenFolder);
     }
-    let Some(relative) = under_home(entry, &policy.home) else {
-        return true;
-    };
-    policy
+    let relative = under_home(entry, &policy.home)?;
+    let bound = policy
         .readable_home_dirs
         .iter()
         .chain(&policy.writable_home_dirs)
         .filter_map(|dir| dir.strip_prefix(&policy.home).ok())
-        .any(|dir| relative.starts_with(dir))
+        .any(|dir| relative.starts_with(dir));
+    (!bound).then_some(PathDrop::HomeNotBound)
 }
 
 /// The whole environment of the command: PATH (`path`), HOME, LANG/LC_ALL,

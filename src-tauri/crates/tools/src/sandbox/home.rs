@@ -47,6 +47,10 @@ pub const CREDENTIALS: &[&str] = &[
     ".local/share/keyrings",
 ];
 
+/// The variables naming a toolchain's home, passed into a command when
+/// set (rustup sets them for every program it starts).
+pub const TOOL_HOME_VARS: [&str; 2] = ["RUSTUP_HOME", "CARGO_HOME"];
+
 /// Lowercase fragments of a line that sets a secret: npm's `_authToken`,
 /// `_auth` and `_password`, cargo's registry `token`, git's
 /// `extraheader`, any password, and a URL with `user:password@`.

@@ -6,7 +6,7 @@ use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::ArgumentError;
-use crate::sandbox::home::{toolchain_roots_on_path, CONFIG_FILES, CREDENTIALS};
+use crate::sandbox::home::{toolchain_roots_on_path, CONFIG_FILES, CREDENTIALS, TOOL_HOME_VARS};
 use crate::sandbox::network::{
     looks_like_network_failure, NETWORK_CACHE_DIRS, NETWORK_OFF, NETWORK_SETTING,
 };
@@ -46,9 +46,6 @@ pub struct HostEnvironment {
     /// in and readable, so `cargo` inside finds the user's toolchain.
     pub tool_homes: Vec<(String, PathBuf)>,
 }
-
-/// The variables naming a toolchain's home.
-const TOOL_HOME_VARS: [&str; 2] = ["RUSTUP_HOME", "CARGO_HOME"];
 
 impl HostEnvironment {
     /// This user's home folder (`$HOME`) and PATH, and `hidden` folders.
