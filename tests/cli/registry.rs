@@ -71,8 +71,10 @@ impl Ran {
     }
 }
 
-/// The environment of a command run "directly": only `vars` and
-/// `LANG=C.UTF-8`, so nothing of the test harness (CARGO_TARGET_DIR, …)
+/// The machine a test lays out, as environment variables: `HOME`, `PATH`,
+/// the cargo home of the cached crates, the user's rustup home and
+/// `LANG=C.UTF-8`. Given to `bearagent`, and all that a command run
+/// [`outside`] gets, so nothing of the test harness (CARGO_TARGET_DIR, …)
 /// leaks in.
 pub fn vars(home: &Path, path: &str) -> Vec<(String, OsString)> {
     vec![
