@@ -148,3 +148,56 @@ fn a_file_changed_since_blocks_the_rewind_by_name_and_nothing_moves() {
     let bad = env.bearagent(&["rewind", &run_id]);
     assert_eq!(bad.status.code(), Some(2), "--to or --redo");
 }
+
+/// The safety net: what git ignores but existed before a command comes
+/// back; whole dependency trees are left out, and saying so.
+#[test]
+fn an_ignored_env_file_deleted_by_a_command_comes_back_and_a_removed_dependency_tree_is_named() {
+    let env = support::env();
+    env.write(".gitignore", ".env\nnode_modules/\n");
+    env.write(".env", "API_TOKEN=keep-me\n");
+    env.write("main.py", "print(1)\n");
+    env.write("node_modules/left-pad/index.js", "module.exports = 1\n");
+    let r = env.run(
+        json!([
+            cmd("rm -f .env main.py && rm -rf node_modules && echo built > app.log"),
+            {"final_answer": "cleaned"}
+        ]),
+        &["--approve", "all"],
+        "clean up",
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run_id = r.run_id();
+    let changes = env.bearagent(&["changes", &run_id, "--json"]);
+    let changes: Value = serde_json::from_slice(&changes.stdout).unwrap();
+    let listed = changes.to_string();
+    assert!(
+        listed.contains("\".env\"") && listed.contains("main.py"),
+        "{listed}"
+    );
+    let events = env.events_of(&run_id);
+    let finished = events
+        .iter()
+        .find(|e| e["payload"]["type"] == "command_finished")
+        .unwrap();
+    assert_eq!(
+        finished["payload"]["not_tracked"],
+        json!([{"path": "node_modules/", "why": "dependencies", "change": "removed"}])
+    );
+    let timeline = env.bearagent(&["events", &run_id]);
+    let timeline = String::from_utf8_lossy(&timeline.stdout);
+    assert!(
+        timeline.contains(
+            "not tracked, so not restorable: node_modules/ removed (dependencies or caches)"
+        ),
+        "{timeline}"
+    );
+    let reverted = env.bearagent(&["revert", &run_id]);
+    assert!(
+        reverted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&reverted.stderr)
+    );
+    assert_eq!(env.read(".env").as_deref(), Some("API_TOKEN=keep-me\n"));
+    assert_eq!(env.read("main.py").as_deref(), Some("print(1)\n"));
+}

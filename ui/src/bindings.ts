@@ -510,7 +510,14 @@ created_dirs?: string[];
  *  Folders that existed before and not after (topmost): a
  *  re-apply that leaves one empty removes it again.
  */
-removed_dirs?: string[] } | 
+removed_dirs?: string[]; 
+/**
+ *  Folders (and files) whose contents are not tracked — build
+ *  output, dependencies, what is past the safety net's limits —
+ *  that the command made, removed or changed: what is in them
+ *  cannot be restored, and renderers say so.
+ */
+not_tracked?: NotTracked[] } | 
 /**  The user put a file back to how it was before the run. */
 { type: "artifact_reverted"; path: string; 
 /**
@@ -733,6 +740,32 @@ export type ModelTextPushed = {
 	modelCall: number,
 	text: string,
 };
+
+/**
+ *  A path in the workspace whose contents a command's snapshots leave out,
+ *  and what the command did to it.
+ */
+export type NotTracked = {
+	/**  Workspace-relative, `/`; a folder ends with `/`. */
+	path: string,
+	why: NotTrackedWhy,
+	change: NotTrackedChange,
+};
+
+/**  What the command did to a path that is not tracked. */
+export type NotTrackedChange = "made" | "removed" | "changed";
+
+/**  Why a path's contents are not tracked. */
+export type NotTrackedWhy = 
+/**  Tagged by a `CACHEDIR.TAG` (cargo's `target/`, …). */
+"build_output" | 
+/**
+ *  An ignored folder of dependencies, caches or build output by its
+ *  name (`node_modules`, `.venv`, `dist`, …).
+ */
+"dependencies" | 
+/**  Ignored, and past the limits of what the safety net keeps. */
+"over_limit";
 
 /**
  *  The run a follow-up or fork continues, and the last of its events the

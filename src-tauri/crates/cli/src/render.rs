@@ -397,14 +397,16 @@ fn command_finished(p: &EventPayload) -> String {
         cancelled,
         changed_files,
         network_refused,
+        not_tracked,
         ..
     } = p
     else {
         return String::new();
     };
     format!(
-        "command {} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed{}",
+        "command {} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed{}{}",
         command_end(*exit_code, *signal, *timed_out, *cancelled),
+        bearagent_kernel::not_tracked_note(not_tracked),
         network_refused_note(*network_refused)
     )
 }

@@ -48,6 +48,82 @@ impl fmt::Display for RuleDecision {
     }
 }
 
+/// A path in the workspace whose contents a command's snapshots leave out,
+/// and what the command did to it.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotTracked {
+    /// Workspace-relative, `/`; a folder ends with `/`.
+    pub path: String,
+    pub why: NotTrackedWhy,
+    pub change: NotTrackedChange,
+}
+
+/// Why a path's contents are not tracked.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotTrackedWhy {
+    /// Tagged by a `CACHEDIR.TAG` (cargo's `target/`, …).
+    BuildOutput,
+    /// An ignored folder of dependencies, caches or build output by its
+    /// name (`node_modules`, `.venv`, `dist`, …).
+    Dependencies,
+    /// Ignored, and past the limits of what the safety net keeps.
+    OverLimit,
+}
+
+impl NotTrackedWhy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotTrackedWhy::BuildOutput => "build output",
+            NotTrackedWhy::Dependencies => "dependencies or caches",
+            NotTrackedWhy::OverLimit => "past the safety net's limits",
+        }
+    }
+}
+
+/// "; not tracked, so not restorable: target/ made (build output), …" —
+/// empty when the list is.
+pub fn not_tracked_note(list: &[NotTracked]) -> String {
+    if list.is_empty() {
+        return String::new();
+    }
+    let items: Vec<String> = list
+        .iter()
+        .take(10)
+        .map(|n| format!("{} {} ({})", n.path, n.change.as_str(), n.why.as_str()))
+        .collect();
+    let more = match list.len().saturating_sub(items.len()) {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    format!(
+        "; not tracked, so not restorable: {}{more}",
+        items.join(", ")
+    )
+}
+
+impl NotTrackedChange {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NotTrackedChange::Made => "made",
+            NotTrackedChange::Removed => "removed",
+            NotTrackedChange::Changed => "changed",
+        }
+    }
+}
+
+/// What the command did to a path that is not tracked.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotTrackedChange {
+    Made,
+    Removed,
+    Changed,
+}
+
 /// `{ prefix = "cargo test", decision = "allow" }`: a simple command whose
 /// words start with the prefix's words gets the decision.
 #[cfg_attr(feature = "specta", derive(specta::Type))]

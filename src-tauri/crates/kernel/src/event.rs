@@ -380,6 +380,12 @@ pub enum EventPayload {
         /// re-apply that leaves one empty removes it again.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         removed_dirs: Vec<String>,
+        /// Folders (and files) whose contents are not tracked — build
+        /// output, dependencies, what is past the safety net's limits —
+        /// that the command made, removed or changed: what is in them
+        /// cannot be restored, and renderers say so.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        not_tracked: Vec<crate::commands::NotTracked>,
     },
     /// The user put a file back to how it was before the run.
     ArtifactReverted {

@@ -18,7 +18,10 @@ pub mod thread;
 
 pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
-pub use commands::{CommandRule, CommandSettings, RuleDecision, DEFAULT_TOOLCHAIN_DIRS};
+pub use commands::{
+    not_tracked_note, CommandRule, CommandSettings, NotTracked, NotTrackedChange, NotTrackedWhy,
+    RuleDecision, DEFAULT_TOOLCHAIN_DIRS,
+};
 pub use cost::{usd_to_micro, Price, PriceError, Usd};
 pub use event::{
     ApprovalScope, EffectOutcome, EventEnvelope, EventPayload, ModelErrorClass, NewEvent, Receipt,

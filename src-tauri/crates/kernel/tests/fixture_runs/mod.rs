@@ -283,6 +283,11 @@ fn command_turn() -> Vec<EventPayload> {
             network_refused: false,
             created_dirs: Vec::new(),
             removed_dirs: Vec::new(),
+            not_tracked: vec![bearagent_kernel::NotTracked {
+                path: "target/".into(),
+                why: bearagent_kernel::NotTrackedWhy::BuildOutput,
+                change: bearagent_kernel::NotTrackedChange::Made,
+            }],
         },
         EventPayload::ToolCallCompleted {
             result: result(3, "test result: ok", false),

@@ -5,6 +5,7 @@
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff, LineKind};
 use crate::artifacts::projection::artifacts;
+use crate::artifacts::secrets::{looks_secret, secret_hashes};
 use crate::AppError;
 use bearagent_kernel::{EventEnvelope, EventPayload, RunId, RunProjection};
 use bearagent_tools::sandbox::network::{NETWORK_OFF, NETWORK_SETTING};
@@ -236,12 +237,17 @@ fn command_line(p: &EventPayload) -> Option<String> {
             duration_ms,
             changed_files,
             network_refused,
+            not_tracked,
             ..
-        } => command_finished(
-            command_end(*exit_code, *timed_out, *cancelled),
-            *duration_ms,
-            *changed_files,
-            *network_refused,
+        } => format!(
+            "{}{}",
+            command_finished(
+                command_end(*exit_code, *timed_out, *cancelled),
+                *duration_ms,
+                *changed_files,
+                *network_refused,
+            ),
+            bearagent_kernel::not_tracked_note(not_tracked)
         ),
         _ => return None,
     })
@@ -358,7 +364,11 @@ impl Application {
         events: &[EventEnvelope],
     ) -> Result<serde_json::Value, AppError> {
         let mut blobs = BTreeMap::new();
+        let withheld = secret_hashes(events);
         for hash in referenced_hashes(events) {
+            if withheld.contains(&hash) {
+                continue;
+            }
             if let Some(bytes) = self.store.get_blob(&hash)? {
                 blobs.insert(hash.to_string(), hex(&bytes));
             }
@@ -369,6 +379,9 @@ impl Application {
             "run": run,
             "events": events,
             "blobs_hex": blobs,
+            // Versions of files that look like they hold secrets (`.env`,
+            // keys): named, never exported.
+            "withheld_blobs": withheld,
         }))
     }
 
@@ -393,6 +406,15 @@ impl Application {
             let _ = writeln!(md, "\n## Files\n");
         }
         for a in files {
+            if looks_secret(&a.path) {
+                let _ = writeln!(
+                    md,
+                    "### `{}` ({})\n\n(content withheld from the export: the file looks like it holds secrets)\n",
+                    a.path,
+                    a.change().as_str()
+                );
+                continue;
+            }
             let before = match &a.before {
                 Some(h) => self.store.get_blob(h)?,
                 None => None,

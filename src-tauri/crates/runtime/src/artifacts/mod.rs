@@ -9,6 +9,7 @@ pub mod hunks;
 pub mod projection;
 pub mod revert;
 pub mod rewind;
+pub(crate) mod secrets;
 
 pub use export::Exported;
 pub use projection::{ArtifactRecord, Change, Review};

@@ -192,3 +192,32 @@ fn the_version_at_a_point_is_what_the_first_later_write_found() {
     assert_eq!(versions_at(&events, EventSeq(0)).get("a"), Some(&None));
     assert!(versions_at(&events, EventSeq(3)).is_empty());
 }
+
+#[tokio::test]
+async fn a_deleted_ignored_env_is_restorable_but_never_exported() {
+    let d = finished_run(json!([cmd("rm -f .env"), {"final_answer": "ok"}]), |ws| {
+        std::fs::write(ws.join(".gitignore"), ".env\n").unwrap();
+        std::fs::write(ws.join(".env"), "TOKEN=s3cret\n").unwrap();
+    })
+    .await;
+    let out = tempfile::tempdir().unwrap();
+    let exported = d.app.export_run(d.run, out.path()).unwrap();
+    let json = std::fs::read_to_string(&exported.json).unwrap();
+    let hex: String = b"TOKEN=s3cret\n"
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert!(
+        !json.contains(&hex),
+        "the .env content is not in the export"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["withheld_blobs"].as_array().unwrap().len(), 1);
+    let md = std::fs::read_to_string(&exported.markdown).unwrap();
+    assert!(
+        !md.contains("s3cret") && md.contains("content withheld"),
+        "{md}"
+    );
+    d.app.revert_artifact(d.run, ".env", false).unwrap();
+    assert_eq!(read(&d, ".env").as_deref(), Some("TOKEN=s3cret\n"));
+}

@@ -8,6 +8,7 @@ use super::deps::{LoopDeps, RunGrants};
 use super::loop_guard::signature;
 use super::outcome::{fail, result, ToolStepEnd};
 use super::recorder::Recorder;
+use super::safety_net::left_out_changes;
 use super::snapshot::{self, FileChange, Snapshot};
 use crate::live::LiveEvent;
 use crate::AppError;
@@ -92,15 +93,21 @@ pub(crate) async fn execute_command(
         .executed(signature, hash_bytes(run.for_model.as_bytes()));
     // A file unreadable after the command: its changes cannot be proven,
     // so none are recorded and the model is told.
-    let (changes, dirs, unreadable) = match take_snapshot(rec, deps, grants).await? {
+    let (changes, dirs, not_tracked, unreadable) = match take_snapshot(rec, deps, grants).await? {
         Ok(after) => (
             snapshot::changes(&before, &after),
             snapshot::dir_changes(&before, &after),
+            left_out_changes(&before.left_out, &after.left_out),
             None,
         ),
-        Err(why) => (Vec::new(), Default::default(), Some(why)),
+        Err(why) => (Vec::new(), Default::default(), Vec::new(), Some(why)),
     };
-    let finished = record_finished(rec, command_started, &call_id, &run, (&changes, dirs))?;
+    let effects = Effects {
+        changes: &changes,
+        dirs,
+        not_tracked,
+    };
+    let finished = record_finished(rec, command_started, &call_id, &run, effects)?;
     record_result(rec, finished, &call_id, &run, changes, unreadable)
 }
 
@@ -187,15 +194,27 @@ fn record_result(
     Ok(ToolStepEnd::Continue)
 }
 
-/// `effects`: the changed files, and the folders made and removed.
+/// What a command did to the workspace, as its snapshots saw it.
+struct Effects<'a> {
+    changes: &'a [FileChange],
+    /// The folders made and removed.
+    dirs: (Vec<String>, Vec<String>),
+    /// What it did where the snapshots do not look.
+    not_tracked: Vec<bearagent_kernel::NotTracked>,
+}
+
 fn record_finished(
     rec: &mut Recorder,
     cause: EventSeq,
     call_id: &CallId,
     run: &CommandRun,
-    effects: (&[FileChange], (Vec<String>, Vec<String>)),
+    effects: Effects<'_>,
 ) -> Result<EventSeq, AppError> {
-    let (changes, (created_dirs, removed_dirs)) = effects;
+    let Effects {
+        changes,
+        dirs: (created_dirs, removed_dirs),
+        not_tracked,
+    } = effects;
     let unrevertable = changes.iter().filter(|c| c.unrevertable).count();
     // A command that never started has no outcome: its reason is the output.
     let outcome = run.outcome.as_ref().ok();
@@ -222,6 +241,7 @@ fn record_finished(
         network_refused: run.network_refused,
         created_dirs,
         removed_dirs,
+        not_tracked,
     };
     rec.record(Some(cause), payload)
 }

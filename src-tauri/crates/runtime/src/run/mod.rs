@@ -39,6 +39,7 @@ pub(crate) mod receipts;
 pub mod reconcile;
 pub mod recorder;
 mod requested;
+pub mod safety_net;
 pub mod snapshot;
 pub mod spend;
 mod stop;

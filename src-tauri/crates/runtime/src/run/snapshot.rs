@@ -7,10 +7,14 @@
 //!
 //! Files are re-read only when their metadata changed since the run last
 //! saw them: a snapshot of an unchanged tree is one `stat` per file.
+//!
+//! Ignored files are kept too, under a budget (see `safety_net.rs`), so a
+//! command that deletes or overwrites one can be reverted.
 
+use super::safety_net::{walk_ignored, LeftOut};
 use bearagent_kernel::{ContentHash, Timestamp};
 use bearagent_store::{Store, StoreError};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +34,11 @@ pub struct FileMeta {
 }
 
 impl FileMeta {
-    fn of(meta: &std::fs::Metadata) -> Self {
+    pub(crate) fn modified_ns(&self) -> i128 {
+        self.modified_ns
+    }
+
+    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
         #[cfg(unix)]
         let inode = std::os::unix::fs::MetadataExt::ino(meta);
         #[cfg(not(unix))]
@@ -53,6 +61,9 @@ impl FileMeta {
 pub struct FileState {
     pub meta: FileMeta,
     pub hash: Option<ContentHash>,
+    /// Hidden by the ignore rules, kept by the safety net: a change to it
+    /// is recorded only if it existed before (what it gains is output).
+    pub ignored: bool,
 }
 
 /// The tracked files and folders of a workspace at one moment.
@@ -62,6 +73,9 @@ pub struct Snapshot {
     /// Every tracked folder below the root (workspace-relative, `/`),
     /// so the folders a command made or removed are known.
     pub dirs: BTreeSet<String>,
+    /// The roots whose contents were left out (build output, dependencies,
+    /// past the safety net's limits), by path.
+    pub left_out: BTreeMap<String, LeftOut>,
 }
 
 /// The first bytes of a valid cache directory tag
@@ -172,19 +186,35 @@ pub fn take(
     now: Timestamp,
 ) -> Result<Snapshot, SnapshotError> {
     let (files, dirs) = walk_tree(root);
+    let tracked: HashSet<&str> = files.iter().map(|(rel, _, _)| rel.as_str()).collect();
+    let ignored = walk_ignored(root, &tracked, &dirs);
+    drop(tracked);
     let mut snapshot = Snapshot {
         files: BTreeMap::new(),
         dirs,
+        left_out: ignored.left_out,
     };
-    let mut pending: Vec<(String, FileMeta, Vec<u8>)> = Vec::new();
+    let mut pending: Vec<(String, FileState, Vec<u8>)> = Vec::new();
     let mut pending_bytes = 0usize;
-    for (rel, abs, meta) in files {
+    let all = files
+        .into_iter()
+        .map(|f| (f, false))
+        .chain(ignored.files.into_iter().map(|f| (f, true)));
+    for ((rel, abs, meta), ignored) in all {
         if let Some(known) = cache.known.get(&rel).filter(|k| k.meta == meta) {
-            snapshot.files.insert(rel, known.clone());
+            let state = FileState {
+                ignored,
+                ..known.clone()
+            };
+            snapshot.files.insert(rel, state);
             continue;
         }
         if meta.len > MAX_KEPT_FILE_BYTES {
-            let state = FileState { meta, hash: None };
+            let state = FileState {
+                meta,
+                hash: None,
+                ignored,
+            };
             cache.known.insert(rel.clone(), state.clone());
             snapshot.files.insert(rel, state);
             continue;
@@ -197,7 +227,12 @@ pub fn take(
             Err(source) => return Err(SnapshotError::Io { path: abs, source }),
         };
         pending_bytes += bytes.len();
-        pending.push((rel, meta, bytes));
+        let state = FileState {
+            meta,
+            hash: None,
+            ignored,
+        };
+        pending.push((rel, state, bytes));
         if pending_bytes >= BATCH_BYTES {
             keep(&mut pending, cache, &mut snapshot, store, now)?;
             pending_bytes = 0;
@@ -212,7 +247,7 @@ pub fn take(
 }
 
 fn keep(
-    pending: &mut Vec<(String, FileMeta, Vec<u8>)>,
+    pending: &mut Vec<(String, FileState, Vec<u8>)>,
     cache: &mut SnapshotCache,
     snapshot: &mut Snapshot,
     store: &Store,
@@ -222,10 +257,10 @@ fn keep(
         return Ok(());
     }
     let hashes = store.put_blobs(pending.iter().map(|(_, _, b)| b.as_slice()), now)?;
-    for ((rel, meta, _), hash) in pending.drain(..).zip(hashes) {
+    for ((rel, state, _), hash) in pending.drain(..).zip(hashes) {
         let state = FileState {
-            meta,
             hash: Some(hash),
+            ..state
         };
         cache.known.insert(rel.clone(), state.clone());
         snapshot.files.insert(rel, state);
@@ -257,7 +292,8 @@ pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<FileChange> {
         }
     }
     for (path, a) in after {
-        if !before.contains_key(path) {
+        // What an ignored path gains is output, not a change to undo.
+        if !before.contains_key(path) && !a.ignored {
             out.push(FileChange {
                 path: path.clone(),
                 before: None,

@@ -1,0 +1,244 @@
+//! The safety net for what the ignore files hide: a command that deletes or
+//! overwrites an ignored file that existed before it (`.env`, a local
+//! config, a small dev database) must be revertible like any other file.
+//!
+//! Around each command a second walk, without the git ignore rules (but
+//! with `.bearagentignore`, which is the user's explicit "leave it"),
+//! finds the ignored files and keeps their content under a budget. Whole
+//! trees of regenerable content are left out by kind — folders tagged by a
+//! `CACHEDIR.TAG`, ignored folders named like dependencies or caches
+//! (`node_modules`, `.venv`, `dist`, …) — and what is past the budget is
+//! left out too; each left-out root is remembered (with its folder's
+//! mtime) so the command's event can say what it made, removed or changed
+//! there that cannot be restored. Files an ignored path gains are not
+//! changes (build output): only what existed before is protected.
+
+use super::snapshot::{is_cache_dir, FileMeta};
+use bearagent_kernel::{NotTracked, NotTrackedChange, NotTrackedWhy};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Ignored folders by name whose contents are regenerable: dependencies,
+/// virtualenvs, caches and build output of common toolchains.
+pub const DEPENDENCY_DIRS: &[&str] = &[
+    "node_modules",
+    "bower_components",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".gradle",
+    ".next",
+    ".nuxt",
+    ".turbo",
+    ".parcel-cache",
+    ".cache",
+    ".terraform",
+    ".yarn",
+    "target",
+    "dist",
+    "build",
+];
+
+/// At most this many ignored files are kept per snapshot…
+pub const MAX_IGNORED_FILES: usize = 2_000;
+/// …each at most this large…
+pub const MAX_IGNORED_FILE_BYTES: u64 = 1024 * 1024;
+/// …and all of them together at most this large.
+pub const MAX_IGNORED_BYTES: u64 = 32 * 1024 * 1024;
+
+/// At most this many left-out files are remembered one by one.
+const MAX_LEFT_OUT: usize = 1_000;
+
+/// A root the snapshot left out, and its metadata then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeftOut {
+    pub why: NotTrackedWhy,
+    /// The folder's (or file's) modification time, ns.
+    pub modified_ns: i128,
+}
+
+/// The ignored files to keep (as `walk` lists tracked ones) and the roots
+/// left out, keyed by path (a folder ends with `/`).
+pub struct IgnoredWalk {
+    pub files: Vec<(String, PathBuf, FileMeta)>,
+    pub left_out: BTreeMap<String, LeftOut>,
+}
+
+#[derive(Default)]
+struct Budget {
+    files: usize,
+    bytes: u64,
+    left_out: BTreeMap<String, LeftOut>,
+}
+
+impl Budget {
+    fn full(&self) -> bool {
+        self.files >= MAX_IGNORED_FILES || self.bytes >= MAX_IGNORED_BYTES
+    }
+
+    /// Takes a file of `len` bytes if it fits.
+    fn take(&mut self, len: u64) -> bool {
+        let fits = self.files < MAX_IGNORED_FILES
+            && len <= MAX_IGNORED_FILE_BYTES
+            && self.bytes + len <= MAX_IGNORED_BYTES;
+        if fits {
+            self.files += 1;
+            self.bytes += len;
+        }
+        fits
+    }
+
+    fn leave_out(&mut self, rel: String, why: NotTrackedWhy, meta: Option<&std::fs::Metadata>) {
+        // Past the budget a huge ignored tree would list every file: the
+        // first ones stand for the rest.
+        if why == NotTrackedWhy::OverLimit && self.left_out.len() >= MAX_LEFT_OUT {
+            return;
+        }
+        let modified_ns = meta.map_or(0, |m| FileMeta::of(m).modified_ns());
+        self.left_out.insert(rel, LeftOut { why, modified_ns });
+    }
+}
+
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    Some(
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
+}
+
+/// Walks `root` for the files the ignore rules hide, given the files and
+/// folders the normal walk tracks.
+pub fn walk_ignored(
+    root: &Path,
+    tracked_files: &HashSet<&str>,
+    tracked_dirs: &BTreeSet<String>,
+) -> IgnoredWalk {
+    let budget = Arc::new(Mutex::new(Budget::default()));
+    let dirs: Arc<BTreeSet<String>> = Arc::new(tracked_dirs.clone());
+    let (in_filter, base) = (budget.clone(), root.to_path_buf());
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .git_ignore(false)
+        .ignore(false)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .add_custom_ignore_filename(".bearagentignore")
+        .filter_entry(move |e| {
+            if e.file_name() == ".git" {
+                return false;
+            }
+            let is_dir = e.file_type().is_some_and(|kind| kind.is_dir());
+            if !is_dir || e.depth() == 0 {
+                return true;
+            }
+            let Some(rel) = relative(&base, e.path()) else {
+                return false;
+            };
+            let tracked = dirs.contains(&rel);
+            let dependencies = e
+                .file_name()
+                .to_str()
+                .is_some_and(|n| DEPENDENCY_DIRS.contains(&n))
+                || e.path().join("pyvenv.cfg").is_file();
+            let why = if is_cache_dir(e.path()) {
+                Some(NotTrackedWhy::BuildOutput)
+            } else if dependencies && tracked {
+                // Its tracked files are tracked; what it hides is of its kind.
+                return false;
+            } else if dependencies {
+                Some(NotTrackedWhy::Dependencies)
+            } else if tracked {
+                None
+            } else {
+                let Ok(b) = in_filter.lock() else {
+                    return false;
+                };
+                b.full().then_some(NotTrackedWhy::OverLimit)
+            };
+            match (why, in_filter.lock()) {
+                (None, _) => true,
+                (Some(why), Ok(mut b)) => {
+                    b.leave_out(format!("{rel}/"), why, e.metadata().ok().as_ref());
+                    false
+                }
+                (Some(_), Err(_)) => false,
+            }
+        })
+        .build();
+    let mut files = Vec::new();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|k| k.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative(root, entry.path()) else {
+            continue;
+        };
+        if tracked_files.contains(rel.as_str()) || rel.contains(".bearagent-tmp-") {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        let Ok(mut b) = budget.lock() else {
+            break;
+        };
+        if b.take(meta.len()) {
+            files.push((rel, entry.into_path(), FileMeta::of(&meta)));
+        } else {
+            b.leave_out(rel, NotTrackedWhy::OverLimit, Some(&meta));
+        }
+    }
+    let left_out = budget
+        .lock()
+        .map(|mut b| std::mem::take(&mut b.left_out))
+        .unwrap_or_default();
+    IgnoredWalk { files, left_out }
+}
+
+/// What a command did to the left-out roots: made, removed, or changed
+/// (the folder's own modification time moved: an entry right in it came
+/// or went). Changes deeper inside leave no trace here — the price of not
+/// walking them.
+pub fn left_out_changes(
+    before: &BTreeMap<String, LeftOut>,
+    after: &BTreeMap<String, LeftOut>,
+) -> Vec<NotTracked> {
+    let mut out = Vec::new();
+    for (path, b) in before {
+        let change = match after.get(path) {
+            None => NotTrackedChange::Removed,
+            Some(a) if a.modified_ns != b.modified_ns => NotTrackedChange::Changed,
+            Some(_) => continue,
+        };
+        out.push(NotTracked {
+            path: path.clone(),
+            why: b.why,
+            change,
+        });
+    }
+    for (path, a) in after {
+        if !before.contains_key(path) {
+            out.push(NotTracked {
+                path: path.clone(),
+                why: a.why,
+                change: NotTrackedChange::Made,
+            });
+        }
+    }
+    out.sort_by(|x, y| x.path.cmp(&y.path));
+    out
+}
+
+#[cfg(test)]
+#[path = "safety_net_tests.rs"]
+mod tests;
