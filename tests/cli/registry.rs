@@ -240,11 +240,16 @@ fn fetch_rust_crate() -> Option<PathBuf> {
         .map(|index| index.unwrap().path().join(project.file_name().unwrap()))
         .find(|path| path.is_dir())
         .unwrap_or_else(|| panic!("{CRATE} is not unpacked under {sources:?}"));
+    // Its own dependencies, dev ones too, as its developer would fetch
+    // them — in a folder outside any cargo workspace (the cache may sit in
+    // this repository's target/, under its workspace manifest).
+    let staging = tempfile::tempdir().unwrap();
+    let staged = staging.path().join(project.file_name().unwrap());
+    copy_dir(&unpacked, &staged);
+    fetched(CRATE, &outside("cargo fetch", &staged, &vars, SETUP_LIMIT))?;
+    std::fs::remove_file(staged.join("Cargo.lock")).unwrap();
     let _ = std::fs::remove_dir_all(&project);
-    copy_dir(&unpacked, &project);
-    // Its own dependencies, dev ones too, as its developer would fetch them.
-    fetched(CRATE, &outside("cargo fetch", &project, &vars, SETUP_LIMIT))?;
-    std::fs::remove_file(project.join("Cargo.lock")).unwrap();
+    copy_dir(&staged, &project);
     std::fs::write(dir.join("ready"), "").unwrap();
     Some(project)
 }

@@ -201,3 +201,75 @@ fn an_ignored_env_file_deleted_by_a_command_comes_back_and_a_removed_dependency_
     assert_eq!(env.read(".env").as_deref(), Some("API_TOKEN=keep-me\n"));
     assert_eq!(env.read("main.py").as_deref(), Some("print(1)\n"));
 }
+
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Every file with its mode and content hash.
+fn listing_with_modes(root: &Path) -> Vec<(String, u32, String)> {
+    listing(root)
+        .into_iter()
+        .map(|(rel, hash)| (rel.clone(), mode_of(&root.join(&rel)), hash))
+        .collect()
+}
+
+#[test]
+fn rewind_revert_and_redo_put_modes_back_as_well_as_content() {
+    let env = support::env();
+    env.write("run.sh", "#!/bin/sh\necho run\n");
+    env.write("tool.sh", "#!/bin/sh\necho tool\n");
+    set_mode(&env.ws().join("run.sh"), 0o755);
+    set_mode(&env.ws().join("tool.sh"), 0o644);
+    let start = listing_with_modes(env.ws());
+    let r = env.run(
+        json!([
+            cmd("chmod +x tool.sh && rm run.sh && (umask 027; echo s > private.txt)"),
+            {"final_answer": "done"}
+        ]),
+        &["--approve", "all"],
+        "change modes",
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let run_id = r.run_id();
+    let end = listing_with_modes(env.ws());
+    assert_eq!(mode_of(&env.ws().join("tool.sh")), 0o755);
+    assert_eq!(mode_of(&env.ws().join("private.txt")), 0o640);
+    // A chmod alone is a change of the run.
+    let changes = env.bearagent(&["changes", &run_id, "--json"]);
+    assert!(String::from_utf8_lossy(&changes.stdout).contains("tool.sh"));
+
+    let rewound = env.bearagent(&["rewind", &run_id, "--to", "0"]);
+    assert!(
+        rewound.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rewound.stderr)
+    );
+    assert_eq!(
+        listing_with_modes(env.ws()),
+        start,
+        "mode for mode, byte for byte"
+    );
+    let redone = env.bearagent(&["rewind", &run_id, "--redo"]);
+    assert!(
+        redone.status.success(),
+        "{}",
+        String::from_utf8_lossy(&redone.stderr)
+    );
+    assert_eq!(listing_with_modes(env.ws()), end);
+
+    // Revert file by file does the same.
+    let reverted = env.bearagent(&["revert", &run_id]);
+    assert!(
+        reverted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&reverted.stderr)
+    );
+    assert_eq!(listing_with_modes(env.ws()), start);
+}

@@ -426,7 +426,13 @@ network?: boolean } |
 /**  The call failed, was refused or denied; the message goes to the model. */
 { type: "tool_call_failed"; result: ToolResult } | 
 /**  A file the run created, changed or deleted, with its before and after versions. */
-{ type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null } | 
+{ type: "artifact_recorded"; call_id: CallId; path: string; before_hash: ContentHash | null; after_hash: ContentHash | null; 
+/**
+ *  The permission bits (`0o755`) before and after, when a command's
+ *  snapshots saw them (file tools keep a file's mode, so they
+ *  record none): revert, re-apply and rewind put them back.
+ */
+before_mode?: number | null; after_mode?: number | null } | 
 /**  Someone else changed a workspace file while the run was live. */
 { type: "external_change_observed"; path: string; hash: ContentHash | null } | 
 /**  After a crash or an error, the intended write was checked on disk: applied or not. */

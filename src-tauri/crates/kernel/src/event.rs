@@ -270,6 +270,13 @@ pub enum EventPayload {
         path: String,
         before_hash: Option<ContentHash>,
         after_hash: Option<ContentHash>,
+        /// The permission bits (`0o755`) before and after, when a command's
+        /// snapshots saw them (file tools keep a file's mode, so they
+        /// record none): revert, re-apply and rewind put them back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        before_mode: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after_mode: Option<u32>,
     },
     /// Someone else changed a workspace file while the run was live.
     ExternalChangeObserved {

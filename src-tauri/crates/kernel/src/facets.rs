@@ -29,6 +29,9 @@ pub enum FileEffect<'a> {
         path: &'a str,
         before_hash: &'a Option<ContentHash>,
         after_hash: &'a Option<ContentHash>,
+        /// Permission bits before and after, when recorded.
+        before_mode: Option<u32>,
+        after_mode: Option<u32>,
     },
     /// The user put the version from before the run back.
     Reverted { path: &'a str },
@@ -118,11 +121,15 @@ impl EventPayload {
                 path,
                 before_hash,
                 after_hash,
+                before_mode,
+                after_mode,
                 ..
             } => Some(FileEffect::Written {
                 path,
                 before_hash,
                 after_hash,
+                before_mode: *before_mode,
+                after_mode: *after_mode,
             }),
             EventPayload::ArtifactReverted { path, .. } => Some(FileEffect::Reverted { path }),
             EventPayload::ArtifactReapplied { path, .. } => Some(FileEffect::Reapplied { path }),

@@ -242,6 +242,8 @@ fn asked_write_turn() -> Vec<EventPayload> {
             path: "src/lib.rs".into(),
             before_hash: Some(hash('b')),
             after_hash: Some(hash('c')),
+            before_mode: Some(0o644),
+            after_mode: Some(0o755),
         },
         EventPayload::EffectVerified {
             call_id: id(2),

@@ -34,6 +34,11 @@ pub struct ArtifactRecord {
     /// (`before` after a revert, the run's change minus some hunks).
     pub now: Option<ContentHash>,
     pub review: Review,
+    /// Permission bits before the run's first write and after its last,
+    /// when a command's snapshots saw them (None: not recorded, or the
+    /// file was not there).
+    pub before_mode: Option<u32>,
+    pub after_mode: Option<u32>,
 }
 
 impl Change {
@@ -48,6 +53,11 @@ impl Change {
 }
 
 impl ArtifactRecord {
+    /// Both modes are known and differ (a chmod, maybe with a change).
+    pub fn mode_changed(&self) -> bool {
+        matches!((self.before_mode, self.after_mode), (Some(b), Some(a)) if a != b)
+    }
+
     pub fn change(&self) -> Change {
         match (&self.before, &self.after) {
             (None, _) => Change::Added,
@@ -88,7 +98,7 @@ impl ArtifactFold {
     pub fn records(&self) -> Vec<ArtifactRecord> {
         self.files
             .values()
-            .filter(|a| a.before != a.after)
+            .filter(|a| a.before != a.after || a.mode_changed())
             .cloned()
             .collect()
     }
@@ -100,6 +110,8 @@ impl ArtifactFold {
                 path,
                 before_hash,
                 after_hash,
+                before_mode,
+                after_mode,
             }) => {
                 let entry = files
                     .entry(path.to_owned())
@@ -109,7 +121,13 @@ impl ArtifactFold {
                         after: after_hash.clone(),
                         now: after_hash.clone(),
                         review: Review::Pending,
+                        before_mode,
+                        after_mode,
                     });
+                // A file tool keeps the mode: only a recorded one moves it.
+                if after_hash.is_none() || after_mode.is_some() {
+                    entry.after_mode = after_mode;
+                }
                 entry.after = after_hash.clone();
                 entry.now = after_hash.clone();
                 entry.review = Review::Pending;

@@ -56,6 +56,11 @@ impl Application {
         Ok((run, root, records))
     }
 
+    /// The run's workspace folder.
+    pub(crate) fn workspace_root(&self, run_id: RunId) -> Result<WorkspaceRoot, AppError> {
+        Ok(self.artifact_context(run_id)?.1)
+    }
+
     fn disk_path(root: &WorkspaceRoot, rel: &str) -> Result<PathBuf, AppError> {
         root.resolve_for_write(rel)
             .map_err(|e| AppError::InvalidInput(format!("{rel}: {e}")))
@@ -151,8 +156,13 @@ impl Application {
         Ok(rec)
     }
 
-    /// Puts `content` (or removes the file for None) atomically.
-    fn put_file(path: &std::path::Path, content: Option<&[u8]>) -> Result<(), AppError> {
+    /// Puts `content` (or removes the file for None) atomically, with
+    /// `mode` when one is given.
+    fn put_file(
+        path: &std::path::Path,
+        content: Option<&[u8]>,
+        mode: Option<u32>,
+    ) -> Result<(), AppError> {
         let io = |source| AppError::Io {
             path: path.to_path_buf(),
             source,
@@ -163,8 +173,15 @@ impl Application {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
                 Err(e) => Err(io(e)),
             },
-            // The file keeps its mode (a new one gets the umask's).
-            Some(bytes) => bearagent_tools::replace_file(path, bytes).map_err(io),
+            // The file keeps its mode (a new one gets the umask's)
+            // unless the record says which it had.
+            Some(bytes) => {
+                bearagent_tools::replace_file(path, bytes).map_err(io)?;
+                match mode {
+                    Some(mode) => set_mode(path, mode).map_err(io),
+                    None => Ok(()),
+                }
+            }
         }
     }
 
@@ -201,6 +218,7 @@ impl Application {
             content: self.blob(target)?,
             replaced,
             forced,
+            mode: None,
         })
     }
 
@@ -233,7 +251,7 @@ impl Application {
             },
         )?;
         let removes = swap.content.is_none();
-        if let Err(e) = Self::put_file(&swap.path, swap.content.as_deref()) {
+        if let Err(e) = Self::put_file(&swap.path, swap.content.as_deref(), swap.mode) {
             rec.record(
                 rec.last_seq(),
                 EventPayload::ReviewAbandoned {
@@ -268,7 +286,9 @@ impl Application {
         if record.review == Review::Reverted {
             return Err(AppError::Conflict(format!("{path} is already reverted")));
         }
-        let swap = self.plan_swap(run_id, path, &record.now, &record.before, force)?;
+        let swap = self
+            .plan_swap(run_id, path, &record.now, &record.before, force)?
+            .with_mode(record.before_mode);
         Self::apply_swap(
             &mut rec,
             path,
@@ -288,7 +308,9 @@ impl Application {
         if !matches!(record.review, Review::Reverted | Review::Partial) {
             return Err(AppError::Conflict(format!("{path} is not reverted")));
         }
-        let swap = self.plan_swap(run_id, path, &record.now, &record.after, force)?;
+        let swap = self
+            .plan_swap(run_id, path, &record.now, &record.after, force)?
+            .with_mode(record.after_mode);
         Self::apply_swap(
             &mut rec,
             path,
@@ -347,9 +369,25 @@ pub(crate) struct Swap {
     content: Option<Vec<u8>>,
     replaced: Option<ContentHash>,
     forced: bool,
+    /// The permission bits to put back (None: the file keeps its own).
+    mode: Option<u32>,
+}
+
+/// Sets the permission bits of `path`.
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7777))
 }
 
 impl Swap {
+    /// Puts `mode` back with the content (when it is known).
+    pub(crate) fn with_mode(self, mode: Option<u32>) -> Self {
+        Self {
+            mode: mode.or(self.mode),
+            ..self
+        }
+    }
+
     /// The file holds something else than expected (planned with `force`).
     pub(crate) fn forced(&self) -> bool {
         self.forced

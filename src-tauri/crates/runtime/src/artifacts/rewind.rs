@@ -32,20 +32,24 @@ pub struct RewoundFile {
     pub forced: bool,
 }
 
+/// A file's version: its content (None: not there) and, when recorded,
+/// its permission bits.
+pub type Version = (Option<ContentHash>, Option<u32>);
+
 /// Per file the run wrote after `to`, what it held at `to`: the content
-/// its first later write found (None: it did not exist).
-pub fn versions_at(
-    events: &[EventEnvelope],
-    to: EventSeq,
-) -> BTreeMap<String, Option<ContentHash>> {
+/// (and mode) its first later write found (None: it did not exist).
+pub fn versions_at(events: &[EventEnvelope], to: EventSeq) -> BTreeMap<String, Version> {
     let mut at = BTreeMap::new();
     for e in events.iter().filter(|e| e.seq > to) {
         if let Some(FileEffect::Written {
-            path, before_hash, ..
+            path,
+            before_hash,
+            before_mode,
+            ..
         }) = e.payload.file_effect()
         {
             at.entry(path.to_owned())
-                .or_insert_with(|| before_hash.clone());
+                .or_insert_with(|| (before_hash.clone(), before_mode));
         }
     }
     at
@@ -114,14 +118,17 @@ impl Application {
             .collect();
         let mut fold = ArtifactFold::default();
         fold.apply(rec.events());
+        let root = self.workspace_root(run_id)?;
         let plan: Vec<Planned> = versions_at(&run_events, to)
             .into_iter()
-            .filter_map(|(path, target)| {
+            .filter_map(|(path, (target, mode))| {
                 let expected = fold.file(&path).map(|r| r.now.clone()).unwrap_or(None);
-                (expected != target).then_some(Planned {
+                let mode_moved = mode.is_some() && mode != mode_on_disk(&root, &path);
+                (expected != target || mode_moved).then_some(Planned {
                     path,
                     expected,
                     target,
+                    mode,
                 })
             })
             .collect();
@@ -138,10 +145,15 @@ impl Application {
         fold.apply(rec.events());
         let plan = files
             .into_iter()
-            .map(|(path, _, replaced)| Planned {
-                expected: fold.file(&path).map(|r| r.now.clone()).unwrap_or(None),
-                path,
-                target: replaced,
+            .map(|(path, _, replaced)| {
+                let record = fold.file(&path);
+                Planned {
+                    expected: record.and_then(|r| r.now.clone()),
+                    // What the rewind replaced was, as a rule, the run's end.
+                    mode: record.and_then(|r| r.after_mode),
+                    path,
+                    target: replaced,
+                }
             })
             .collect();
         self.apply_rewind(rec, run_id, (to, true), plan, force)
@@ -159,7 +171,9 @@ impl Application {
     ) -> Result<RewindReport, AppError> {
         let mut swaps: Vec<(Planned, Swap)> = Vec::with_capacity(plan.len());
         for p in plan {
-            let swap = self.plan_swap(run_id, &p.path, &p.expected, &p.target, true)?;
+            let swap = self
+                .plan_swap(run_id, &p.path, &p.expected, &p.target, true)?
+                .with_mode(p.mode);
             swaps.push((p, swap));
         }
         let changed: Vec<&str> = swaps
@@ -225,6 +239,16 @@ struct Planned {
     path: String,
     expected: Option<ContentHash>,
     target: Option<ContentHash>,
+    mode: Option<u32>,
+}
+
+/// The permission bits `rel` has now (None: not there or unreadable).
+fn mode_on_disk(root: &bearagent_tools::WorkspaceRoot, rel: &str) -> Option<u32> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = root.resolve_for_write(rel).ok()?;
+    std::fs::metadata(path)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o7777)
 }
 
 #[cfg(test)]

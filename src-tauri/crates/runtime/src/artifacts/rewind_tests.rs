@@ -172,6 +172,8 @@ fn the_version_at_a_point_is_what_the_first_later_write_found() {
         path: path.into(),
         before_hash: before,
         after_hash: after,
+        before_mode: None,
+        after_mode: None,
     };
     let run = RunId::new();
     let events: Vec<EventEnvelope> = [
@@ -187,9 +189,12 @@ fn the_version_at_a_point_is_what_the_first_later_write_found() {
     })
     .collect();
     let at1 = versions_at(&events, EventSeq(1));
-    assert_eq!(at1.get("a"), Some(&h('a')));
-    assert_eq!(at1.get("b"), Some(&h('c')));
-    assert_eq!(versions_at(&events, EventSeq(0)).get("a"), Some(&None));
+    assert_eq!(at1.get("a"), Some(&(h('a'), None)));
+    assert_eq!(at1.get("b"), Some(&(h('c'), None)));
+    assert_eq!(
+        versions_at(&events, EventSeq(0)).get("a"),
+        Some(&(None, None))
+    );
     assert!(versions_at(&events, EventSeq(3)).is_empty());
 }
 

@@ -184,6 +184,8 @@ fn record_result(
                 path: change.path,
                 before_hash: change.before,
                 after_hash: change.after,
+                before_mode: change.before_mode,
+                after_mode: change.after_mode,
             },
         )?;
     }

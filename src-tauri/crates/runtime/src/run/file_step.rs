@@ -73,6 +73,8 @@ pub(crate) async fn execute_file_tool(
                 path: receipt.path,
                 before_hash: receipt.before_hash,
                 after_hash: receipt.after_hash,
+                before_mode: None,
+                after_mode: None,
             },
         )?;
     }

@@ -31,6 +31,8 @@ pub struct FileMeta {
     len: u64,
     modified_ns: i128,
     inode: u64,
+    /// Permission bits (`0o7777`).
+    mode: u32,
 }
 
 impl FileMeta {
@@ -38,11 +40,19 @@ impl FileMeta {
         self.modified_ns
     }
 
+    pub fn mode(&self) -> u32 {
+        self.mode
+    }
+
     pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
         #[cfg(unix)]
         let inode = std::os::unix::fs::MetadataExt::ino(meta);
         #[cfg(not(unix))]
         let inode = 0;
+        #[cfg(unix)]
+        let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o7777;
+        #[cfg(not(unix))]
+        let mode = 0;
         let modified_ns = meta
             .modified()
             .ok()
@@ -52,6 +62,7 @@ impl FileMeta {
             len: meta.len(),
             modified_ns,
             inode,
+            mode,
         }
     }
 }
@@ -108,6 +119,9 @@ pub struct FileChange {
     /// A version was too large to keep: recorded as changed, but it has
     /// no diff and no revert.
     pub unrevertable: bool,
+    /// Permission bits before and after (None: the file was not there).
+    pub before_mode: Option<u32>,
+    pub after_mode: Option<u32>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -280,14 +294,19 @@ pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<FileChange> {
                 before: b.hash.clone(),
                 after: None,
                 unrevertable: b.hash.is_none(),
+                before_mode: Some(b.meta.mode),
+                after_mode: None,
             }),
             Some(a) if a.meta == b.meta => {}
-            Some(a) if a.hash.is_some() && a.hash == b.hash => {}
+            // Same content and mode: touched, not changed (a chmod alone is).
+            Some(a) if a.hash.is_some() && a.hash == b.hash && a.meta.mode == b.meta.mode => {}
             Some(a) => out.push(FileChange {
                 path: path.clone(),
                 before: b.hash.clone(),
                 after: a.hash.clone(),
                 unrevertable: b.hash.is_none() || a.hash.is_none(),
+                before_mode: Some(b.meta.mode),
+                after_mode: Some(a.meta.mode),
             }),
         }
     }
@@ -299,6 +318,8 @@ pub fn changes(before: &Snapshot, after: &Snapshot) -> Vec<FileChange> {
                 before: None,
                 after: a.hash.clone(),
                 unrevertable: a.hash.is_none(),
+                before_mode: None,
+                after_mode: Some(a.meta.mode),
             });
         }
     }
