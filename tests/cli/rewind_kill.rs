@@ -32,7 +32,14 @@ fn rewritten(env: &Env) -> String {
         .collect();
     let r = env.run(
         Value::Array(steps),
-        &["--approve", "all", "--max-steps", "500", "--max-tool-calls", "500"],
+        &[
+            "--approve",
+            "all",
+            "--max-steps",
+            "500",
+            "--max-tool-calls",
+            "500",
+        ],
         "rewrite everything",
     );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
@@ -107,13 +114,18 @@ fn a_rewind_killed_at_a_random_moment_leaves_no_torn_file_and_is_settled_next_ti
     println!("whole rewind of {FILES} files: {whole:?}; seed {seed}");
     let mut state = seed;
     for round in 0..3 {
-        state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1);
         let share = 0.1 + ((state >> 33) % 800) as f64 / 1000.0;
         let env = env();
         let run = rewritten(&env);
         rewind(&env, &run, Some(whole.mul_f64(share)));
         let done = before_count(&env);
-        println!("round {round}: killed at {:.0}% → {done} of {FILES} rewound", share * 100.0);
+        println!(
+            "round {round}: killed at {:.0}% → {done} of {FILES} rewound",
+            share * 100.0
+        );
         // The next rewind settles what the kill left open, then finishes.
         rewind(&env, &run, None);
         assert_eq!(before_count(&env), FILES, "round {round}");

@@ -45,7 +45,12 @@ fn report_json(r: &RewindReport) -> serde_json::Value {
             })
         })
         .collect();
-    json!({"to": r.to, "redo": r.redo, "files": files})
+    let later: Vec<_> = r
+        .later_runs
+        .iter()
+        .map(|(run, files)| json!({"run_id": run, "files": files}))
+        .collect();
+    json!({"to": r.to, "redo": r.redo, "files": files, "later_runs": later})
 }
 
 fn print_report(r: &RewindReport, run: &str) {
@@ -68,6 +73,11 @@ fn print_report(r: &RewindReport, run: &str) {
             ""
         };
         println!("{what} {}{forced}", f.path);
+    }
+    for (run, files) in &r.later_runs {
+        println!(
+            "first rewound run {run}, which continues this one, to its start ({files} file(s))"
+        );
     }
     let n = r.files.len();
     let files = if n == 1 {

@@ -72,6 +72,24 @@ fn permissions_for(target: &Path) -> std::io::Result<fs::Permissions> {
 /// existing file's permissions (a new file gets the umask's): what a
 /// revert or re-apply puts back. Parent folders are created.
 pub fn replace_file(target: &Path, content: &[u8]) -> std::io::Result<()> {
+    replace(target, content, true)
+}
+
+/// [`replace_file`] without waiting for the disk: still atomic for every
+/// reader and across a killed process (the rename is the commit point),
+/// for many files followed by one [`sync_filesystem`].
+pub fn replace_file_unsynced(target: &Path, content: &[u8]) -> std::io::Result<()> {
+    replace(target, content, false)
+}
+
+/// Waits until everything written to the filesystem holding `path` is on
+/// disk (`syncfs`): one wait for a batch of unsynced replacements.
+pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
+    let handle = fs::File::open(path)?;
+    rustix::fs::syncfs(&handle).map_err(std::io::Error::from)
+}
+
+fn replace(target: &Path, content: &[u8], sync: bool) -> std::io::Result<()> {
     let parent = target.parent().unwrap_or_else(|| Path::new("."));
     fs::create_dir_all(parent)?;
     let permissions = permissions_for(target)?;
@@ -80,9 +98,13 @@ pub fn replace_file(target: &Path, content: &[u8]) -> std::io::Result<()> {
         .tempfile_in(parent)?;
     temp.write_all(content)?;
     temp.as_file().set_permissions(permissions)?;
-    temp.as_file().sync_all()?;
+    if sync {
+        temp.as_file().sync_all()?;
+    }
     temp.persist(target).map_err(|e| e.error)?;
-    sync_dir(parent);
+    if sync {
+        sync_dir(parent);
+    }
     Ok(())
 }
 

@@ -36,7 +36,9 @@ mod flow_tests;
 mod testutil;
 
 pub use args::wrong_type;
-pub use atomic::{new_file_mode, remove_leftover_temp_files, replace_file};
+pub use atomic::{
+    new_file_mode, remove_leftover_temp_files, replace_file, replace_file_unsynced, sync_filesystem,
+};
 pub use authorization::{ApprovalRequest, Authority, AuthorizedCall, NotApproved};
 pub use error::{ArgumentError, ToolError};
 pub use executor::{ExecOutcome, Executor, ExecutorLimits};

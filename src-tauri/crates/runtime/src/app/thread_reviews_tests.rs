@@ -162,3 +162,60 @@ async fn a_follow_up_is_told_of_the_user_s_edit_and_of_a_rewind_and_what_the_mod
     );
     assert_rebuilt_exactly(&f, second, &sent);
 }
+
+#[tokio::test]
+async fn rewinding_the_first_run_of_a_thread_puts_back_what_its_follow_ups_did_too() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("notes.md"), "v0\n").unwrap();
+    let write = |content: &str| {
+        script(json!([
+            {"tool_call": {"tool_name": "write_file", "arguments": {"path": "notes.md", "content": content}}},
+            {"final_answer": "written"}
+        ]))
+    };
+    let first = f.app.start_run(start("one", &f, &write("v1\n"))).unwrap();
+    f.app.wait_run(first).await.unwrap();
+    let mut parent = first;
+    let mut runs = vec![first];
+    for content in ["v2\n", "v3\n"] {
+        let provider = write(content);
+        let mut next = start("more", &f, &provider);
+        next.workspace = String::new();
+        let thread = ThreadStart {
+            run_id: parent,
+            at: None,
+        };
+        parent = f.app.start_follow_up(next, thread).unwrap();
+        f.app.wait_run(parent).await.unwrap();
+        runs.push(parent);
+    }
+    let read = || std::fs::read_to_string(f.ws.path().join("notes.md")).unwrap();
+    assert_eq!(read(), "v3\n");
+    // Someone edits the file: the rewind names the newest run it blocks.
+    std::fs::write(f.ws.path().join("notes.md"), "mine\n").unwrap();
+    let err = f
+        .app
+        .rewind(first, EventSeq(0), false)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains(&format!("run {}", runs[2])) && err.contains("notes.md"),
+        "{err}"
+    );
+    assert_eq!(read(), "mine\n", "nothing was touched");
+    std::fs::write(f.ws.path().join("notes.md"), "v3\n").unwrap();
+    let report = f.app.rewind(first, EventSeq(0), false).unwrap();
+    assert_eq!(read(), "v0\n");
+    let later: Vec<_> = report.later_runs.iter().map(|(id, _)| *id).collect();
+    assert_eq!(later, [runs[2], runs[1]], "newest first");
+    // Each run's own record says what its rewind did.
+    for run in &runs {
+        let events = f.app.list_events(*run, EventSeq(0), 1000).unwrap();
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e.payload, EventPayload::RewindStarted { .. })),
+            "{run}"
+        );
+    }
+}

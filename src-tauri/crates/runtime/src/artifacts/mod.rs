@@ -9,6 +9,7 @@ pub mod hunks;
 pub mod projection;
 pub mod revert;
 pub mod rewind;
+mod rewind_thread;
 pub(crate) mod secrets;
 
 pub use export::Exported;

@@ -162,6 +162,7 @@ impl Application {
         path: &std::path::Path,
         content: Option<&[u8]>,
         mode: Option<u32>,
+        sync: bool,
     ) -> Result<(), AppError> {
         let io = |source| AppError::Io {
             path: path.to_path_buf(),
@@ -176,7 +177,12 @@ impl Application {
             // The file keeps its mode (a new one gets the umask's)
             // unless the record says which it had.
             Some(bytes) => {
-                bearagent_tools::replace_file(path, bytes).map_err(io)?;
+                let put = if sync {
+                    bearagent_tools::replace_file(path, bytes)
+                } else {
+                    bearagent_tools::replace_file_unsynced(path, bytes)
+                };
+                put.map_err(io)?;
                 match mode {
                     Some(mode) => set_mode(path, mode).map_err(io),
                     None => Ok(()),
@@ -236,43 +242,16 @@ impl Application {
         restored: &Option<ContentHash>,
         swap: Swap,
     ) -> Result<(), AppError> {
-        let Step { action, rewound_to } = step;
-        let hunks: Vec<u32> = told.iter().map(|h| h.0).filter(|n| *n > 0).collect();
-        rec.record(
-            rec.last_seq(),
-            EventPayload::ReviewIntended {
-                path: rel.to_owned(),
-                action,
-                restored_hash: restored.clone(),
-                replaced_hash: swap.replaced.clone(),
-                forced: swap.forced,
-                hunks: hunks.clone(),
-                rewound_to,
-            },
-        )?;
-        let removes = swap.content.is_none();
-        if let Err(e) = Self::put_file(&swap.path, swap.content.as_deref(), swap.mode) {
-            rec.record(
-                rec.last_seq(),
-                EventPayload::ReviewAbandoned {
-                    path: rel.to_owned(),
-                    reason: e.to_string(),
-                },
-            )?;
+        rec.record(rec.last_seq(), swap.intent(rel, step, told, restored))?;
+        if let Err(e) = swap.put() {
+            rec.record(rec.last_seq(), abandoned(rel, e.to_string()))?;
             return Err(e);
         }
-        let done = ReviewDone {
-            action,
-            rewound_to,
-            hunks,
-            diff: told.iter().map(|h| h.1.as_str()).collect(),
-            restored: restored.clone(),
-            replaced: swap.replaced,
-            forced: swap.forced,
-        };
-        rec.record(rec.last_seq(), done.event(rel))?;
+        let removes = swap.removes();
+        let path = swap.path.clone();
+        rec.record(rec.last_seq(), swap.done(rel, step, told, restored))?;
         if removes {
-            prune_empty_dirs(&swap.path, rel, &command_dirs(rec.events(), action));
+            prune_empty_dirs(&path, rel, &command_dirs(rec.events(), step.action));
         }
         Ok(())
     }
@@ -379,7 +358,90 @@ fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7777))
 }
 
+/// A review change that did not take effect, and why.
+pub(crate) fn abandoned(rel: &str, reason: String) -> EventPayload {
+    EventPayload::ReviewAbandoned {
+        path: rel.to_owned(),
+        reason,
+    }
+}
+
 impl Swap {
+    /// The intent recorded before the disk changes.
+    pub(crate) fn intent(
+        &self,
+        rel: &str,
+        step: Step,
+        told: &[(u32, String)],
+        restored: &Option<ContentHash>,
+    ) -> EventPayload {
+        EventPayload::ReviewIntended {
+            path: rel.to_owned(),
+            action: step.action,
+            restored_hash: restored.clone(),
+            replaced_hash: self.replaced.clone(),
+            forced: self.forced,
+            hunks: told.iter().map(|h| h.0).filter(|n| *n > 0).collect(),
+            rewound_to: step.rewound_to,
+        }
+    }
+
+    /// Changes the file (atomically: on failure it holds what it held).
+    pub(crate) fn put(&self) -> Result<(), AppError> {
+        Application::put_file(&self.path, self.content.as_deref(), self.mode, true)
+    }
+
+    /// [`Swap::put`] without waiting for the disk (one sync follows the
+    /// batch).
+    pub(crate) fn put_unsynced(&self) -> Result<(), AppError> {
+        Application::put_file(&self.path, self.content.as_deref(), self.mode, false)
+    }
+
+    pub(crate) fn new(
+        path: PathBuf,
+        content: Option<Vec<u8>>,
+        replaced: Option<ContentHash>,
+        forced: bool,
+    ) -> Self {
+        Self {
+            path,
+            content,
+            replaced,
+            forced,
+            mode: None,
+        }
+    }
+
+    /// The file goes.
+    pub(crate) fn removes(&self) -> bool {
+        self.content.is_none()
+    }
+
+    /// The file on disk.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The outcome recorded once the file holds `restored`.
+    pub(crate) fn done(
+        self,
+        rel: &str,
+        step: Step,
+        told: &[(u32, String)],
+        restored: &Option<ContentHash>,
+    ) -> EventPayload {
+        ReviewDone {
+            action: step.action,
+            rewound_to: step.rewound_to,
+            hunks: told.iter().map(|h| h.0).filter(|n| *n > 0).collect(),
+            diff: told.iter().map(|h| h.1.as_str()).collect(),
+            restored: restored.clone(),
+            replaced: self.replaced,
+            forced: self.forced,
+        }
+        .event(rel)
+    }
+
     /// Puts `mode` back with the content (when it is known).
     pub(crate) fn with_mode(self, mode: Option<u32>) -> Self {
         Self {
@@ -396,7 +458,7 @@ impl Swap {
 
 /// The folders the run's commands made (for a revert) or removed (for a
 /// re-apply): the ones a review may remove again once they are empty.
-fn command_dirs(events: &[EventEnvelope], action: ReviewAction) -> BTreeSet<String> {
+pub(crate) fn command_dirs(events: &[EventEnvelope], action: ReviewAction) -> BTreeSet<String> {
     let mut dirs = BTreeSet::new();
     for e in events {
         if let EventPayload::CommandFinished {
@@ -425,7 +487,7 @@ fn command_dirs(events: &[EventEnvelope], action: ReviewAction) -> BTreeSet<Stri
 /// first. A folder that is not empty (or not removable) stops it: an
 /// empty folder left behind is untidy, never wrong, so that is not an
 /// error.
-fn prune_empty_dirs(path: &Path, rel: &str, dirs: &BTreeSet<String>) {
+pub(crate) fn prune_empty_dirs(path: &Path, rel: &str, dirs: &BTreeSet<String>) {
     let within = |dir: &str| {
         dirs.iter().any(|top| {
             dir.strip_prefix(top.as_str())

@@ -7,7 +7,7 @@
 
 use crate::app::Application;
 use crate::artifacts::projection::ArtifactFold;
-use crate::artifacts::revert::{Step, Swap};
+use crate::artifacts::revert::{abandoned, command_dirs, prune_empty_dirs, Step, Swap};
 use crate::AppError;
 use bearagent_kernel::{
     ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, ReviewAction, RunId,
@@ -21,6 +21,9 @@ pub struct RewindReport {
     pub redo: bool,
     /// Sorted by path.
     pub files: Vec<RewoundFile>,
+    /// The later runs of the thread rewound to their start first (newest
+    /// first), with how many files each put back.
+    pub later_runs: Vec<(RunId, usize)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +92,10 @@ fn last_rewind(events: &[EventEnvelope]) -> Result<(EventSeq, Vec<RewoundFrom>),
 }
 
 impl Application {
-    /// Rewinds the files of the ended run `run_id` to event `to`.
+    /// Rewinds the files of the ended run `run_id` to event `to` — and
+    /// first, newest first, every later run of its thread (its follow-ups
+    /// and forks) to its start, refusing as a whole if a file changed
+    /// since any of them wrote it.
     #[tracing::instrument(skip(self))]
     pub fn rewind(
         &self,
@@ -97,6 +103,43 @@ impl Application {
         to: EventSeq,
         force: bool,
     ) -> Result<RewindReport, AppError> {
+        let later = self.later_runs(run_id)?;
+        let mut plans = Vec::with_capacity(later.len() + 1);
+        for id in later {
+            let (rec, plan) = self.plan_rewind(id, EventSeq(0))?;
+            plans.push((id, EventSeq(0), rec, plan));
+        }
+        let (rec, plan) = self.plan_rewind(run_id, to)?;
+        plans.push((run_id, to, rec, plan));
+        if !force {
+            self.check_thread(&plans)?;
+        }
+        let mut also = Vec::new();
+        let mut report = None;
+        for (id, to, rec, plan) in plans {
+            if id != run_id && plan.is_empty() {
+                continue;
+            }
+            let done = self.apply_rewind(rec, id, (to, false), plan, force)?;
+            if id == run_id {
+                report = Some(done);
+            } else {
+                also.push((id, done.files.len()));
+            }
+        }
+        let mut report =
+            report.ok_or_else(|| AppError::Internal("the rewind lost its run".into()))?;
+        report.later_runs = also;
+        Ok(report)
+    }
+
+    /// What rewinding `run_id` to `to` changes, file by file; nothing is
+    /// touched.
+    pub(crate) fn plan_rewind(
+        &self,
+        run_id: RunId,
+        to: EventSeq,
+    ) -> Result<(crate::run::recorder::Recorder, Vec<Planned>), AppError> {
         let rec = self.settled_recorder(run_id)?;
         let end = rec
             .events()
@@ -132,7 +175,7 @@ impl Application {
                 })
             })
             .collect();
-        self.apply_rewind(rec, run_id, (to, false), plan, force)
+        Ok((rec, plan))
     }
 
     /// Undoes the last rewind of `run_id`: each of its files gets back
@@ -169,13 +212,8 @@ impl Application {
         plan: Vec<Planned>,
         force: bool,
     ) -> Result<RewindReport, AppError> {
-        let mut swaps: Vec<(Planned, Swap)> = Vec::with_capacity(plan.len());
-        for p in plan {
-            let swap = self
-                .plan_swap(run_id, &p.path, &p.expected, &p.target, true)?
-                .with_mode(p.mode);
-            swaps.push((p, swap));
-        }
+        let root_dir = self.workspace_root(run_id)?.path().to_path_buf();
+        let swaps = self.plan_swaps(run_id, plan)?;
         let changed: Vec<&str> = swaps
             .iter()
             .filter(|(_, s)| s.forced())
@@ -195,15 +233,12 @@ impl Application {
             to,
             redo,
             files: Vec::new(),
+            later_runs: Vec::new(),
         };
         if swaps.is_empty() {
             return Ok(report);
         }
         let paths = swaps.iter().map(|(p, _)| p.path.clone()).collect();
-        rec.record(
-            rec.last_seq(),
-            EventPayload::RewindStarted { to, redo, paths },
-        )?;
         let action = if redo {
             ReviewAction::Redo
         } else {
@@ -213,16 +248,50 @@ impl Application {
             action,
             rewound_to: Some(to),
         };
+        // Every intent in one commit before the disk changes, every
+        // outcome in one after: a crash between leaves intents that the
+        // next review settles from the disk, file by file.
+        let mut intents = vec![EventPayload::RewindStarted { to, redo, paths }];
+        intents.extend(
+            swaps
+                .iter()
+                .map(|(p, s)| s.intent(&p.path, step, &[], &p.target)),
+        );
+        rec.record_chain(rec.last_seq(), intents)?;
+        let dirs = command_dirs(rec.events(), action);
+        let mut outcomes = Vec::with_capacity(swaps.len());
+        let mut failed = None;
         for (p, swap) in swaps {
+            if failed.is_some() {
+                let why = "not attempted: an earlier file of the rewind could not be written";
+                outcomes.push(abandoned(&p.path, why.into()));
+                continue;
+            }
+            if let Err(e) = swap.put_unsynced() {
+                outcomes.push(abandoned(&p.path, e.to_string()));
+                failed = Some(e);
+                continue;
+            }
+            if swap.removes() {
+                prune_empty_dirs(swap.path(), &p.path, &dirs);
+            }
             let forced = swap.forced();
-            Self::apply_swap(&mut rec, &p.path, step, &[], &p.target, swap)?;
+            outcomes.push(swap.done(&p.path, step, &[], &p.target));
             report.files.push(RewoundFile {
                 path: p.path,
                 now: p.target,
                 forced,
             });
         }
-        Ok(report)
+        // On disk before the outcomes say so.
+        if let Err(source) = bearagent_tools::sync_filesystem(&root_dir) {
+            tracing::warn!(%source, "could not sync the workspace after a rewind");
+        }
+        rec.record_chain(rec.last_seq(), outcomes)?;
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(report),
+        }
     }
 }
 
@@ -234,12 +303,52 @@ fn plural(n: usize) -> String {
     }
 }
 
+impl Application {
+    /// Reads what every file holds now (saving it, in one batch, so the
+    /// rewind can be undone) and the version that goes there. Nothing on
+    /// disk changes.
+    fn plan_swaps(
+        &self,
+        run_id: RunId,
+        plan: Vec<Planned>,
+    ) -> Result<Vec<(Planned, Swap)>, AppError> {
+        let root = self.workspace_root(run_id)?;
+        let mut current = Vec::with_capacity(plan.len());
+        for p in &plan {
+            let path = root
+                .resolve_for_write(&p.path)
+                .map_err(|e| AppError::InvalidInput(format!("{}: {e}", p.path)))?;
+            let now = crate::run::receipts::current_hash(&path).map_err(|source| AppError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            current.push((path, now));
+        }
+        let kept = self.store.put_blobs(
+            current
+                .iter()
+                .filter_map(|(_, now)| now.as_ref().map(|(_, b)| b.as_slice())),
+            self.clock.now(),
+        )?;
+        let mut kept = kept.into_iter();
+        let mut out = Vec::with_capacity(plan.len());
+        for (p, (path, now)) in plan.into_iter().zip(current) {
+            let hash = now.as_ref().map(|(h, _)| h.clone());
+            let replaced = now.and_then(|_| kept.next());
+            let forced = hash != p.expected;
+            let swap = Swap::new(path, self.blob(&p.target)?, replaced, forced).with_mode(p.mode);
+            out.push((p, swap));
+        }
+        Ok(out)
+    }
+}
+
 /// One file of a rewind: what it should hold now, and what goes there.
-struct Planned {
-    path: String,
-    expected: Option<ContentHash>,
-    target: Option<ContentHash>,
-    mode: Option<u32>,
+pub(crate) struct Planned {
+    pub(crate) path: String,
+    pub(crate) expected: Option<ContentHash>,
+    pub(crate) target: Option<ContentHash>,
+    pub(crate) mode: Option<u32>,
 }
 
 /// The permission bits `rel` has now (None: not there or unreadable).

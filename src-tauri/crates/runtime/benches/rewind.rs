@@ -1,0 +1,119 @@
+//! Rewind benchmark: a run whose one command rewrote 1 000 files is
+//! rewound to its start (every file guarded, recorded and put back) and
+//! redone, against `git checkout -- .` putting the same 1 000 files back
+//! in a git repository of the same tree, measured in the same run.
+//! Goal: rewind ≤ 2× git checkout.
+//!
+//! Run: `cargo bench -p bearagent-runtime --bench rewind`
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
+mod support;
+
+use bearagent_kernel::EventSeq;
+use bearagent_runtime::{Application, SystemClock};
+use serde_json::json;
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const FILES: usize = 1_000;
+const ROUNDS: usize = 5;
+
+fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn fill(dir: &Path, word: &str) {
+    for f in 0..FILES {
+        let text: String = (0..40)
+            .map(|l| format!("{word} line {l} of file {f}\n"))
+            .collect();
+        std::fs::write(dir.join(format!("f{f:04}.txt")), text).unwrap();
+    }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args([
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.com",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// `git checkout -- .` of FILES modified files, per round.
+fn git_checkout() -> Vec<Duration> {
+    let repo = tempfile::tempdir().unwrap();
+    fill(repo.path(), "before");
+    git(repo.path(), &["init", "-q"]);
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-qm", "before"]);
+    (0..ROUNDS)
+        .map(|_| {
+            fill(repo.path(), "after");
+            let t = Instant::now();
+            git(repo.path(), &["checkout", "--", "."]);
+            t.elapsed()
+        })
+        .collect()
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    fill(ws.path(), "before");
+    let app = Application::open(home.path(), Arc::new(SystemClock)).unwrap();
+    // One plain command (nothing the rule parser cannot prove, so the
+    // run allows it without asking).
+    let rewrite = "sed -i s/^before/after/ f*.txt";
+    let steps =
+        vec![json!({"tool_call": {"tool_name": "run_command", "arguments": {"command": rewrite}}})];
+    let run = support::run_script(&rt, &app, ws.path(), "rewrite every file", steps);
+    assert_eq!(
+        app.artifacts(run).unwrap().len(),
+        FILES,
+        "the command changed every file"
+    );
+    let (mut rewinds, mut redos) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let t = Instant::now();
+        let report = app.rewind(run, EventSeq(0), false).unwrap();
+        rewinds.push(t.elapsed());
+        assert_eq!(report.files.len(), FILES);
+        let t = Instant::now();
+        app.redo_rewind(run, false).unwrap();
+        redos.push(t.elapsed());
+    }
+    let checkout = median(git_checkout());
+    let (rewind, redo) = (median(rewinds), median(redos));
+    println!("rewind benchmark: {FILES} files, median of {ROUNDS}");
+    println!("  git checkout -- .   {:8.1} ms", ms(checkout));
+    println!(
+        "  bearagent rewind    {:8.1} ms  ({:.2}× git checkout; goal ≤ 2×)",
+        ms(rewind),
+        rewind.as_secs_f64() / checkout.as_secs_f64()
+    );
+    println!(
+        "  bearagent redo      {:8.1} ms  ({:.2}× git checkout)",
+        ms(redo),
+        redo.as_secs_f64() / checkout.as_secs_f64()
+    );
+}
