@@ -234,7 +234,7 @@ async function scrollToRow(app, seq) {
   );
 }
 
-test("changes: rewind to here (files and conversation) — refused naming the file changed since, rewound anyway, then a fork from the turn", async () => {
+test("changes: rewind to here (files and conversation) — refused naming the file changed since, rewound anyway, redone, then a fork from the turn", async () => {
   const { app, workspace, model } = await loopbackRun("rewind");
   const notes = join(workspace, "notes.txt");
   try {
@@ -268,6 +268,11 @@ test("changes: rewind to here (files and conversation) — refused naming the fi
     await byTestId(app, "changes-tab").click();
     await step(app, "rewind-changes", () => waitState(app, "notes.txt", "reverted"));
     await byTestId(app, "timeline-tab").click();
+    // Redo gives notes.txt back what the rewind replaced (the user's notes); the rewind's marks go.
+    await byTestId(app, "rewind-redo").click();
+    await step(app, "rewind-redone", () => byTestId(app, "rewind-notice").waitForExist({ ...WAIT, reverse: true }));
+    assert.equal(readFileSync(notes, "utf8"), "My own notes.\n");
+    assert.equal((await app.$$('[data-testid="timeline-row"][data-rewound="true"]')).length, 0);
     // The timeline opens at its top again; the fork prompt is still open at the turn.
     await scrollToRow(app, turn);
     await step(app, "rewind-fork-open", () => app.$(`[data-testid="fork-prompt"][data-seq="${turn}"]`).waitForDisplayed(WAIT));

@@ -28,19 +28,42 @@ pub fn plan_mine() -> String {
 
 /// Adds the recorded review steps, the edit bases and the fork to `take`.
 pub async fn record(take: &mut Value) {
-    let mut steps = edit_conflict().await;
-    let (rewinds, bases, fork) = rewinds().await;
+    let expected = event_types(&take["run"]["updates"]);
+    let mut steps = edit_conflict(&expected).await;
+    let (rewinds, bases, fork) = rewinds(&expected).await;
     steps.extend(rewinds);
     take["review"] = Value::Array(steps);
     take["edit_bases"] = bases;
     take["fork"] = fork;
 }
 
+/// The types of the run events among recorded `updates`.
+fn event_types(updates: &Value) -> Vec<String> {
+    let events = updates.as_array().into_iter().flatten();
+    events
+        .filter(|u| u["kind"] == "run_event")
+        .map(|u| u["event"]["payload"]["type"].to_string())
+        .collect()
+}
+
+/// A fresh session whose run recorded the same events as the take's
+/// (`expected`): the steps are recorded from that state. A watcher may
+/// see a command's folder appear as an outside change on a loaded
+/// machine, so a run that differs is run again (a few times at most).
+async fn same_run(expected: &[String]) -> (Session, RunId) {
+    for _ in 0..5 {
+        let (s, run) = finished().await;
+        if event_types(&Value::Array(s.updates(run).await)) == expected {
+            return (s, run);
+        }
+    }
+    panic!("the changes run never recorded the same events twice")
+}
+
 /// The settings the user edited since: keeping an edit is refused, then forced.
-async fn edit_conflict() -> Vec<Value> {
-    let (s, run) = finished().await;
-    // The run's own updates are the take's; each step records only its own.
-    s.updates(run).await;
+async fn edit_conflict(expected: &[String]) -> Vec<Value> {
+    // The run's own updates are the take's (taken already); each step records only its own.
+    let (s, run) = same_run(expected).await;
     let path = "config/settings.toml";
     let mut steps = Vec::new();
     for force in [false, true] {
@@ -61,9 +84,8 @@ async fn edit_conflict() -> Vec<Value> {
 
 /// Rewind to the turn that wrote the settings (refused, then forced), its
 /// redo, an edit kept afterwards, and a fork from that turn.
-async fn rewinds() -> (Vec<Value>, Value, Value) {
-    let (s, run) = finished().await;
-    s.updates(run).await;
+async fn rewinds(expected: &[String]) -> (Vec<Value>, Value, Value) {
+    let (s, run) = same_run(expected).await;
     let bases = edit_bases(&s, run);
     let events = s.app.list_events(run, EventSeq(0), 100_000).unwrap();
     let to = events
