@@ -59,6 +59,10 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::artifacts::revert_hunks,
             commands::artifacts::reapply_artifact,
             commands::artifacts::export_run,
+            commands::review::rewind_run,
+            commands::review::redo_rewind,
+            commands::review::edit_base,
+            commands::review::keep_edited,
         ])
         .events(collect_events![
             events::WorkspaceOpened,

@@ -82,6 +82,21 @@ export const commands = {
 	reapplyArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("reapply_artifact", { runId, path, force })),
 	/**  Writes the run's JSON export and Markdown report under `<data>/exports`. */
 	exportRun: (runId: string) => typedError<ExportedView, ApiError>(__TAURI_INVOKE("export_run", { runId })),
+	/**
+	 *  Puts every file the run changed after event `to` back to what it held
+	 *  then. Refused as a whole (code `conflict`, naming the files) when some
+	 *  changed since, unless `force`.
+	 */
+	rewindRun: (runId: string, to: number, force: boolean) => typedError<RewindReportView, ApiError>(__TAURI_INVOKE("rewind_run", { runId, to, force })),
+	/**  Undoes the run's last rewind, guarded the same way. */
+	redoRewind: (runId: string, force: boolean) => typedError<RewindReportView, ApiError>(__TAURI_INVOKE("redo_rewind", { runId, force })),
+	/**  The run's version of `path` as text, for the user to edit before keeping. */
+	editBase: (runId: string, path: string) => typedError<string, ApiError>(__TAURI_INVOKE("edit_base", { runId, path })),
+	/**
+	 *  Writes and keeps the user's edit; `conflict` when the file changed since
+	 *  BearAgent last wrote it, unless `force`.
+	 */
+	keepEdited: (runId: string, path: string, content: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("keep_edited", { runId, path, content, force })),
 };
 
 /** Events */
@@ -913,6 +928,23 @@ export type ReviewAction =
 "redo" | 
 /**  The user's own edit of the run's version (kept). */
 "edit";
+
+export type RewindReportView = {
+	/**  The event the run's files went back to. */
+	to: number,
+	/**  This undid the last rewind. */
+	redo: boolean,
+	/**  Sorted by path; empty when nothing had changed since `to`. */
+	files: RewoundFileView[],
+};
+
+export type RewoundFileView = {
+	path: string,
+	/**  The file was removed (it did not exist at `to`). */
+	removed: boolean,
+	/**  It held something else than BearAgent last put there (forced). */
+	forced: boolean,
+};
 
 export type Role = "system" | "user" | "assistant";
 

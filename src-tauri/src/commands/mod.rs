@@ -3,6 +3,7 @@
 
 pub mod artifacts;
 pub mod mcp;
+pub mod review;
 pub mod runs;
 pub mod settings;
 pub mod threads;

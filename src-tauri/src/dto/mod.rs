@@ -166,6 +166,7 @@ impl From<RunSummary> for RunSummaryView {
 
 pub mod artifacts;
 pub mod mcp;
+pub mod review;
 pub mod runs;
 pub mod sandbox;
 pub mod settings;

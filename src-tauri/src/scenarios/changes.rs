@@ -6,7 +6,7 @@
 
 use super::provider::provider;
 use super::session::Session;
-use bearagent_kernel::ApprovalMode;
+use bearagent_kernel::{ApprovalMode, RunId};
 use bearagent_runtime::RunProfile;
 use serde_json::{json, Value};
 
@@ -14,12 +14,13 @@ const GREETER_BEFORE: &str = "def greet(name):\n    \"\"\"Say hello.\"\"\"\n    
 const GREETER_AFTER: &str = "GREETINGS = {\"en\": \"Hello\", \"fr\": \"Bonjour\", \"es\": \"Hola\"}\n\n\ndef greet(name, lang=\"en\"):\n    \"\"\"Say hello in the given language (English by default).\"\"\"\n    return f\"{GREETINGS.get(lang, GREETINGS['en'])}, {name}!\"\n\n\nif __name__ == \"__main__\":\n    print(greet(\"world\"))\n";
 const LIB_BEFORE: &str = "/// The greeting for a language.\npub fn greeting(lang: &str) -> &'static str {\n    match lang {\n        \"fr\" => \"Bonjour\",\n        _ => \"Hello\",\n    }\n}\n";
 const LIB_AFTER: &str = "/// The greeting for a language.\npub fn greeting(lang: &str, formal: bool) -> &'static str {\n    match lang {\n        \"fr\" => \"Salut\",\n        _ => \"Hi\",\n    }\n}\n";
-const PLAN: &str =
+pub const PLAN: &str =
     "# Plan\n\n1. Add a greeting table.\n2. Default to English.\n3. Test each language.\n";
 const SETTINGS_BEFORE: &str = "lang = \"en\"\ntimeout = 30\n";
 const SETTINGS_AFTER: &str = "lang = \"en\"\nlanguages = [\"en\", \"fr\", \"es\"]\ntimeout = 30\n";
 /// What the user saved over the run's version afterwards.
-const SETTINGS_EDITED: &str = "lang = \"fr\"\nlanguages = [\"en\", \"fr\", \"es\"]\ntimeout = 60\n";
+pub const SETTINGS_EDITED: &str =
+    "lang = \"fr\"\nlanguages = [\"en\", \"fr\", \"es\"]\ntimeout = 60\n";
 /// A PNG signature and zeros: 18 KB of binary.
 const FLAGS: &str = "printf '\\211PNG\\r\\n\\032\\n' > assets/flags.png && head -c 18424 /dev/zero >> assets/flags.png";
 /// Every 20th line of the log marked as slow: more than 1 MiB, so its
@@ -73,7 +74,9 @@ fn script() -> Vec<Value> {
     ]
 }
 
-async fn take() -> Value {
+/// A session where the run has finished and the user then edited
+/// `config/settings.toml` (a conflict).
+pub async fn finished() -> (Session, RunId) {
     let s = Session::new(None);
     s.write("src/greeter.py", GREETER_BEFORE);
     s.write("src/lib.rs", LIB_BEFORE);
@@ -98,6 +101,11 @@ async fn take() -> Value {
     );
     s.finish(run).await;
     s.write("config/settings.toml", SETTINGS_EDITED);
+    (s, run)
+}
+
+async fn take() -> Value {
+    let (s, run) = finished().await;
     let mut take = json!({"name": "every kind of change, one edited since", "decisions": [], "run": s.recorded(run).await});
     s.app
         .revert_hunks(run, "docs/guide.md", &[1], false)
@@ -106,7 +114,9 @@ async fn take() -> Value {
     let changes = s.changes(run);
     take["hunks_reverted"] =
         json!([{"path": "docs/guide.md", "hunks": [1], "updates": updates, "changes": changes}]);
-    s.placeholders(take, &[run])
+    let mut take = s.placeholders(take, &[run]);
+    super::review::record(&mut take).await;
+    take
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -23,6 +23,7 @@ mod long;
 mod mcp;
 mod normalise;
 mod provider;
+mod review;
 mod sandbox;
 mod session;
 

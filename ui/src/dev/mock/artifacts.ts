@@ -61,6 +61,22 @@ export class MockArtifacts {
     });
   }
 
+  /** The file's entry as the list shows it (null: the run did not change it). */
+  entry(runId: string, path: string): ArtifactItem | null {
+    const f = this.#files(runId).get(path);
+    return f ? { ...f.item, state: stateOf(f) } : null;
+  }
+
+  /** The file as a recorded review step left it (a rewind, a redo, a kept edit). */
+  replace(runId: string, path: string, item: ArtifactItem, diff: FileDiffView, full: FileDiffView | null): void {
+    const f = this.#file(runId, path);
+    f.item = item;
+    f.diff = diff;
+    f.full = full;
+    f.changedSince = item.state === "conflict";
+    if (item.state !== "conflict") f.decided = item.state;
+  }
+
   /** Like an editor saving the file outside the run. */
   touch(runId: string, path: string): void {
     this.#file(runId, path).changedSince = true;

@@ -11,6 +11,7 @@ import { MockArtifacts } from "./artifacts";
 import { compactByHand, eventText } from "./compaction";
 import { adoptAnswers, playBack, SeqMap } from "./playback";
 import { MockRunEngine, type MockRun, type NewRun } from "./runEngine";
+import { MockReview } from "./review";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
 import { createdOf, localise, SCENARIOS, scenarioFor, takesFor, takeToContinue, type RecordedRun, type ScenarioName, type Take } from "./scenario";
 import { checkReply, parentsFirst, threadOf } from "./threads";
@@ -43,6 +44,9 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   const artifacts = new MockArtifacts((runId, payload) => {
     engine.commit(runOf(engine, runId), payload, null);
   });
+  const review = new MockReview(artifacts, (runId, payload) => {
+    engine.commit(runOf(engine, runId), payload, null);
+  });
 
   /** Lists a file a recorded run changed, as the recording lists it; the workspace has it or not. */
   function recordArtifact(run: MockRun, recorded: RecordedRun, payload: Extract<EventPayload, { type: "artifact_recorded" }>): void {
@@ -60,6 +64,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       })
       .flat();
     artifacts.record(run.id, payload.path, { item, diff, full, beforeHash: payload.before_hash, afterHash: payload.after_hash }, hunkReverts);
+    const take = run.takes[0];
+    if (take?.review && run.scenario && !review.has(run.id)) {
+      const local = localise(SCENARIOS[run.scenario], { steps: take.review, bases: take.edit_bases ?? {} }, idsOf(run, [run.id]));
+      review.record(run.id, local.steps, local.bases);
+    }
     const path = `${run.projection.workspace_path}/${payload.path}`;
     if (payload.after_hash === null) files.delete(path);
     else files.add(path);
@@ -316,6 +325,18 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "reapply_artifact":
             runOf(engine, String(input.runId));
             return artifacts.reapply(String(input.runId), String(input.path), Boolean(input.force));
+          case "rewind_run":
+            runOf(engine, String(input.runId));
+            return review.play(String(input.runId), { cmd: "rewind_run", to: Number(input.to), force: Boolean(input.force) });
+          case "redo_rewind":
+            runOf(engine, String(input.runId));
+            return review.play(String(input.runId), { cmd: "redo_rewind", force: Boolean(input.force) });
+          case "edit_base":
+            runOf(engine, String(input.runId));
+            return review.editBase(String(input.runId), String(input.path));
+          case "keep_edited":
+            runOf(engine, String(input.runId));
+            return review.play(String(input.runId), { cmd: "keep_edited", path: String(input.path), content: String(input.content ?? ""), force: Boolean(input.force) });
           case "export_run":
             runOf(engine, String(input.runId));
             return artifacts.exportRun(String(input.runId));

@@ -5,7 +5,7 @@
 // which take (one per sequence of decisions), and a request no take was
 // recorded for is refused, so the mock cannot show what the runtime
 // would not do.
-import type { ArtifactItem, Budgets, DecisionInput, EventPayload, FileDiffView, LiveUpdate, ModelContextView, Price } from "../../bindings";
+import type { ApiError, ArtifactItem, Budgets, DecisionInput, EventPayload, FileDiffView, LiveUpdate, ModelContextView, Price } from "../../bindings";
 import changes from "./fixtures/scenarios/changes.json";
 import commands from "./fixtures/scenarios/commands.json";
 import demo from "./fixtures/scenarios/demo.json";
@@ -40,6 +40,26 @@ export interface Take {
   compacted?: { updates: LiveUpdate[]; texts: Record<string, string> };
   /** Hunks the user reverted afterwards: the events and the file's entry and diff after. */
   hunks_reverted?: RecordedHunkRevert[];
+  /** Rewinds, redos and kept edits, each from the state of the files it concerns (`before`). */
+  review?: RecordedReviewStep[];
+  /** The run's version of each text file, as the editor opens it (`edit_base`). */
+  edit_bases?: Record<string, string>;
+}
+
+/** One review request as the window sends it (command name and arguments). */
+export type ReviewRequest =
+  | { cmd: "rewind_run"; to: number; force: boolean }
+  | { cmd: "redo_rewind"; force: boolean }
+  | { cmd: "keep_edited"; path: string; content: string; force: boolean };
+
+export interface RecordedReviewStep {
+  request: ReviewRequest;
+  /** The files the request concerns, and their entries before it. */
+  paths: string[];
+  before: Record<string, ArtifactItem>;
+  outcome: { ok: unknown } | { error: ApiError };
+  updates: LiveUpdate[];
+  after: { items: Record<string, ArtifactItem>; diffs: Record<string, FileDiffView>; full_diffs: Record<string, FileDiffView> };
 }
 
 export interface RecordedHunkRevert {
@@ -123,7 +143,7 @@ export function takesFor(scenario: Scenario, shape: RunRequestShape): Take[] | s
 }
 
 /** `value` as JSON with its keys sorted (serde writes them sorted, the UI in its own order). */
-function canonical(value: unknown): string {
+export function canonical(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) =>
     v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
   );

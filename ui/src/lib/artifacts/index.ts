@@ -3,3 +3,5 @@ export { ArtifactsStore, type DiffState, type PendingAction } from "./store.svel
 export { DIFF_LINE_CAP, capHunks, hunkHeader, lineCount, splitRows, type SplitRow } from "./diff";
 export { HIGHLIGHT_MAX_LINES, languageFor, lineHtml } from "./highlight";
 export { wordChange, wordChanges, type ChangeRange, type WordChange } from "./wordDiff";
+export { tauriReviewApi, type ReviewApi } from "./review";
+export { EditStore } from "./edit.svelte";

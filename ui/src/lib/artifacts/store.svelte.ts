@@ -162,6 +162,11 @@ export class ArtifactsStore {
     return outcome.ok;
   }
 
+  /** Loads the list and the selected diff again (after a change made elsewhere: a rewind, an edit). */
+  refresh(): Promise<void> {
+    return this.#refresh();
+  }
+
   async #refresh(): Promise<void> {
     await this.load();
     if (this.selected !== null && this.items.some((i) => i.path === this.selected)) await this.select(this.selected);

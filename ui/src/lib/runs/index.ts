@@ -3,3 +3,4 @@ export { RunViewStore, EVENT_PAGE_SIZE, type ContextPanel } from "./runView.svel
 export { RunListStore, type RunListState, type RunFilter } from "./runList.svelte";
 export { ThreadStore, ReplyStore, type SendKind } from "./thread.svelte";
 export { CompactStore, EventTexts, type EventTextState } from "./compaction.svelte";
+export { RewindStore, type RewindConflict, type RewindHooks } from "./rewindStore.svelte";

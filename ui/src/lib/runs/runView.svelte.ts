@@ -18,6 +18,7 @@ import { contextMeter, type ContextMeterView } from "./compaction";
 import { EventTexts } from "./compaction.svelte";
 import { EventLog } from "./eventLog";
 import { otherOwnerOf, type OtherOwner } from "./ownership";
+import type { ActiveRewind } from "./rewind";
 import type { LoadedInstructions } from "./timeline";
 import { TimelineIndex } from "./timelineIndex";
 
@@ -201,6 +202,18 @@ export class RunViewStore {
     void this.version;
     if (this.#index.endedAt !== null) return false;
     return this.#index.calls.get(callId)?.decision === undefined;
+  }
+
+  /** The last rewind of the run's files that is not redone. */
+  get activeRewind(): ActiveRewind | null {
+    void this.version;
+    return this.#index.rewinds.active;
+  }
+
+  /** The row's effect was put back by the last rewind (not redone). */
+  isRewound(event: EventEnvelope): boolean {
+    void this.version;
+    return this.#index.rewinds.isRewound(event);
   }
 
   /** All events in order (for tests and exports; the view reads by index). */

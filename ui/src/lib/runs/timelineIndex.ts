@@ -1,5 +1,6 @@
 import type { EventEnvelope } from "../../bindings";
 import { compactAtOf, type CompactionMark, type ContextReading } from "./compaction";
+import { RewindMarks } from "./rewind";
 import type { LoadedInstructions } from "./timeline";
 
 /** Where the events of one tool call sit in the log. */
@@ -42,8 +43,11 @@ export class TimelineIndex {
   readonly compactions: CompactionMark[] = [];
   /** Where the run compacts, per mille of the window (null: off), from its run_created. */
   compactAt: number | null = null;
+  /** What the last rewind not redone put back. */
+  readonly rewinds = new RewindMarks();
 
   add(event: EventEnvelope): void {
+    this.rewinds.add(event);
     const p = event.payload;
     const seq = event.seq;
     switch (p.type) {
@@ -141,6 +145,7 @@ export class TimelineIndex {
     this.lastContext = null;
     this.compactions.length = 0;
     this.compactAt = null;
+    this.rewinds.reset();
   }
 
   #call(id: string): CallSeqs {

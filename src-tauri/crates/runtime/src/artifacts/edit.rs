@@ -6,9 +6,9 @@
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, DiffHunk, FileDiff};
 use crate::artifacts::hunks::MAX_TOLD_BYTES;
-use crate::artifacts::projection::Review;
+use crate::artifacts::projection::{ArtifactRecord, Review};
 use crate::AppError;
-use bearagent_kernel::{ReviewAction, RunId};
+use bearagent_kernel::{ContentHash, ReviewAction, RunId};
 
 impl Application {
     /// Writes `content` — the user's edit of the run's version of `path` —
@@ -24,15 +24,8 @@ impl Application {
     ) -> Result<(), AppError> {
         let mut rec = self.settled_recorder(run_id)?;
         let record = self.find_artifact(run_id, path)?;
-        // The version the diff view showed and the user edited.
-        let shown = match record.review {
-            Review::Reverted => &record.after,
-            Review::Pending | Review::Kept | Review::Partial => &record.now,
-        };
-        let base = self.blob(shown)?.unwrap_or_default();
-        let base = String::from_utf8(base).map_err(|_| {
-            AppError::InvalidInput(format!("{path} is not text: it cannot be edited here"))
-        })?;
+        let shown = shown_version(&record);
+        let base = self.edit_base(run_id, path)?;
         if base == content && shown == &record.now {
             return Err(AppError::InvalidInput(format!(
                 "the edit of {path} changes nothing: keep the run's version instead"
@@ -49,6 +42,28 @@ impl Application {
             &target,
             swap,
         )
+    }
+}
+
+impl Application {
+    /// The text the user edits before keeping: the run's version of `path`
+    /// as the diff view shows it (what `keep_edited` diffs the edit with).
+    #[tracing::instrument(skip(self))]
+    pub fn edit_base(&self, run_id: RunId, path: &str) -> Result<String, AppError> {
+        let record = self.find_artifact(run_id, path)?;
+        let base = self.blob(shown_version(&record))?.unwrap_or_default();
+        String::from_utf8(base).map_err(|_| {
+            AppError::InvalidInput(format!("{path} is not text: it cannot be edited here"))
+        })
+    }
+}
+
+/// The version the diff view shows and the user edits: the run's, even
+/// after a revert.
+fn shown_version(record: &ArtifactRecord) -> &Option<ContentHash> {
+    match record.review {
+        Review::Reverted => &record.after,
+        Review::Pending | Review::Kept | Review::Partial => &record.now,
     }
 }
 

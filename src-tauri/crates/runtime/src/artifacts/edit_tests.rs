@@ -66,3 +66,18 @@ async fn an_edit_is_refused_when_the_file_changed_since_or_nothing_changes() {
         .unwrap();
     assert_eq!(read(&d, "guide.md").as_deref(), Some("# Guide\nmine\n"));
 }
+
+#[tokio::test]
+async fn the_edit_base_is_the_run_s_version_even_after_a_revert() {
+    let d = wrote_guide().await;
+    let base = d.app.edit_base(d.run, "guide.md").unwrap();
+    assert_eq!(base, "# Guide\nrun line\n");
+    d.app.revert_artifact(d.run, "guide.md", false).unwrap();
+    let base = d.app.edit_base(d.run, "guide.md").unwrap();
+    assert_eq!(base, "# Guide\nrun line\n");
+    d.app
+        .keep_edited(d.run, "guide.md", "# Guide\nmine\n", false)
+        .unwrap();
+    let base = d.app.edit_base(d.run, "guide.md").unwrap();
+    assert_eq!(base, "# Guide\nmine\n");
+}
