@@ -264,8 +264,19 @@ impl Attribution {
             if writing.contains(rel.as_str()) {
                 continue;
             }
-            let hash = current_hash(&root.join(rel)).ok().flatten().map(|(h, _)| h);
+            // A folder is not a file change: the files in it report their
+            // own (a late event for a folder a command made or removed
+            // would otherwise read as someone else's change).
+            let abs = root.join(rel);
+            if abs.is_dir() {
+                continue;
+            }
+            let hash = current_hash(&abs).ok().flatten().map(|(h, _)| h);
             if own.get(rel.as_str()).is_some_and(|after| *after == hash) {
+                continue;
+            }
+            let folder = format!("{rel}/");
+            if hash.is_none() && own.keys().any(|p| p.starts_with(&folder)) {
                 continue;
             }
             observed.push(EventPayload::ExternalChangeObserved {
