@@ -12,6 +12,8 @@ mod hunks_cmd;
 mod mcp_cmd;
 mod query_cmd;
 mod render;
+mod render_command;
+mod render_review;
 mod rewind_cmd;
 mod run_cmd;
 mod sandbox_cmd;

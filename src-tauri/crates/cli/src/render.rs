@@ -1,16 +1,17 @@
 //! Human and JSON renderings of the same application results.
 
+use crate::render_command::{command_finished, command_started};
+use crate::render_review as review;
 use bearagent_kernel::event::ModelErrorClass;
 use bearagent_kernel::hunk_list;
 use bearagent_kernel::{
-    Action, EventEnvelope, EventPayload, McpToolRecord, ReviewAction, RunProjection, RunStatus,
-    TokenUsage, ToolCall, ToolName, ToolResult, Usd,
+    Action, EventEnvelope, EventPayload, McpToolRecord, RunProjection, RunStatus, TokenUsage,
+    ToolCall, ToolName, ToolResult, Usd,
 };
 use bearagent_runtime::RunSummary;
-use bearagent_tools::sandbox::network::{NETWORK_OFF, NETWORK_SETTING};
 use serde_json::json;
 
-fn one_line(s: &str, max: usize) -> String {
+pub(crate) fn one_line(s: &str, max: usize) -> String {
     let flat: String = s.chars().map(|c| if c == '\n' { '⏎' } else { c }).collect();
     if flat.chars().count() <= max {
         flat
@@ -60,15 +61,7 @@ fn run_event_text(p: &EventPayload) -> String {
         EventPayload::ModelCallStarted { provider, model } => {
             format!("model call started: {provider}/{model}")
         }
-        EventPayload::ModelCallRetryScheduled {
-            attempt,
-            delay_ms,
-            message,
-            ..
-        } => format!(
-            "retry {attempt} in {delay_ms} ms: {}",
-            one_line(message, 100)
-        ),
+        EventPayload::ModelCallRetryScheduled { .. } => retry_scheduled(p),
         EventPayload::ModelCallCompleted {
             action,
             usage,
@@ -125,6 +118,22 @@ fn run_event_text(p: &EventPayload) -> String {
     }
 }
 
+fn retry_scheduled(p: &EventPayload) -> String {
+    let EventPayload::ModelCallRetryScheduled {
+        attempt,
+        delay_ms,
+        message,
+        ..
+    } = p
+    else {
+        return String::new();
+    };
+    format!(
+        "retry {attempt} in {delay_ms} ms: {}",
+        one_line(message, 100)
+    )
+}
+
 /// The wording of tool-side events: tool calls and their approvals,
 /// commands, writes and their review, MCP servers. The run's own events
 /// are worded by [`run_event_text`].
@@ -132,12 +141,7 @@ fn tool_event_text(p: &EventPayload) -> String {
     match p {
         EventPayload::ToolCallRequested { call } => tool_call_requested(call),
         EventPayload::ApprovalRequested { summary, .. } => format!("approval requested: {summary}"),
-        EventPayload::ApprovalGranted {
-            by, scope, network, ..
-        } => {
-            let with = if *network { ", with the network" } else { "" };
-            format!("approved by {by} ({scope:?}{with})")
-        }
+        EventPayload::ApprovalGranted { .. } => review::approval_granted(p),
         EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason),
         EventPayload::ToolCallStarted { .. } => "tool started".into(),
         EventPayload::EffectIntended { path, .. } => format!("about to write {path}"),
@@ -165,43 +169,14 @@ fn tool_event_text(p: &EventPayload) -> String {
             format!("reverted {} of {path}", hunk_list(hunks))
         }
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
-        EventPayload::ReviewIntended {
-            path,
-            action,
-            hunks,
-            ..
-        } => match action {
-            ReviewAction::Revert => format!("reverting {path}…"),
-            ReviewAction::Reapply => format!("re-applying {path}…"),
-            ReviewAction::RevertHunks => format!("reverting {} of {path}…", hunk_list(hunks)),
-            ReviewAction::Rewind => format!("rewinding {path}…"),
-            ReviewAction::Redo => format!("redoing {path}…"),
-            ReviewAction::Edit => format!("saving the user's edit of {path}…"),
-        },
+        EventPayload::ReviewIntended { .. } => review::review_intended(p),
         EventPayload::ArtifactEdited { path, .. } => {
             format!("edited {path}: the user's version is kept")
         }
         EventPayload::RewindStarted { to, redo, paths } => {
             bearagent_runtime::artifacts::export::rewind_line(*to, *redo, paths.len())
         }
-        EventPayload::ArtifactRewound {
-            path,
-            to,
-            redo,
-            restored_hash,
-            ..
-        } => {
-            let what = if restored_hash.is_none() {
-                "removed"
-            } else {
-                "restored"
-            };
-            if *redo {
-                format!("{what} {path} as it was before the rewind")
-            } else {
-                format!("{what} {path} as it was at event {}", to.0)
-            }
-        }
+        EventPayload::ArtifactRewound { .. } => review::artifact_rewound(p),
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("{path} was not changed back: {reason}")
         }
@@ -365,76 +340,6 @@ fn mcp_server_started(
 
 fn mcp_unavailable(server: &str, reason: &str) -> String {
     format!("mcp {server} unavailable: {}", one_line(reason, 200))
-}
-
-fn command_started(command: &str, cwd: &str, sandboxed: bool, network: bool, rule: &str) -> String {
-    format!(
-        "$ {} (in {cwd}; {}{}; {})",
-        one_line(command, 120),
-        if sandboxed {
-            "sandboxed"
-        } else {
-            "NOT sandboxed"
-        },
-        match (sandboxed, network) {
-            (true, false) => ", network off",
-            (true, true) => ", network on",
-            (false, _) => "",
-        },
-        one_line(rule, 80)
-    )
-}
-
-/// How a command ended, what it wrote and changed, and, when it failed
-/// for want of the network, the setting that allows it.
-fn command_finished(p: &EventPayload) -> String {
-    let EventPayload::CommandFinished {
-        exit_code,
-        signal,
-        duration_ms,
-        output_bytes,
-        timed_out,
-        cancelled,
-        changed_files,
-        network_refused,
-        not_tracked,
-        ..
-    } = p
-    else {
-        return String::new();
-    };
-    format!(
-        "command {} after {duration_ms} ms, {output_bytes} bytes of output, {changed_files} file(s) changed{}{}",
-        command_end(*exit_code, *signal, *timed_out, *cancelled),
-        bearagent_kernel::not_tracked_note(not_tracked),
-        network_refused_note(*network_refused)
-    )
-}
-
-/// What a command that failed for want of the network is told: the
-/// setting that allows it.
-fn network_refused_note(refused: bool) -> String {
-    if refused {
-        format!(" — {NETWORK_OFF}: this looks like a network failure; {NETWORK_SETTING}")
-    } else {
-        String::new()
-    }
-}
-
-/// How a command ended: timed out, cancelled, its exit code or signal.
-fn command_end(
-    exit_code: Option<i32>,
-    signal: Option<i32>,
-    timed_out: bool,
-    cancelled: bool,
-) -> String {
-    match (exit_code, signal) {
-        _ if timed_out => "timed out".to_owned(),
-        _ if cancelled => "cancelled".to_owned(),
-        (Some(code), _) => format!("exit {code}"),
-        (None, Some(sig)) => format!("killed by signal {sig}"),
-        (None, None) => "ended".to_owned(),
-    }
 }
 
 pub fn event_json(e: &EventEnvelope) -> serde_json::Value {

@@ -10,6 +10,8 @@ use crate::settings::{ApprovalMode, ContextCaps};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use crate::review::ReviewAction;
+
 /// Version of the event payload schema. Bumped on any incompatible change;
 /// a reader refuses events newer than it knows.
 pub const EVENT_SCHEMA_VERSION: u16 = 1;
@@ -481,25 +483,6 @@ pub enum EventPayload {
     /// what it replaced — or, after a crash, neither version (nothing is
     /// assumed; the review stays as it was).
     ReviewAbandoned { path: String, reason: String },
-}
-
-/// What a review action puts back.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReviewAction {
-    /// The version from before the run.
-    Revert,
-    /// The run's version, undoing a revert.
-    Reapply,
-    /// The run's version without some of its hunks.
-    RevertHunks,
-    /// The run's version at an earlier event (a rewind).
-    Rewind,
-    /// What a rewind replaced (undoing it).
-    Redo,
-    /// The user's own edit of the run's version (kept).
-    Edit,
 }
 
 /// Three identical calls with identical results make a loop.

@@ -162,6 +162,50 @@ impl EventPayload {
         }
     }
 
+    /// For a review's intent and each outcome that changed a file: the
+    /// path, the version it put there and the one it replaced.
+    #[allow(clippy::type_complexity)]
+    pub fn review_versions(&self) -> Option<(&str, &Option<ContentHash>, &Option<ContentHash>)> {
+        match self {
+            EventPayload::ArtifactReverted {
+                path,
+                restored_hash,
+                replaced_hash,
+                ..
+            }
+            | EventPayload::ArtifactReapplied {
+                path,
+                restored_hash,
+                replaced_hash,
+            }
+            | EventPayload::ArtifactHunksReverted {
+                path,
+                restored_hash,
+                replaced_hash,
+                ..
+            }
+            | EventPayload::ArtifactRewound {
+                path,
+                restored_hash,
+                replaced_hash,
+                ..
+            }
+            | EventPayload::ArtifactEdited {
+                path,
+                restored_hash,
+                replaced_hash,
+                ..
+            }
+            | EventPayload::ReviewIntended {
+                path,
+                restored_hash,
+                replaced_hash,
+                ..
+            } => Some((path, restored_hash, replaced_hash)),
+            _ => None,
+        }
+    }
+
     /// A review of the run's files (keep, revert, re-apply, and a review's
     /// intent or abandonment): not run activity, allowed after the run
     /// ended.

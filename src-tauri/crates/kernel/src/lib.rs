@@ -13,6 +13,7 @@ pub mod mcp;
 pub mod message;
 pub mod projection;
 pub mod reducer;
+pub mod review;
 pub mod settings;
 pub mod thread;
 

@@ -32,6 +32,10 @@ fn hex(bytes: &[u8]) -> String {
 fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentHash> {
     let mut out = Vec::new();
     for e in events {
+        if let Some((_, restored, replaced)) = e.payload.review_versions() {
+            out.extend(restored.iter().chain(replaced).cloned());
+            continue;
+        }
         match &e.payload {
             EventPayload::EffectIntended { before_hash, .. } => out.extend(before_hash.clone()),
             EventPayload::ArtifactRecorded {
@@ -43,39 +47,6 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 out.extend(after_hash.clone());
             }
             EventPayload::CommandFinished { output, .. } => out.extend(output.clone()),
-            EventPayload::ArtifactReverted {
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ArtifactReapplied {
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ArtifactHunksReverted {
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ReviewIntended {
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ArtifactRewound {
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ArtifactEdited {
-                restored_hash,
-                replaced_hash,
-                ..
-            } => {
-                out.extend(restored_hash.clone());
-                out.extend(replaced_hash.clone());
-            }
             EventPayload::RunCreated { .. }
             | EventPayload::RunStarted
             | EventPayload::ModelCallRequested { .. }
@@ -107,7 +78,14 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::CommandStarted { .. }
             | EventPayload::ArtifactKept { .. }
             | EventPayload::RewindStarted { .. }
-            | EventPayload::ReviewAbandoned { .. } => {}
+            | EventPayload::ReviewAbandoned { .. }
+            // Their versions are taken above.
+            | EventPayload::ArtifactReverted { .. }
+            | EventPayload::ArtifactReapplied { .. }
+            | EventPayload::ArtifactHunksReverted { .. }
+            | EventPayload::ArtifactRewound { .. }
+            | EventPayload::ArtifactEdited { .. }
+            | EventPayload::ReviewIntended { .. } => {}
         }
     }
     out.sort();

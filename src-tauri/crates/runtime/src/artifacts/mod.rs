@@ -11,6 +11,7 @@ pub mod revert;
 pub mod rewind;
 mod rewind_thread;
 pub(crate) mod secrets;
+mod swap;
 
 pub use export::Exported;
 pub use projection::{ArtifactRecord, Change, Review};

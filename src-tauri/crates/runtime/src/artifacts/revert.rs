@@ -7,6 +7,7 @@
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff};
 use crate::artifacts::projection::{ArtifactRecord, Review};
+pub(crate) use crate::artifacts::swap::{abandoned, Step, Swap};
 use crate::run::receipts::current_hash;
 use crate::run::recorder::Recorder;
 use crate::AppError;
@@ -156,41 +157,6 @@ impl Application {
         Ok(rec)
     }
 
-    /// Puts `content` (or removes the file for None) atomically, with
-    /// `mode` when one is given.
-    fn put_file(
-        path: &std::path::Path,
-        content: Option<&[u8]>,
-        mode: Option<u32>,
-        sync: bool,
-    ) -> Result<(), AppError> {
-        let io = |source| AppError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        match content {
-            None => match std::fs::remove_file(path) {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                Err(e) => Err(io(e)),
-            },
-            // The file keeps its mode (a new one gets the umask's)
-            // unless the record says which it had.
-            Some(bytes) => {
-                let put = if sync {
-                    bearagent_tools::replace_file(path, bytes)
-                } else {
-                    bearagent_tools::replace_file_unsynced(path, bytes)
-                };
-                put.map_err(io)?;
-                match mode {
-                    Some(mode) => set_mode(path, mode).map_err(io),
-                    None => Ok(()),
-                }
-            }
-        }
-    }
-
     /// Checks the file still holds `expected` (or that the user forces
     /// it), saves what it holds, and reads the version to put back.
     /// Nothing on disk changes here.
@@ -219,13 +185,7 @@ impl Application {
             Some((_, bytes)) => Some(self.store.put_blob(&bytes, self.clock.now())?),
             None => None,
         };
-        Ok(Swap {
-            path,
-            content: self.blob(target)?,
-            replaced,
-            forced,
-            mode: None,
-        })
+        Ok(Swap::new(path, self.blob(target)?, replaced, forced))
     }
 
     /// Records the intent, changes the file, records the outcome — the
@@ -248,7 +208,7 @@ impl Application {
             return Err(e);
         }
         let removes = swap.removes();
-        let path = swap.path.clone();
+        let path = swap.path().to_path_buf();
         rec.record(rec.last_seq(), swap.done(rel, step, told, restored))?;
         if removes {
             prune_empty_dirs(&path, rel, &command_dirs(rec.events(), step.action));
@@ -324,138 +284,6 @@ fn shown_version(record: &ArtifactRecord) -> &Option<ContentHash> {
     }
 }
 
-/// What a review does to one file, and for a rewind the event it goes
-/// back to.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Step {
-    pub action: ReviewAction,
-    pub rewound_to: Option<EventSeq>,
-}
-
-impl From<ReviewAction> for Step {
-    fn from(action: ReviewAction) -> Self {
-        Self {
-            action,
-            rewound_to: None,
-        }
-    }
-}
-
-/// A revert or re-apply, checked and ready: the file, what goes there,
-/// and what it replaces (saved).
-pub(crate) struct Swap {
-    path: PathBuf,
-    content: Option<Vec<u8>>,
-    replaced: Option<ContentHash>,
-    forced: bool,
-    /// The permission bits to put back (None: the file keeps its own).
-    mode: Option<u32>,
-}
-
-/// Sets the permission bits of `path`.
-fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7777))
-}
-
-/// A review change that did not take effect, and why.
-pub(crate) fn abandoned(rel: &str, reason: String) -> EventPayload {
-    EventPayload::ReviewAbandoned {
-        path: rel.to_owned(),
-        reason,
-    }
-}
-
-impl Swap {
-    /// The intent recorded before the disk changes.
-    pub(crate) fn intent(
-        &self,
-        rel: &str,
-        step: Step,
-        told: &[(u32, String)],
-        restored: &Option<ContentHash>,
-    ) -> EventPayload {
-        EventPayload::ReviewIntended {
-            path: rel.to_owned(),
-            action: step.action,
-            restored_hash: restored.clone(),
-            replaced_hash: self.replaced.clone(),
-            forced: self.forced,
-            hunks: told.iter().map(|h| h.0).filter(|n| *n > 0).collect(),
-            rewound_to: step.rewound_to,
-        }
-    }
-
-    /// Changes the file (atomically: on failure it holds what it held).
-    pub(crate) fn put(&self) -> Result<(), AppError> {
-        Application::put_file(&self.path, self.content.as_deref(), self.mode, true)
-    }
-
-    /// [`Swap::put`] without waiting for the disk (one sync follows the
-    /// batch).
-    pub(crate) fn put_unsynced(&self) -> Result<(), AppError> {
-        Application::put_file(&self.path, self.content.as_deref(), self.mode, false)
-    }
-
-    pub(crate) fn new(
-        path: PathBuf,
-        content: Option<Vec<u8>>,
-        replaced: Option<ContentHash>,
-        forced: bool,
-    ) -> Self {
-        Self {
-            path,
-            content,
-            replaced,
-            forced,
-            mode: None,
-        }
-    }
-
-    /// The file goes.
-    pub(crate) fn removes(&self) -> bool {
-        self.content.is_none()
-    }
-
-    /// The file on disk.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// The outcome recorded once the file holds `restored`.
-    pub(crate) fn done(
-        self,
-        rel: &str,
-        step: Step,
-        told: &[(u32, String)],
-        restored: &Option<ContentHash>,
-    ) -> EventPayload {
-        ReviewDone {
-            action: step.action,
-            rewound_to: step.rewound_to,
-            hunks: told.iter().map(|h| h.0).filter(|n| *n > 0).collect(),
-            diff: told.iter().map(|h| h.1.as_str()).collect(),
-            restored: restored.clone(),
-            replaced: self.replaced,
-            forced: self.forced,
-        }
-        .event(rel)
-    }
-
-    /// Puts `mode` back with the content (when it is known).
-    pub(crate) fn with_mode(self, mode: Option<u32>) -> Self {
-        Self {
-            mode: mode.or(self.mode),
-            ..self
-        }
-    }
-
-    /// The file holds something else than expected (planned with `force`).
-    pub(crate) fn forced(&self) -> bool {
-        self.forced
-    }
-}
-
 /// The folders the run's commands made (for a revert) or removed (for a
 /// re-apply): the ones a review may remove again once they are empty.
 pub(crate) fn command_dirs(events: &[EventEnvelope], action: ReviewAction) -> BTreeSet<String> {
@@ -506,19 +334,19 @@ pub(crate) fn prune_empty_dirs(path: &Path, rel: &str, dirs: &BTreeSet<String>) 
 }
 
 /// A review action that took effect: what it did, for its outcome event.
-struct ReviewDone {
-    action: ReviewAction,
-    rewound_to: Option<EventSeq>,
-    hunks: Vec<u32>,
-    /// The reverted hunks' text (hunk reverts only).
-    diff: String,
-    restored: Option<ContentHash>,
-    replaced: Option<ContentHash>,
-    forced: bool,
+pub(crate) struct ReviewDone {
+    pub(crate) action: ReviewAction,
+    pub(crate) rewound_to: Option<EventSeq>,
+    pub(crate) hunks: Vec<u32>,
+    /// The reverted hunks' text (hunk reverts only), or an edit's diff.
+    pub(crate) diff: String,
+    pub(crate) restored: Option<ContentHash>,
+    pub(crate) replaced: Option<ContentHash>,
+    pub(crate) forced: bool,
 }
 
 impl ReviewDone {
-    fn event(self, rel: &str) -> EventPayload {
+    pub(crate) fn event(self, rel: &str) -> EventPayload {
         let path = rel.to_owned();
         match self.action {
             ReviewAction::Revert => EventPayload::ArtifactReverted {

@@ -214,20 +214,8 @@ impl Application {
     ) -> Result<RewindReport, AppError> {
         let root_dir = self.workspace_root(run_id)?.path().to_path_buf();
         let swaps = self.plan_swaps(run_id, plan)?;
-        let changed: Vec<&str> = swaps
-            .iter()
-            .filter(|(_, s)| s.forced())
-            .map(|(p, _)| p.path.as_str())
-            .collect();
-        if !changed.is_empty() && !force {
-            return Err(AppError::Conflict(format!(
-                "{} changed since BearAgent last wrote {}: {}; nothing was touched (rewind with force to replace {} — what {} now is kept so this can be undone)",
-                plural(changed.len()),
-                if changed.len() == 1 { "it" } else { "them" },
-                changed.join(", "),
-                if changed.len() == 1 { "it" } else { "them" },
-                if changed.len() == 1 { "it holds" } else { "they hold" },
-            )));
+        if !force {
+            refuse_changed(&swaps)?;
         }
         let mut report = RewindReport {
             to,
@@ -259,30 +247,7 @@ impl Application {
         );
         rec.record_chain(rec.last_seq(), intents)?;
         let dirs = command_dirs(rec.events(), action);
-        let mut outcomes = Vec::with_capacity(swaps.len());
-        let mut failed = None;
-        for (p, swap) in swaps {
-            if failed.is_some() {
-                let why = "not attempted: an earlier file of the rewind could not be written";
-                outcomes.push(abandoned(&p.path, why.into()));
-                continue;
-            }
-            if let Err(e) = swap.put_unsynced() {
-                outcomes.push(abandoned(&p.path, e.to_string()));
-                failed = Some(e);
-                continue;
-            }
-            if swap.removes() {
-                prune_empty_dirs(swap.path(), &p.path, &dirs);
-            }
-            let forced = swap.forced();
-            outcomes.push(swap.done(&p.path, step, &[], &p.target));
-            report.files.push(RewoundFile {
-                path: p.path,
-                now: p.target,
-                forced,
-            });
-        }
+        let (outcomes, failed) = write_all(swaps, step, &dirs, &mut report.files);
         // On disk before the outcomes say so.
         if let Err(source) = bearagent_tools::sync_filesystem(&root_dir) {
             tracing::warn!(%source, "could not sync the workspace after a rewind");
@@ -293,6 +258,62 @@ impl Application {
             None => Ok(report),
         }
     }
+}
+
+/// Refuses when a file holds something else than BearAgent last put there.
+fn refuse_changed(swaps: &[(Planned, Swap)]) -> Result<(), AppError> {
+    let changed: Vec<&str> = swaps
+        .iter()
+        .filter(|(_, s)| s.forced())
+        .map(|(p, _)| p.path.as_str())
+        .collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
+    let (them, hold) = match changed.len() {
+        1 => ("it", "it holds"),
+        _ => ("them", "they hold"),
+    };
+    Err(AppError::Conflict(format!(
+        "{} changed since BearAgent last wrote {them}: {}; nothing was touched (rewind with force to replace {them} — what {hold} now is kept so this can be undone)",
+        plural(changed.len()),
+        changed.join(", "),
+    )))
+}
+
+/// Writes every file (without waiting for the disk), stopping at the
+/// first that fails: the outcomes to record, and that failure.
+fn write_all(
+    swaps: Vec<(Planned, Swap)>,
+    step: Step,
+    dirs: &std::collections::BTreeSet<String>,
+    files: &mut Vec<RewoundFile>,
+) -> (Vec<EventPayload>, Option<AppError>) {
+    let mut outcomes = Vec::with_capacity(swaps.len());
+    let mut failed = None;
+    for (p, swap) in swaps {
+        if failed.is_some() {
+            let why = "not attempted: an earlier file of the rewind could not be written";
+            outcomes.push(abandoned(&p.path, why.into()));
+            continue;
+        }
+        if let Err(e) = swap.put_unsynced() {
+            outcomes.push(abandoned(&p.path, e.to_string()));
+            failed = Some(e);
+            continue;
+        }
+        if swap.removes() {
+            prune_empty_dirs(swap.path(), &p.path, dirs);
+        }
+        let forced = swap.forced();
+        outcomes.push(swap.done(&p.path, step, &[], &p.target));
+        files.push(RewoundFile {
+            path: p.path,
+            now: p.target,
+            forced,
+        });
+    }
+    (outcomes, failed)
 }
 
 fn plural(n: usize) -> String {

@@ -28,6 +28,12 @@ pub(crate) fn secret_hashes(
 ) -> std::collections::BTreeSet<bearagent_kernel::ContentHash> {
     let mut out = std::collections::BTreeSet::new();
     for e in events {
+        if let Some((path, restored, replaced)) = e.payload.review_versions() {
+            if looks_secret(path) {
+                out.extend(restored.iter().chain(replaced).cloned());
+            }
+            continue;
+        }
         let (path, hashes): (&str, Vec<&Option<bearagent_kernel::ContentHash>>) = match &e.payload {
             EventPayload::ArtifactRecorded {
                 path,
@@ -38,41 +44,6 @@ pub(crate) fn secret_hashes(
             EventPayload::EffectIntended {
                 path, before_hash, ..
             } => (path, vec![before_hash]),
-            EventPayload::ArtifactReverted {
-                path,
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ArtifactReapplied {
-                path,
-                restored_hash,
-                replaced_hash,
-            }
-            | EventPayload::ArtifactHunksReverted {
-                path,
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ArtifactRewound {
-                path,
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ArtifactEdited {
-                path,
-                restored_hash,
-                replaced_hash,
-                ..
-            }
-            | EventPayload::ReviewIntended {
-                path,
-                restored_hash,
-                replaced_hash,
-                ..
-            } => (path, vec![restored_hash, replaced_hash]),
             _ => continue,
         };
         if looks_secret(path) {

@@ -41,21 +41,10 @@ pub(crate) async fn execute_command(
             "a command call without its command".into(),
         );
     };
-    let mut settings = deps.profile.commands.clone();
-    // An allow-network rule or an approval with the network opens it for
-    // this command only; the sandbox itself stays as it is.
-    settings.network |= authorized.network_granted();
-    if settings.sandbox {
-        // No bubblewrap, no user namespaces: refuse, naming the fix.
-        if let Err(e) = sandbox::probe() {
-            return fail(
-                rec,
-                cause,
-                &call_id,
-                format!("the command did not run: {e}"),
-            );
-        }
-    }
+    let settings = match settings_for(deps, &authorized) {
+        Ok(settings) => settings,
+        Err(why) => return fail(rec, cause, &call_id, why),
+    };
     let rule = deps
         .policy_with(&grants.command_rules)
         .command_verdict(&authorized)
@@ -109,6 +98,19 @@ pub(crate) async fn execute_command(
     };
     let finished = record_finished(rec, command_started, &call_id, &run, effects)?;
     record_result(rec, finished, &call_id, &run, changes, unreadable)
+}
+
+/// The command settings this call runs with: the profile's, with the
+/// network opened for this command only when an allow-network rule or an
+/// approval with the network granted it. Err: the sandbox cannot start
+/// (no bubblewrap, no user namespaces), naming the fix.
+fn settings_for(deps: &LoopDeps, authorized: &AuthorizedCall) -> Result<CommandSettings, String> {
+    let mut settings = deps.profile.commands.clone();
+    settings.network |= authorized.network_granted();
+    if settings.sandbox {
+        sandbox::probe().map_err(|e| format!("the command did not run: {e}"))?;
+    }
+    Ok(settings)
 }
 
 /// Runs the command through its one route, streaming its output to the

@@ -46,85 +46,78 @@ fn push_items(
     flavour: Flavour,
 ) {
     match payload {
-            EventPayload::RunCreated { goal, .. } => {
-                history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
-            }
-            EventPayload::ModelCallCompleted { action, text, .. } => {
-                push_turn(history, action, text, flavour)
-            }
-            EventPayload::ModelCallFailed {
-                class: ModelErrorClass::InvalidOutput,
-                message,
-                ..
-            } => history.push(HistoryItem::Message(Message::new(
-                Role::User,
-                format!(
-                    "Your previous reply could not be used: {message}. Reply again with one valid action."
-                ),
-            ))),
-            EventPayload::RewindStarted { to, redo, paths } if flavour.reviews => {
-                history.push(HistoryItem::Message(Message::new(
-                    Role::User,
-                    rewind_note(*to, *redo, paths),
-                )));
-            }
-            EventPayload::ArtifactReverted { path, .. }
-            | EventPayload::ArtifactReapplied { path, .. }
-            | EventPayload::ArtifactHunksReverted { path, .. }
-            | EventPayload::ArtifactEdited { path, .. }
-                if flavour.reviews =>
-            {
-                history.push(HistoryItem::Message(Message::new(
-                    Role::User,
-                    review_note(path, payload),
-                )));
-            }
-            EventPayload::ToolCallCompleted { result, .. }
-            | EventPayload::ToolCallFailed { result } => {
-                history.push(HistoryItem::ToolResult(ToolResult {
-                    call_id: result.call_id.clone(),
-                    content: preview(&result.content, caps.max_tool_result_bytes as usize),
-                    is_error: result.is_error,
-                }));
-            }
-            EventPayload::RunStarted
-            | EventPayload::ModelCallRequested { .. }
-            | EventPayload::ModelCallStarted { .. }
-            | EventPayload::ModelCallRetryScheduled { .. }
-            | EventPayload::ModelCallFailed { .. }
-            | EventPayload::ToolCallRequested { .. }
-            | EventPayload::ApprovalRequested { .. }
-            | EventPayload::ApprovalGranted { .. }
-            | EventPayload::ApprovalDenied { .. }
-            | EventPayload::ToolCallStarted { .. }
-            | EventPayload::EffectIntended { .. }
-            | EventPayload::ArtifactRecorded { .. }
-            | EventPayload::ExternalChangeObserved { .. }
-            | EventPayload::EffectVerified { .. }
-            | EventPayload::EffectUnknown { .. }
-            | EventPayload::RunSucceeded { .. }
-            | EventPayload::RunFailed { .. }
-            | EventPayload::RunCancelled { .. }
-            | EventPayload::BudgetExhausted { .. }
-            | EventPayload::RunInterrupted { .. }
-            | EventPayload::RunResumed
-            | EventPayload::LoopDetected { .. }
-            | EventPayload::McpServerStarted { .. }
-            | EventPayload::McpServerUnavailable { .. }
-                | EventPayload::InstructionsLoaded { .. }
-                | EventPayload::ContextCompacted { .. }
-            | EventPayload::CommandStarted { .. }
-            | EventPayload::CommandFinished { .. }
-            | EventPayload::ArtifactReverted { .. }
-            | EventPayload::ArtifactReapplied { .. }
-            | EventPayload::ArtifactHunksReverted { .. }
-            | EventPayload::ArtifactKept { .. }
-            | EventPayload::ReviewIntended { .. }
-            | EventPayload::RewindStarted { .. }
-            | EventPayload::ArtifactRewound { .. }
-            | EventPayload::ArtifactEdited { .. }
-            | EventPayload::ReviewAbandoned { .. } => {}
+        EventPayload::RunCreated { goal, .. } => history.push(user(goal.clone())),
+        EventPayload::ModelCallCompleted { action, text, .. } => {
+            push_turn(history, action, text, flavour)
+        }
+        EventPayload::ModelCallFailed {
+            class: ModelErrorClass::InvalidOutput,
+            message,
+            ..
+        } => history.push(user(format!(
+            "Your previous reply could not be used: {message}. Reply again with one valid action."
+        ))),
+        EventPayload::RewindStarted { to, redo, paths } if flavour.reviews => {
+            history.push(user(rewind_note(*to, *redo, paths)));
+        }
+        EventPayload::ArtifactReverted { path, .. }
+        | EventPayload::ArtifactReapplied { path, .. }
+        | EventPayload::ArtifactHunksReverted { path, .. }
+        | EventPayload::ArtifactEdited { path, .. }
+            if flavour.reviews =>
+        {
+            history.push(user(review_note(path, payload)))
+        }
+        EventPayload::ToolCallCompleted { result, .. }
+        | EventPayload::ToolCallFailed { result } => {
+            history.push(HistoryItem::ToolResult(ToolResult {
+                call_id: result.call_id.clone(),
+                content: preview(&result.content, caps.max_tool_result_bytes as usize),
+                is_error: result.is_error,
+            }));
+        }
+        EventPayload::RunStarted
+        | EventPayload::ModelCallRequested { .. }
+        | EventPayload::ModelCallStarted { .. }
+        | EventPayload::ModelCallRetryScheduled { .. }
+        | EventPayload::ModelCallFailed { .. }
+        | EventPayload::ToolCallRequested { .. }
+        | EventPayload::ApprovalRequested { .. }
+        | EventPayload::ApprovalGranted { .. }
+        | EventPayload::ApprovalDenied { .. }
+        | EventPayload::ToolCallStarted { .. }
+        | EventPayload::EffectIntended { .. }
+        | EventPayload::ArtifactRecorded { .. }
+        | EventPayload::ExternalChangeObserved { .. }
+        | EventPayload::EffectVerified { .. }
+        | EventPayload::EffectUnknown { .. }
+        | EventPayload::RunSucceeded { .. }
+        | EventPayload::RunFailed { .. }
+        | EventPayload::RunCancelled { .. }
+        | EventPayload::BudgetExhausted { .. }
+        | EventPayload::RunInterrupted { .. }
+        | EventPayload::RunResumed
+        | EventPayload::LoopDetected { .. }
+        | EventPayload::McpServerStarted { .. }
+        | EventPayload::McpServerUnavailable { .. }
+        | EventPayload::InstructionsLoaded { .. }
+        | EventPayload::ContextCompacted { .. }
+        | EventPayload::CommandStarted { .. }
+        | EventPayload::CommandFinished { .. }
+        | EventPayload::ArtifactReverted { .. }
+        | EventPayload::ArtifactReapplied { .. }
+        | EventPayload::ArtifactHunksReverted { .. }
+        | EventPayload::ArtifactKept { .. }
+        | EventPayload::ReviewIntended { .. }
+        | EventPayload::RewindStarted { .. }
+        | EventPayload::ArtifactRewound { .. }
+        | EventPayload::ArtifactEdited { .. }
+        | EventPayload::ReviewAbandoned { .. } => {}
     }
+}
+
+fn user(text: String) -> HistoryItem {
+    HistoryItem::Message(Message::new(Role::User, text))
 }
 
 /// What the model is told of a rewind of the files after the run.

@@ -115,6 +115,49 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     )
 }
 
+/// Whether the walk goes into `e`: every file, and the folders whose
+/// contents are not left out (a left-out one is remembered).
+fn enter(
+    e: &ignore::DirEntry,
+    base: &Path,
+    dirs: &BTreeSet<String>,
+    budget: &Mutex<Budget>,
+) -> bool {
+    if e.file_name() == ".git" {
+        return false;
+    }
+    let is_dir = e.file_type().is_some_and(|kind| kind.is_dir());
+    if !is_dir || e.depth() == 0 {
+        return true;
+    }
+    let Some(rel) = relative(base, e.path()) else {
+        return false;
+    };
+    let tracked = dirs.contains(&rel);
+    let dependencies = e
+        .file_name()
+        .to_str()
+        .is_some_and(|n| DEPENDENCY_DIRS.contains(&n))
+        || e.path().join("pyvenv.cfg").is_file();
+    let Ok(mut b) = budget.lock() else {
+        return false;
+    };
+    let why = if is_cache_dir(e.path()) {
+        NotTrackedWhy::BuildOutput
+    } else if dependencies && tracked {
+        // Its tracked files are tracked; what it hides is of its kind.
+        return false;
+    } else if dependencies {
+        NotTrackedWhy::Dependencies
+    } else if tracked || !b.full() {
+        return true;
+    } else {
+        NotTrackedWhy::OverLimit
+    };
+    b.leave_out(format!("{rel}/"), why, e.metadata().ok().as_ref());
+    false
+}
+
 /// Walks `root` for the files the ignore rules hide, given the files and
 /// folders the normal walk tracks.
 pub fn walk_ignored(
@@ -133,47 +176,7 @@ pub fn walk_ignored(
         .git_exclude(false)
         .require_git(false)
         .add_custom_ignore_filename(".bearagentignore")
-        .filter_entry(move |e| {
-            if e.file_name() == ".git" {
-                return false;
-            }
-            let is_dir = e.file_type().is_some_and(|kind| kind.is_dir());
-            if !is_dir || e.depth() == 0 {
-                return true;
-            }
-            let Some(rel) = relative(&base, e.path()) else {
-                return false;
-            };
-            let tracked = dirs.contains(&rel);
-            let dependencies = e
-                .file_name()
-                .to_str()
-                .is_some_and(|n| DEPENDENCY_DIRS.contains(&n))
-                || e.path().join("pyvenv.cfg").is_file();
-            let why = if is_cache_dir(e.path()) {
-                Some(NotTrackedWhy::BuildOutput)
-            } else if dependencies && tracked {
-                // Its tracked files are tracked; what it hides is of its kind.
-                return false;
-            } else if dependencies {
-                Some(NotTrackedWhy::Dependencies)
-            } else if tracked {
-                None
-            } else {
-                let Ok(b) = in_filter.lock() else {
-                    return false;
-                };
-                b.full().then_some(NotTrackedWhy::OverLimit)
-            };
-            match (why, in_filter.lock()) {
-                (None, _) => true,
-                (Some(why), Ok(mut b)) => {
-                    b.leave_out(format!("{rel}/"), why, e.metadata().ok().as_ref());
-                    false
-                }
-                (Some(_), Err(_)) => false,
-            }
-        })
+        .filter_entry(move |e| enter(e, &base, &dirs, &in_filter))
         .build();
     let mut files = Vec::new();
     for entry in walker.flatten() {

@@ -1,0 +1,175 @@
+//! One file's review change, checked and ready: what goes there, what it
+//! replaces (saved first), and the events around it — the intent before
+//! the disk changes, the outcome after.
+
+use crate::artifacts::revert::ReviewDone;
+use crate::AppError;
+use bearagent_kernel::{ContentHash, EventPayload, EventSeq, ReviewAction};
+use std::path::{Path, PathBuf};
+
+/// What a review does to one file, and for a rewind the event it goes
+/// back to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Step {
+    pub action: ReviewAction,
+    pub rewound_to: Option<EventSeq>,
+}
+
+impl From<ReviewAction> for Step {
+    fn from(action: ReviewAction) -> Self {
+        Self {
+            action,
+            rewound_to: None,
+        }
+    }
+}
+
+/// A revert or re-apply, checked and ready: the file, what goes there,
+/// and what it replaces (saved).
+pub(crate) struct Swap {
+    path: PathBuf,
+    content: Option<Vec<u8>>,
+    replaced: Option<ContentHash>,
+    forced: bool,
+    /// The permission bits to put back (None: the file keeps its own).
+    mode: Option<u32>,
+}
+
+/// Sets the permission bits of `path`.
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7777))
+}
+
+/// A review change that did not take effect, and why.
+pub(crate) fn abandoned(rel: &str, reason: String) -> EventPayload {
+    EventPayload::ReviewAbandoned {
+        path: rel.to_owned(),
+        reason,
+    }
+}
+
+impl Swap {
+    /// The intent recorded before the disk changes.
+    pub(crate) fn intent(
+        &self,
+        rel: &str,
+        step: Step,
+        told: &[(u32, String)],
+        restored: &Option<ContentHash>,
+    ) -> EventPayload {
+        EventPayload::ReviewIntended {
+            path: rel.to_owned(),
+            action: step.action,
+            restored_hash: restored.clone(),
+            replaced_hash: self.replaced.clone(),
+            forced: self.forced,
+            hunks: told.iter().map(|h| h.0).filter(|n| *n > 0).collect(),
+            rewound_to: step.rewound_to,
+        }
+    }
+
+    /// Changes the file (atomically: on failure it holds what it held).
+    pub(crate) fn put(&self) -> Result<(), AppError> {
+        put_file(&self.path, self.content.as_deref(), self.mode, true)
+    }
+
+    /// [`Swap::put`] without waiting for the disk (one sync follows the
+    /// batch).
+    pub(crate) fn put_unsynced(&self) -> Result<(), AppError> {
+        put_file(&self.path, self.content.as_deref(), self.mode, false)
+    }
+
+    pub(crate) fn new(
+        path: PathBuf,
+        content: Option<Vec<u8>>,
+        replaced: Option<ContentHash>,
+        forced: bool,
+    ) -> Self {
+        Self {
+            path,
+            content,
+            replaced,
+            forced,
+            mode: None,
+        }
+    }
+
+    /// The file goes.
+    pub(crate) fn removes(&self) -> bool {
+        self.content.is_none()
+    }
+
+    /// The file on disk.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The outcome recorded once the file holds `restored`.
+    pub(crate) fn done(
+        self,
+        rel: &str,
+        step: Step,
+        told: &[(u32, String)],
+        restored: &Option<ContentHash>,
+    ) -> EventPayload {
+        ReviewDone {
+            action: step.action,
+            rewound_to: step.rewound_to,
+            hunks: told.iter().map(|h| h.0).filter(|n| *n > 0).collect(),
+            diff: told.iter().map(|h| h.1.as_str()).collect(),
+            restored: restored.clone(),
+            replaced: self.replaced,
+            forced: self.forced,
+        }
+        .event(rel)
+    }
+
+    /// Puts `mode` back with the content (when it is known).
+    pub(crate) fn with_mode(self, mode: Option<u32>) -> Self {
+        Self {
+            mode: mode.or(self.mode),
+            ..self
+        }
+    }
+
+    /// The file holds something else than expected (planned with `force`).
+    pub(crate) fn forced(&self) -> bool {
+        self.forced
+    }
+}
+
+/// Puts `content` (or removes the file for None) atomically, with
+/// `mode` when one is given.
+fn put_file(
+    path: &std::path::Path,
+    content: Option<&[u8]>,
+    mode: Option<u32>,
+    sync: bool,
+) -> Result<(), AppError> {
+    let io = |source| AppError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    match content {
+        None => match std::fs::remove_file(path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io(e)),
+        },
+        // The file keeps its mode (a new one gets the umask's)
+        // unless the record says which it had.
+        Some(bytes) => {
+            let put = if sync {
+                bearagent_tools::replace_file(path, bytes)
+            } else {
+                bearagent_tools::replace_file_unsynced(path, bytes)
+            };
+            put.map_err(io)?;
+            match mode {
+                Some(mode) => set_mode(path, mode).map_err(io),
+                None => Ok(()),
+            }
+        }
+    }
+}
