@@ -438,3 +438,51 @@ fn with_network_true_cargo_fetch_and_npm_install_work_inside() {
         .is_file());
     assert!(counts(&done[2].output).get("pass").is_some_and(|n| *n > 0));
 }
+
+/// With `network = true`, `pip install` into a venv in the workspace works
+/// inside (the venv made from the user's Python, the package from PyPI);
+/// with the network off the same install fails at once, saying why.
+#[test]
+fn with_network_true_pip_installs_into_a_workspace_venv() {
+    // Fetching the Python project proves PyPI is reachable from here.
+    if registry::python_project().is_none() {
+        return;
+    }
+    let install = "python3 -m venv .venv && .venv/bin/pip install --no-cache-dir --disable-pip-version-check six==1.17.0 && .venv/bin/python -c 'import six; print(six.__version__)'";
+    let home = tempfile::tempdir().unwrap();
+    let vars = registry::vars(home.path(), &registry::user_path());
+    let on = support::env();
+    write_config(&on, "network = true");
+    let r = bearagent(
+        &on,
+        &vars,
+        json!([cmd_in(".", install), support::answer("done")]),
+    );
+    let done = commands(&r);
+    assert!(
+        done[0].network && done[0].exit == Some(0),
+        "{}",
+        done[0].result
+    );
+    assert!(done[0].output.contains("1.17.0"), "{}", done[0].output);
+    let off = support::env();
+    let started = std::time::Instant::now();
+    let r = bearagent(
+        &off,
+        &vars,
+        json!([cmd_in(".", install), support::answer("done")]),
+    );
+    let done = commands(&r);
+    assert!(
+        !done[0].network && done[0].exit != Some(0),
+        "{}",
+        done[0].result
+    );
+    assert!(done[0].network_refused, "{}", done[0].result);
+    assert!(
+        done[0].result.contains(NETWORK_OFF) && done[0].result.contains("allow-network"),
+        "{}",
+        done[0].result
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+}

@@ -45,6 +45,7 @@ pub use run::approvals::Decision;
 pub use run::context::{
     build as build_context, BuiltContext, ContextCache, ContextInput, CONTEXT_VERSION,
 };
+pub use run::safety_net;
 pub use run::snapshot;
 pub use system_clock::SystemClock;
 pub use views::{RunSummary, Workspace};

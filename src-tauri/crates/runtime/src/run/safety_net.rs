@@ -105,14 +105,19 @@ impl Budget {
     }
 }
 
+/// `path` below `root`, with `/` (on Unix the path's own text: this runs
+/// for every file of the tree, so no per-component joining).
 fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).ok()?;
-    Some(
-        rel.components()
-            .map(|c| c.as_os_str().to_string_lossy())
-            .collect::<Vec<_>>()
-            .join("/"),
-    )
+    match rel.to_str() {
+        Some(text) if std::path::MAIN_SEPARATOR == '/' => Some(text.to_owned()),
+        _ => Some(
+            rel.components()
+                .map(|c| c.as_os_str().to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/"),
+        ),
+    }
 }
 
 /// Whether the walk goes into `e`: every file, and the folders whose
@@ -181,6 +186,11 @@ pub fn walk_ignored(
     let mut files = Vec::new();
     for entry in walker.flatten() {
         if !entry.file_type().is_some_and(|k| k.is_file()) {
+            continue;
+        }
+        // Most files are tracked: look them up before allocating.
+        let borrowed = entry.path().strip_prefix(root).ok().and_then(Path::to_str);
+        if borrowed.is_some_and(|rel| tracked_files.contains(rel)) {
             continue;
         }
         let Some(rel) = relative(root, entry.path()) else {
