@@ -10,25 +10,18 @@
 
 mod support;
 
+use support::{median, ms};
+
 use bearagent_kernel::EventSeq;
 use bearagent_runtime::watch::attribution_fold;
 use bearagent_runtime::{Application, SystemClock};
 use bearagent_store::Store;
 use serde_json::json;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const FILES: usize = 500;
 const WRITES: usize = 2_000;
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
 
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -9,6 +9,8 @@
 
 mod support;
 
+use support::{median, ms};
+
 use bearagent_kernel::EventSeq;
 use bearagent_runtime::{Application, SystemClock};
 use serde_json::json;
@@ -19,15 +21,6 @@ use std::time::{Duration, Instant};
 
 const FILES: usize = 1_000;
 const ROUNDS: usize = 5;
-
-fn median(mut xs: Vec<Duration>) -> Duration {
-    xs.sort();
-    xs[xs.len() / 2]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e3
-}
 
 fn fill(dir: &Path, word: &str) {
     for f in 0..FILES {

@@ -8,6 +8,18 @@ use bearagent_runtime::{Application, RunProfile, StartRun};
 use bearagent_tools::ApprovalMode;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// The middle of the measured times.
+pub fn median(mut xs: Vec<Duration>) -> Duration {
+    xs.sort();
+    xs[xs.len() / 2]
+}
+
+/// A time in milliseconds, for printing.
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
 
 /// Runs `steps` (tool-call steps, then a final answer is added) on `ws`
 /// with nothing asked and no budget, loop or compaction stop, and waits
