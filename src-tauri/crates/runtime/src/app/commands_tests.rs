@@ -11,11 +11,15 @@ use bearagent_providers::ScriptedProvider;
 use serde_json::json;
 use std::sync::Arc;
 
-fn cmd(command: &str) -> serde_json::Value {
+pub(super) fn cmd(command: &str) -> serde_json::Value {
     json!({"tool_call": {"tool_name": "run_command", "arguments": {"command": command}}})
 }
 
-fn start_with_rules(f: &Fixture, steps: serde_json::Value, rules: Vec<CommandRule>) -> RunId {
+pub(super) fn start_with_rules(
+    f: &Fixture,
+    steps: serde_json::Value,
+    rules: Vec<CommandRule>,
+) -> RunId {
     let mut profile = RunProfile {
         approval_mode: ApprovalMode::AskWrites,
         ..RunProfile::default()

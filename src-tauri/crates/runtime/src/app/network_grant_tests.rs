@@ -3,17 +3,16 @@
 //! network (or an `allow-network` rule decides it), then that command
 //! reaches the server and the others do not.
 
+use super::commands_tests::{cmd, start_with_rules};
 use super::tests::{fixture, next_approval, Fixture};
 use super::*;
-use crate::{Decision, RunProfile, StartRun};
+use crate::{Decision, RunProfile};
 use bearagent_kernel::{
-    ApprovalMode, ApprovalScope, CommandRule, EventPayload, EventSeq, RuleDecision, RunStatus,
+    ApprovalScope, CommandRule, EventPayload, EventSeq, RuleDecision, RunStatus,
 };
-use bearagent_providers::ScriptedProvider;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::net::TcpListener;
-use std::sync::Arc;
 
 /// An HTTP server on the host's loopback answering every request with
 /// `from-the-host`; its port. A sandbox without the network has its own
@@ -35,28 +34,13 @@ fn fetch(port: u16) -> String {
     format!("curl -sS --max-time 5 http://127.0.0.1:{port}/")
 }
 
-fn cmd(command: &str) -> serde_json::Value {
-    json!({"tool_call": {"tool_name": "run_command", "arguments": {"command": command}}})
-}
-
+/// A run with `rules` whose profile keeps the network off (the default).
 fn start(f: &Fixture, steps: serde_json::Value, rules: Vec<CommandRule>) -> RunId {
-    let mut profile = RunProfile {
-        approval_mode: ApprovalMode::AskWrites,
-        ..RunProfile::default()
-    };
-    profile.commands.rules = rules;
     assert!(
-        !profile.commands.network,
+        !RunProfile::default().commands.network,
         "the default keeps the network off"
     );
-    f.app
-        .start_run(StartRun {
-            workspace: f.ws.path().display().to_string(),
-            goal: "goal".into(),
-            profile,
-            provider: Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap()),
-        })
-        .unwrap()
+    start_with_rules(f, steps, rules)
 }
 
 fn approve(network: bool, allow_prefix: Option<&str>) -> Decision {
