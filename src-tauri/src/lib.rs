@@ -53,6 +53,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::mcp::set_mcp_secret,
             commands::mcp::test_mcp_server,
             commands::artifacts::list_artifacts,
+            commands::artifacts::list_untracked,
             commands::artifacts::artifact_diff,
             commands::artifacts::keep_artifact,
             commands::artifacts::revert_artifact,

@@ -154,13 +154,13 @@ fn a_file_changed_since_blocks_the_rewind_by_name_and_nothing_moves() {
 #[test]
 fn an_ignored_env_file_deleted_by_a_command_comes_back_and_a_removed_dependency_tree_is_named() {
     let env = support::env();
-    env.write(".gitignore", ".env\nnode_modules/\n");
+    env.write(".gitignore", ".env\nnode_modules/\ndist/\n");
     env.write(".env", "API_TOKEN=keep-me\n");
     env.write("main.py", "print(1)\n");
     env.write("node_modules/left-pad/index.js", "module.exports = 1\n");
     let r = env.run(
         json!([
-            cmd("rm -f .env main.py && rm -rf node_modules && echo built > app.log"),
+            cmd("rm -f .env main.py && rm -rf node_modules && echo built > app.log && mkdir dist && printf 12345 > dist/a.js && printf 123 > dist/b.js"),
             {"final_answer": "cleaned"}
         ]),
         &["--approve", "all"],
@@ -182,13 +182,29 @@ fn an_ignored_env_file_deleted_by_a_command_comes_back_and_a_removed_dependency_
         .unwrap();
     assert_eq!(
         finished["payload"]["not_tracked"],
-        json!([{"path": "node_modules/", "why": "dependencies", "change": "removed"}])
+        json!([
+            {"path": "dist/", "why": "dependencies", "change": "made",
+             "size": {"files": 2, "bytes": 8, "at_least": false}},
+            {"path": "node_modules/", "why": "dependencies", "change": "removed"}
+        ])
+    );
+    assert_eq!(changes["not_tracked"][0]["path"], "dist/");
+    assert_eq!(changes["not_tracked"][0]["size"]["files"], 2);
+    let human = env.bearagent(&["changes", &run_id]);
+    let human = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        human.contains("not restorable (not tracked):")
+            && human.contains("  dist/ made by `rm -f .env main.py")
+            && human.contains("— dependencies or caches, 2 files, 8 bytes")
+            && human.contains("  node_modules/ removed by `rm -f"),
+        "{human}"
     );
     let timeline = env.bearagent(&["events", &run_id]);
     let timeline = String::from_utf8_lossy(&timeline.stdout);
     assert!(
         timeline.contains(
-            "not tracked, so not restorable: node_modules/ removed (dependencies or caches)"
+            "not tracked, so not restorable: dist/ made (dependencies or caches, 2 files, 8 bytes), \
+             node_modules/ removed (dependencies or caches)"
         ),
         "{timeline}"
     );

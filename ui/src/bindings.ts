@@ -69,6 +69,8 @@ export const commands = {
 	/**  Starts the server, lists its tools and stops it. */
 	testMcpServer: (name: string) => typedError<McpServerTestView, ApiError>(__TAURI_INVOKE("test_mcp_server", { name })),
 	listArtifacts: (runId: string) => typedError<ArtifactItem[], ApiError>(__TAURI_INVOKE("list_artifacts", { runId })),
+	/**  What the run's commands changed that is not tracked (not restorable). */
+	listUntracked: (runId: string) => typedError<UntrackedItem[], ApiError>(__TAURI_INVOKE("list_untracked", { runId })),
 	/**  The run's change to one file; files over 1 MB give stats unless `full`. */
 	artifactDiff: (runId: string, path: string, full: boolean) => typedError<FileDiffView, ApiError>(__TAURI_INVOKE("artifact_diff", { runId, path, full })),
 	keepArtifact: (runId: string, path: string) => typedError<null, ApiError>(__TAURI_INVOKE("keep_artifact", { runId, path })),
@@ -249,7 +251,11 @@ export type CompactedView = {
 	tokensAfter: number,
 };
 
-/**  SHA-256 of some content, lowercase hex. Names blobs and file versions. */
+/**
+ *  SHA-256 of some content, lowercase hex. Names blobs and file versions.
+ *  Shared text: a snapshot holds one per file and clones it on every
+ *  unchanged file.
+ */
 export type ContentHash = string;
 
 /**  Limits on what each model request may contain. */
@@ -771,6 +777,11 @@ export type NotTracked = {
 	path: string,
 	why: NotTrackedWhy,
 	change: NotTrackedChange,
+	/**
+	 *  What a folder the command made or changed holds after it (a
+	 *  removed one is gone; events before this field have none).
+	 */
+	size?: TreeSize | null,
 };
 
 /**  What the command did to a path that is not tracked. */
@@ -1196,6 +1207,27 @@ export type ToolSchemaView = {
 	name: string,
 	description: string,
 	parameters: Value,
+};
+
+/**  Files and bytes under a folder, counted up to a cap. */
+export type TreeSize = {
+	files: number,
+	bytes: number,
+	/**  Counting stopped at the cap: there is at least this much. */
+	at_least: boolean,
+};
+
+/**  A path a command changed without BearAgent keeping its contents. */
+export type UntrackedItem = {
+	/**  The command's `command_finished` event. */
+	seq: number,
+	command: string,
+	/**  Workspace-relative; a folder ends with `/`. */
+	path: string,
+	why: NotTrackedWhy,
+	change: NotTrackedChange,
+	/**  What a made or changed folder holds now. */
+	size: TreeSize | null,
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };

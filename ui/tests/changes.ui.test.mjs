@@ -58,6 +58,10 @@ test("changes: badges → diff → revert → re-apply → conflict reverted any
     ]);
     assert.match(await row(page, "config/settings.toml").getByTestId("artifact-state").innerText(), /conflict/i);
     assert.match(await row(page, "docs/old-notes.md").getByTestId("artifact-change").innerText(), /deleted/i);
+    // The dependency a command installed into the ignored node_modules/ is named as not restorable, with its size.
+    const untracked = await page.locator('[data-testid="untracked-row"]').allInnerTexts();
+    assert.equal(untracked.length, 1, untracked.join("\n"));
+    assert.match(untracked[0], /^node_modules\/ made \(dependencies or caches, 1 file, 21 B\) by mkdir -p assets && .* \(#\d+\)$/);
 
     // The first file is selected: a binary file says so, with its size.
     await page.locator('[data-testid="diff-view"][data-state="loaded"]').waitFor();

@@ -1,6 +1,6 @@
 //! The run's changes: list, diff, keep, revert (guarded), re-apply, export.
 
-use crate::dto::artifacts::{ArtifactItem, ExportedView, FileDiffView};
+use crate::dto::artifacts::{ArtifactItem, ExportedView, FileDiffView, UntrackedItem};
 use crate::dto::runs::parse_run_id;
 use crate::dto::ApiError;
 use crate::state::AppState;
@@ -16,6 +16,18 @@ pub async fn list_artifacts(
 ) -> Result<Vec<ArtifactItem>, ApiError> {
     let items = state.app()?.artifacts(parse_run_id(&run_id)?)?;
     Ok(items.into_iter().map(ArtifactItem::from).collect())
+}
+
+/// What the run's commands changed that is not tracked (not restorable).
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn list_untracked(
+    state: State<'_, AppState>,
+    run_id: String,
+) -> Result<Vec<UntrackedItem>, ApiError> {
+    let items = state.app()?.untracked_effects(parse_run_id(&run_id)?)?;
+    Ok(items.into_iter().map(UntrackedItem::from).collect())
 }
 
 /// The run's change to one file; files over 1 MB give stats unless `full`.

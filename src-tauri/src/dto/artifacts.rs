@@ -1,7 +1,10 @@
 //! IPC types of the run's changes (artifacts) and their diffs.
 
+use bearagent_kernel::{NotTrackedChange, NotTrackedWhy, TreeSize};
 use bearagent_runtime::artifacts::diff::{DiffHunk, FileDiff, LineKind};
-use bearagent_runtime::artifacts::{ArtifactView, Change, DiskState, Exported, Review};
+use bearagent_runtime::artifacts::{
+    ArtifactView, Change, DiskState, Exported, Review, UntrackedEffect,
+};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, Serialize, specta::Type)]
@@ -36,6 +39,34 @@ pub struct ArtifactItem {
     pub after_bytes: u64,
     /// Lines added / removed; null for binary files.
     pub lines: Option<LineStats>,
+}
+
+/// A path a command changed without BearAgent keeping its contents.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct UntrackedItem {
+    /// The command's `command_finished` event.
+    pub seq: u64,
+    pub command: String,
+    /// Workspace-relative; a folder ends with `/`.
+    pub path: String,
+    pub why: NotTrackedWhy,
+    pub change: NotTrackedChange,
+    /// What a made or changed folder holds now.
+    pub size: Option<TreeSize>,
+}
+
+impl From<UntrackedEffect> for UntrackedItem {
+    fn from(u: UntrackedEffect) -> Self {
+        Self {
+            seq: u.seq.get(),
+            command: u.command,
+            path: u.item.path,
+            why: u.item.why,
+            change: u.item.change,
+            size: u.item.size,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, specta::Type)]

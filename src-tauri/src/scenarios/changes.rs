@@ -22,7 +22,9 @@ const SETTINGS_AFTER: &str = "lang = \"en\"\nlanguages = [\"en\", \"fr\", \"es\"
 pub const SETTINGS_EDITED: &str =
     "lang = \"fr\"\nlanguages = [\"en\", \"fr\", \"es\"]\ntimeout = 60\n";
 /// A PNG signature and zeros: 18 KB of binary.
-const FLAGS: &str = "printf '\\211PNG\\r\\n\\032\\n' > assets/flags.png && head -c 18424 /dev/zero >> assets/flags.png";
+/// It also installs a dependency into the ignored `node_modules/`: not
+/// tracked, and Changes says so.
+const FLAGS: &str = "printf '\\211PNG\\r\\n\\032\\n' > assets/flags.png && head -c 18424 /dev/zero >> assets/flags.png && mkdir -p node_modules/flag-icons && printf 'module.exports = {};\\n' > node_modules/flag-icons/index.js";
 /// Every 20th line of the log marked as slow: more than 1 MiB, so its
 /// diff is stats only until asked for in full.
 const SLOW: &str = "sed -i '0~20s/INFO request served/WARN request slow/' logs/requests.log";
@@ -78,6 +80,7 @@ fn script() -> Vec<Value> {
 /// `config/settings.toml` (a conflict).
 pub async fn finished() -> (Session, RunId) {
     let s = Session::new(None);
+    s.write(".gitignore", "node_modules/\n");
     s.write("src/greeter.py", GREETER_BEFORE);
     s.write("src/lib.rs", LIB_BEFORE);
     s.write(

@@ -4,7 +4,7 @@
 use crate::args::{ChangesArgs, RevertArgs};
 use crate::exit::{self, Exit};
 use crate::query_cmd::parse_run;
-use bearagent_runtime::artifacts::{ArtifactView, DiskState, Review};
+use bearagent_runtime::artifacts::{ArtifactView, DiskState, Review, UntrackedEffect};
 use bearagent_runtime::Application;
 use serde_json::json;
 
@@ -39,6 +39,36 @@ fn artifact_json(a: &ArtifactView) -> serde_json::Value {
     })
 }
 
+fn untracked_json(u: &UntrackedEffect) -> serde_json::Value {
+    json!({
+        "seq": u.seq,
+        "command": u.command,
+        "path": u.item.path,
+        "why": u.item.why,
+        "change": u.item.change,
+        "size": u.item.size,
+    })
+}
+
+/// "not restorable (not tracked):" and one line per path, after the files.
+fn print_untracked(untracked: &[UntrackedEffect]) {
+    if untracked.is_empty() {
+        return;
+    }
+    println!("not restorable (not tracked):");
+    for u in untracked {
+        let size = u.item.size.map_or_else(String::new, |s| format!(", {s}"));
+        println!(
+            "  {} {} by `{}` (#{}) — {}{size}",
+            u.item.path,
+            u.item.change.as_str(),
+            u.command,
+            u.seq,
+            u.item.why.as_str()
+        );
+    }
+}
+
 pub fn changes(app: &Application, q: ChangesArgs) -> Exit {
     let run = match parse_run(&q.run_id) {
         Ok(r) => r,
@@ -47,18 +77,26 @@ pub fn changes(app: &Application, q: ChangesArgs) -> Exit {
     if let Some(path) = &q.path {
         return crate::hunks_cmd::hunks(app, run, path, q.json);
     }
-    let list = match app.artifacts(run) {
-        Ok(l) => l,
+    let (list, untracked) = match app
+        .artifacts(run)
+        .and_then(|l| Ok((l, app.untracked_effects(run)?)))
+    {
+        Ok(both) => both,
         Err(e) => return exit::report(&e),
     };
     if q.json {
         let all: Vec<_> = list.iter().map(artifact_json).collect();
-        println!("{}", json!({ "run_id": run, "artifacts": all }));
+        let untracked: Vec<_> = untracked.iter().map(untracked_json).collect();
+        println!(
+            "{}",
+            json!({ "run_id": run, "artifacts": all, "not_tracked": untracked })
+        );
         return Exit::Succeeded;
     }
     if list.is_empty() {
         println!("the run changed no files");
     }
+    print_untracked(&untracked);
     for a in &list {
         let lines = a.lines.map_or_else(
             || "binary".to_owned(),

@@ -153,8 +153,18 @@ fn tool_event_text(p: &EventPayload) -> String {
         } => tool_call_completed(result, *truncated, *original_bytes),
         EventPayload::ToolCallFailed { result } => tool_call_failed(result),
         EventPayload::ArtifactRecorded {
-            path, before_hash, ..
-        } => written(path, before_hash.is_some()),
+            path,
+            before_hash,
+            after_hash,
+            before_mode,
+            after_mode,
+            ..
+        } => written(
+            path,
+            before_hash.is_some(),
+            after_hash.is_some(),
+            (*before_mode, *after_mode),
+        ),
         EventPayload::ExternalChangeObserved { path, .. } => {
             format!("changed outside the run: {path}")
         }
@@ -310,9 +320,18 @@ fn tool_call_failed(result: &ToolResult) -> String {
     format!("tool error: {}", one_line(&result.content, 140))
 }
 
-/// "created PATH" or, for a file that existed before, "modified PATH".
-fn written(path: &str, existed: bool) -> String {
-    format!("{} {path}", if existed { "modified" } else { "created" })
+/// "created PATH", "modified PATH" or "deleted PATH", and a mode change
+/// ("(mode 644 → 755)").
+fn written(path: &str, before: bool, after: bool, modes: (Option<u32>, Option<u32>)) -> String {
+    let verb = match (before, after) {
+        (false, _) => "created",
+        (true, true) => "modified",
+        (true, false) => "deleted",
+    };
+    match modes {
+        (Some(b), Some(a)) if a != b => format!("{verb} {path} (mode {b:o} → {a:o})"),
+        _ => format!("{verb} {path}"),
+    }
 }
 
 fn loop_detected(tool_name: &ToolName, repeats: u32) -> String {

@@ -57,6 +57,33 @@ pub struct NotTracked {
     pub path: String,
     pub why: NotTrackedWhy,
     pub change: NotTrackedChange,
+    /// What a folder the command made or changed holds after it (a
+    /// removed one is gone; events before this field have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<TreeSize>,
+}
+
+/// Files and bytes under a folder, counted up to a cap.
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TreeSize {
+    pub files: u64,
+    pub bytes: u64,
+    /// Counting stopped at the cap: there is at least this much.
+    pub at_least: bool,
+}
+
+impl fmt::Display for TreeSize {
+    /// `1 200 files, 800.0 MB` (`at least …` past the cap).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let at_least = if self.at_least { "at least " } else { "" };
+        write!(
+            f,
+            "{at_least}{}, {}",
+            crate::units::plural(self.files, "file", "files"),
+            crate::units::human_bytes(self.bytes)
+        )
+    }
 }
 
 /// Why a path's contents are not tracked.
@@ -92,7 +119,15 @@ pub fn not_tracked_note(list: &[NotTracked]) -> String {
     let items: Vec<String> = list
         .iter()
         .take(10)
-        .map(|n| format!("{} {} ({})", n.path, n.change.as_str(), n.why.as_str()))
+        .map(|n| match n.size {
+            Some(size) => format!(
+                "{} {} ({}, {size})",
+                n.path,
+                n.change.as_str(),
+                n.why.as_str()
+            ),
+            None => format!("{} {} ({})", n.path, n.change.as_str(), n.why.as_str()),
+        })
         .collect();
     let more = match list.len().saturating_sub(items.len()) {
         0 => String::new(),

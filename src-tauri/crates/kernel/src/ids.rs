@@ -146,10 +146,12 @@ string_id!(
 );
 
 /// SHA-256 of some content, lowercase hex. Names blobs and file versions.
+/// Shared text: a snapshot holds one per file and clones it on every
+/// unchanged file.
 #[cfg_attr(feature = "specta", derive(specta::Type))]
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
-pub struct ContentHash(String);
+pub struct ContentHash(std::sync::Arc<str>);
 
 impl ContentHash {
     pub fn parse(value: &str) -> Result<Self, IdError> {
@@ -158,7 +160,7 @@ impl ContentHash {
                 .bytes()
                 .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
         if ok {
-            Ok(Self(value.to_owned()))
+            Ok(Self(value.into()))
         } else {
             Err(IdError::Malformed {
                 kind: "content hash",
@@ -175,7 +177,7 @@ impl ContentHash {
             s.push(char::from(HEX[usize::from(b >> 4)]));
             s.push(char::from(HEX[usize::from(b & 0x0f)]));
         }
-        Self(s)
+        Self(s.into())
     }
     pub fn as_str(&self) -> &str {
         &self.0

@@ -16,12 +16,13 @@ pub mod reducer;
 pub mod review;
 pub mod settings;
 pub mod thread;
+pub mod units;
 
 pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
 pub use commands::{
     not_tracked_note, CommandRule, CommandSettings, NotTracked, NotTrackedChange, NotTrackedWhy,
-    RuleDecision, DEFAULT_TOOLCHAIN_DIRS,
+    RuleDecision, TreeSize, DEFAULT_TOOLCHAIN_DIRS,
 };
 pub use cost::{usd_to_micro, Price, PriceError, Usd};
 pub use event::{

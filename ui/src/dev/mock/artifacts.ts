@@ -2,7 +2,7 @@
 // the runtime recorded them (scenario.ts), and the review the user does on
 // them afterwards: keep, revert and re-apply with the backend's conflict
 // rules (a file changed since needs "anyway"), each recorded as events.
-import type { ArtifactItem, ArtifactState, EventPayload, ExportedView, FileDiffView } from "../../bindings";
+import type { ArtifactItem, ArtifactState, EventEnvelope, EventPayload, ExportedView, FileDiffView, UntrackedItem } from "../../bindings";
 import { MockError } from "./settings";
 
 interface MockArtifact {
@@ -162,4 +162,18 @@ export class MockArtifacts {
 function stateOf(f: MockArtifact): ArtifactState {
   if (f.changedSince) return "conflict";
   return f.decided;
+}
+
+/** `list_untracked` as the runtime derives it: each finished command's `not_tracked`, with its command line. */
+export function untrackedOf(events: EventEnvelope[]): UntrackedItem[] {
+  const commands = new Map<string, string>();
+  const out: UntrackedItem[] = [];
+  for (const e of events) {
+    const p = e.payload;
+    if (p.type === "command_started") commands.set(p.call_id, p.command);
+    if (p.type === "command_finished") {
+      for (const n of p.not_tracked ?? []) out.push({ seq: e.seq, command: commands.get(p.call_id) ?? "", path: n.path, why: n.why, change: n.change, size: n.size ?? null });
+    }
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { EventPayload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
-import { MockArtifacts } from "./artifacts";
+import { MockArtifacts, untrackedOf } from "./artifacts";
 import { compactByHand, eventText } from "./compaction";
 import { adoptAnswers, playBack, SeqMap } from "./playback";
 import { MockRunEngine, type MockRun, type NewRun } from "./runEngine";
@@ -310,6 +310,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "list_artifacts":
             runOf(engine, String(input.runId));
             return artifacts.list(String(input.runId));
+          case "list_untracked":
+            return untrackedOf(runOf(engine, String(input.runId)).events);
           case "artifact_diff":
             runOf(engine, String(input.runId));
             return artifacts.diff(String(input.runId), String(input.path), Boolean(input.full));

@@ -1,10 +1,12 @@
 import { commands } from "../../bindings";
-import type { ArtifactItem, ExportedView, FileDiffView } from "../../bindings";
+import type { ArtifactItem, ExportedView, FileDiffView, UntrackedItem } from "../../bindings";
 import { call, type Outcome } from "../ipc/outcome";
 
 /** What the Changes panel needs from the backend: a run's changed files and their review. */
 export interface ArtifactsApi {
   list(runId: string): Promise<Outcome<ArtifactItem[]>>;
+  /** What the run's commands changed without BearAgent keeping it (build output, dependencies…): not restorable. */
+  untracked(runId: string): Promise<Outcome<UntrackedItem[]>>;
   /** Files over 1 MB come back as stats only unless `full`. */
   diff(runId: string, path: string, full: boolean): Promise<Outcome<FileDiffView>>;
   keep(runId: string, path: string): Promise<Outcome<null>>;
@@ -20,6 +22,7 @@ export interface ArtifactsApi {
 /** The real implementation: the generated tauri-specta commands. */
 export const tauriArtifactsApi: ArtifactsApi = {
   list: (runId) => call(() => commands.listArtifacts(runId)),
+  untracked: (runId) => call(() => commands.listUntracked(runId)),
   diff: (runId, path, full) => call(() => commands.artifactDiff(runId, path, full)),
   keep: (runId, path) => call(() => commands.keepArtifact(runId, path)),
   revert: (runId, path, force) => call(() => commands.revertArtifact(runId, path, force)),

@@ -1,5 +1,5 @@
 import { SvelteMap } from "svelte/reactivity";
-import type { ApiError, ArtifactItem, ExportedView, FileDiffView } from "../../bindings";
+import type { ApiError, ArtifactItem, ExportedView, FileDiffView, UntrackedItem } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { ArtifactsApi } from "./api";
 
@@ -21,6 +21,8 @@ export type PendingAction = "revert" | "reapply";
  */
 export class ArtifactsStore {
   items = $state.raw<ArtifactItem[]>([]);
+  /** What the run's commands changed that cannot be restored, in run order. */
+  untracked = $state.raw<UntrackedItem[]>([]);
   loaded = $state(false);
   loadError = $state.raw<ApiError | null>(null);
   selected = $state<string | null>(null);
@@ -58,10 +60,11 @@ export class ArtifactsStore {
   }
 
   async load(): Promise<void> {
-    const outcome = await this.#api.list(this.#runId);
+    const [outcome, untracked] = await Promise.all([this.#api.list(this.#runId), this.#api.untracked(this.#runId)]);
+    if (untracked.ok) this.untracked = untracked.value;
     if (outcome.ok) {
       this.items = outcome.value;
-      this.loadError = null;
+      this.loadError = untracked.ok ? null : untracked.error;
       // Line stats come with the list, before any diff is opened.
       for (const item of outcome.value) {
         if (item.lines) this.stats.set(item.path, { added: item.lines.added, removed: item.lines.removed });

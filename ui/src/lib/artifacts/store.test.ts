@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import type { ApiError, ArtifactItem, FileDiffView } from "../../bindings";
+import type { ApiError, ArtifactItem, FileDiffView, UntrackedItem } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { ArtifactsApi } from "./api";
 import { ArtifactsStore } from "./store.svelte";
@@ -24,11 +24,12 @@ const textDiff = (added: number, removed: number, stats_only = false): FileDiffV
   hunks: stats_only ? [] : [{ oldStart: 1, oldLen: 1, newStart: 1, newLen: 1, lines: [{ kind: "removed", oldLine: 1, newLine: null, text: "a" }, { kind: "added", oldLine: null, newLine: 1, text: "b" }] }],
 });
 
-function fakeApi(items: ArtifactItem[]) {
+function fakeApi(items: ArtifactItem[], untracked: UntrackedItem[] = []) {
   let list = [...items];
   const setState = (path: string, state: ArtifactItem["state"]) => (list = list.map((i) => (i.path === path ? { ...i, state } : i)));
   const api = {
     list: vi.fn(async () => ok(list)),
+    untracked: vi.fn(async (): Promise<Outcome<UntrackedItem[]>> => ok(untracked)),
     diff: vi.fn(async (_r: string, _p: string, full: boolean) => ok(textDiff(2, 1, !full && _p === "big.log"))),
     keep: vi.fn(async (_r: string, path: string): Promise<Outcome<null>> => (setState(path, "kept"), ok(null))),
     revert: vi.fn(async (_r: string, path: string, force: boolean): Promise<Outcome<null>> => {
@@ -54,6 +55,18 @@ describe("ArtifactsStore", () => {
     expect(store.diff.kind).toBe("loaded");
     expect(store.stats.get("a.txt")).toEqual({ added: 2, removed: 1 });
     expect(api.diff).toHaveBeenCalledWith("run-1", "a.txt", false);
+  });
+
+  it("lists what the run's commands changed that cannot be restored, and keeps the files when that list fails", async () => {
+    const target: UntrackedItem = { seq: 9, command: "cargo build", path: "target/", why: "build_output", change: "made", size: { files: 1200, bytes: 800 * 1024 * 1024, at_least: false } };
+    const { api } = fakeApi([item("a.txt")], [target]);
+    const store = new ArtifactsStore(api, "run-1");
+    await store.load();
+    expect(store.untracked).toEqual([target]);
+    api.untracked.mockResolvedValueOnce(fail("not_found", "no such run"));
+    await store.load();
+    expect(store.items.map((i) => i.path)).toEqual(["a.txt"]);
+    expect(store.loadError?.code).toBe("not_found");
   });
 
   it("keeps a load error by code", async () => {

@@ -289,6 +289,11 @@ fn command_turn() -> Vec<EventPayload> {
                 path: "target/".into(),
                 why: bearagent_kernel::NotTrackedWhy::BuildOutput,
                 change: bearagent_kernel::NotTrackedChange::Made,
+                size: Some(bearagent_kernel::TreeSize {
+                    files: 1_200,
+                    bytes: 800 * 1024 * 1024,
+                    at_least: false,
+                }),
             }],
         },
         EventPayload::ToolCallCompleted {

@@ -4,7 +4,7 @@
 //! hashes never change meaning, so an entry is never stale).
 
 use crate::artifacts::diff::{diff_versions, FileDiff};
-use crate::artifacts::projection::{ArtifactFold, ArtifactRecord};
+use crate::artifacts::projection::{ArtifactFold, ArtifactRecord, UntrackedEffect};
 use crate::AppError;
 use bearagent_kernel::{ContentHash, RunId};
 use bearagent_store::Store;
@@ -40,9 +40,29 @@ impl ArtifactCache {
         store: &Store,
         run_id: RunId,
     ) -> Result<Vec<ArtifactRecord>, AppError> {
+        self.with_fold(store, run_id, ArtifactFold::records)
+    }
+
+    /// What the run's commands did that is not tracked, as of its latest
+    /// event.
+    pub(crate) fn untracked(
+        &self,
+        store: &Store,
+        run_id: RunId,
+    ) -> Result<Vec<UntrackedEffect>, AppError> {
+        self.with_fold(store, run_id, |fold| fold.untracked().to_vec())
+    }
+
+    /// `read` of the run's fold brought up to its latest event.
+    fn with_fold<T>(
+        &self,
+        store: &Store,
+        run_id: RunId,
+        read: impl FnOnce(&ArtifactFold) -> T,
+    ) -> Result<T, AppError> {
         let mut fold = self.lock_folds()?.get(&run_id).cloned().unwrap_or_default();
         fold.apply(&store.events_since(run_id, fold.seen())?);
-        let records = fold.records();
+        let out = read(&fold);
         let mut folds = self.lock_folds()?;
         // Another caller may have folded further meanwhile; keep the newer.
         if folds.get(&run_id).is_none_or(|f| f.seen() < fold.seen()) {
@@ -51,7 +71,7 @@ impl ArtifactCache {
             }
             folds.insert(run_id, fold);
         }
-        Ok(records)
+        Ok(out)
     }
 
     /// The stats of the change `before` → `after`, computed by `load`

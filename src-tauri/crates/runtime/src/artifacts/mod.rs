@@ -14,5 +14,5 @@ pub(crate) mod secrets;
 mod swap;
 
 pub use export::Exported;
-pub use projection::{ArtifactRecord, Change, Review};
+pub use projection::{ArtifactRecord, Change, Review, UntrackedEffect};
 pub use revert::{ArtifactView, DiskState};

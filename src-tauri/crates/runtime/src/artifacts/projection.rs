@@ -2,8 +2,10 @@
 //! modified or deleted, with the version before its first write and after
 //! its last, and what the user did since (kept, reverted, re-applied).
 
-use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect};
-use std::collections::BTreeMap;
+use bearagent_kernel::{
+    CallId, ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, NotTracked,
+};
+use std::collections::{BTreeMap, HashMap};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {
@@ -67,12 +69,26 @@ impl ArtifactRecord {
     }
 }
 
+/// A path whose contents a command changed without BearAgent keeping
+/// them (build output, dependencies, past the safety net's limits): not
+/// restorable, and Changes says so.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UntrackedEffect {
+    /// The command's `CommandFinished`.
+    pub seq: EventSeq,
+    pub command: String,
+    pub item: NotTracked,
+}
+
 /// A run's artifacts folded from its events so far; `apply` takes the
 /// events after the last one it saw, so a cached fold never re-reads a log.
 #[derive(Debug, Clone, Default)]
 pub struct ArtifactFold {
     seen: EventSeq,
     files: BTreeMap<String, ArtifactRecord>,
+    /// Commands started and not finished yet, by call.
+    commands: HashMap<CallId, String>,
+    untracked: Vec<UntrackedEffect>,
 }
 
 impl ArtifactFold {
@@ -84,7 +100,37 @@ impl ArtifactFold {
     pub fn apply(&mut self, events: &[EventEnvelope]) {
         for event in events {
             self.seen = event.seq;
+            self.note_command(event);
             self.apply_one(&event.payload);
+        }
+    }
+
+    /// In run order, what the run's commands left untracked.
+    pub fn untracked(&self) -> &[UntrackedEffect] {
+        &self.untracked
+    }
+
+    fn note_command(&mut self, event: &EventEnvelope) {
+        match &event.payload {
+            EventPayload::CommandStarted {
+                call_id, command, ..
+            } => {
+                self.commands.insert(call_id.clone(), command.clone());
+            }
+            EventPayload::CommandFinished {
+                call_id,
+                not_tracked,
+                ..
+            } => {
+                let command = self.commands.remove(call_id).unwrap_or_default();
+                self.untracked
+                    .extend(not_tracked.iter().map(|item| UntrackedEffect {
+                        seq: event.seq,
+                        command: command.clone(),
+                        item: item.clone(),
+                    }));
+            }
+            _ => {}
         }
     }
 

@@ -6,7 +6,7 @@
 
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff};
-use crate::artifacts::projection::{ArtifactRecord, Review};
+use crate::artifacts::projection::{ArtifactRecord, Review, UntrackedEffect};
 pub(crate) use crate::artifacts::swap::{abandoned, Step, Swap};
 use crate::run::receipts::current_hash;
 use crate::run::recorder::Recorder;
@@ -65,6 +65,14 @@ impl Application {
     fn disk_path(root: &WorkspaceRoot, rel: &str) -> Result<PathBuf, AppError> {
         root.resolve_for_write(rel)
             .map_err(|e| AppError::InvalidInput(format!("{rel}: {e}")))
+    }
+
+    /// What the run's commands changed that BearAgent did not keep (build
+    /// output, dependencies, files past the safety net's limits), in run
+    /// order: none of it can be restored.
+    pub fn untracked_effects(&self, run_id: RunId) -> Result<Vec<UntrackedEffect>, AppError> {
+        self.get_run(run_id)?;
+        self.artifact_cache.untracked(&self.store, run_id)
     }
 
     /// The files a run created, changed or deleted, with their state on disk.

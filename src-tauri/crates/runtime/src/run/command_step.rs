@@ -8,11 +8,11 @@ use super::deps::{LoopDeps, RunGrants};
 use super::loop_guard::signature;
 use super::outcome::{fail, result, ToolStepEnd};
 use super::recorder::Recorder;
-use super::safety_net::left_out_changes;
+use super::safety_net::{left_out_changes, measure_left_out};
 use super::snapshot::{self, FileChange, Snapshot};
 use crate::live::LiveEvent;
 use crate::AppError;
-use bearagent_kernel::{CallId, CommandSettings, EventPayload, EventSeq};
+use bearagent_kernel::{CallId, CommandSettings, EventPayload, EventSeq, NotTracked};
 use bearagent_store::hash_bytes;
 use bearagent_tools::sandbox;
 use bearagent_tools::tools::run_command::{CommandRun, RunCommand};
@@ -91,6 +91,7 @@ pub(crate) async fn execute_command(
         ),
         Err(why) => (Vec::new(), Default::default(), Vec::new(), Some(why)),
     };
+    let not_tracked = measured(deps.workspace.path().to_path_buf(), not_tracked).await?;
     let effects = Effects {
         changes: &changes,
         dirs,
@@ -252,6 +253,20 @@ fn record_finished(
 
 fn count(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The left-out folders with what they hold now, counted on a blocking
+/// thread (it walks them).
+async fn measured(root: PathBuf, mut list: Vec<NotTracked>) -> Result<Vec<NotTracked>, AppError> {
+    if list.is_empty() {
+        return Ok(list);
+    }
+    tokio::task::spawn_blocking(move || {
+        measure_left_out(&root, &mut list);
+        list
+    })
+    .await
+    .map_err(|e| AppError::Internal(format!("counting untracked folders failed: {e}")))
 }
 
 /// Snapshots the workspace on a blocking thread (it reads files), with the

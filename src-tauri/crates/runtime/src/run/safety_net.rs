@@ -13,10 +13,10 @@
 //! there that cannot be restored. Files an ignored path gains are not
 //! changes (build output): only what existed before is protected.
 
-use super::snapshot::{is_cache_dir, FileMeta};
-use bearagent_kernel::{NotTracked, NotTrackedChange, NotTrackedWhy};
+use super::snapshot::{is_cache_dir, relative, FileMeta};
+use bearagent_kernel::{NotTracked, NotTrackedChange, NotTrackedWhy, TreeSize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// Ignored folders by name whose contents are regenerable: dependencies,
@@ -66,7 +66,7 @@ pub struct LeftOut {
 /// The ignored files to keep (as `walk` lists tracked ones) and the roots
 /// left out, keyed by path (a folder ends with `/`).
 pub struct IgnoredWalk {
-    pub files: Vec<(String, PathBuf, FileMeta)>,
+    pub files: Vec<(String, FileMeta)>,
     pub left_out: BTreeMap<String, LeftOut>,
 }
 
@@ -102,21 +102,6 @@ impl Budget {
         }
         let modified_ns = meta.map_or(0, |m| FileMeta::of(m).modified_ns());
         self.left_out.insert(rel, LeftOut { why, modified_ns });
-    }
-}
-
-/// `path` below `root`, with `/` (on Unix the path's own text: this runs
-/// for every file of the tree, so no per-component joining).
-fn relative(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    match rel.to_str() {
-        Some(text) if std::path::MAIN_SEPARATOR == '/' => Some(text.to_owned()),
-        _ => Some(
-            rel.components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
-        ),
     }
 }
 
@@ -206,7 +191,7 @@ pub fn walk_ignored(
             break;
         };
         if b.take(meta.len()) {
-            files.push((rel, entry.into_path(), FileMeta::of(&meta)));
+            files.push((rel, FileMeta::of(&meta)));
         } else {
             b.leave_out(rel, NotTrackedWhy::OverLimit, Some(&meta));
         }
@@ -237,6 +222,7 @@ pub fn left_out_changes(
             path: path.clone(),
             why: b.why,
             change,
+            size: None,
         });
     }
     for (path, a) in after {
@@ -245,11 +231,56 @@ pub fn left_out_changes(
                 path: path.clone(),
                 why: a.why,
                 change: NotTrackedChange::Made,
+                size: None,
             });
         }
     }
     out.sort_by(|x, y| x.path.cmp(&y.path));
     out
+}
+
+/// Counting a left-out folder stops after this many entries.
+const MAX_COUNTED_ENTRIES: u64 = 200_000;
+
+/// Fills in what each folder the command made or changed holds now, so
+/// "not restorable" says how much ("1 200 files, 800 MB"). Only those
+/// folders are walked, once, after the command: a command that touches
+/// none pays nothing.
+pub fn measure_left_out(root: &Path, list: &mut [NotTracked]) {
+    for item in list.iter_mut() {
+        let counted = matches!(
+            item.change,
+            NotTrackedChange::Made | NotTrackedChange::Changed
+        );
+        if counted && item.path.ends_with('/') {
+            item.size = Some(tree_size(&root.join(item.path.trim_end_matches('/'))));
+        }
+    }
+}
+
+/// Files and bytes under `dir`, symlinks not followed, up to the cap.
+fn tree_size(dir: &Path) -> TreeSize {
+    let mut size = TreeSize {
+        files: 0,
+        bytes: 0,
+        at_least: false,
+    };
+    let mut entries = 0u64;
+    let walker = ignore::WalkBuilder::new(dir)
+        .standard_filters(false)
+        .build();
+    for entry in walker.flatten() {
+        entries += 1;
+        if entries > MAX_COUNTED_ENTRIES {
+            size.at_least = true;
+            break;
+        }
+        if entry.file_type().is_some_and(|k| k.is_file()) {
+            size.files += 1;
+            size.bytes += entry.metadata().map_or(0, |m| m.len());
+        }
+    }
+    size
 }
 
 #[cfg(test)]

@@ -126,6 +126,35 @@ fn removing_or_making_a_left_out_tree_is_named() {
 }
 
 #[test]
+fn a_left_out_tree_the_command_changed_is_counted_and_a_removed_one_is_not() {
+    let ws = workspace();
+    let (_d, store) = store();
+    let mut cache = SnapshotCache::default();
+    let before = take(ws.path(), &mut cache, &store, at(0)).unwrap();
+    std::fs::remove_dir_all(ws.path().join("node_modules")).unwrap();
+    // A build adds two files right in target/ (its own mtime moves).
+    std::fs::write(ws.path().join("target/a.o"), vec![0u8; 3000]).unwrap();
+    std::fs::write(ws.path().join("target/b.o"), vec![0u8; 1000]).unwrap();
+    let after = take(ws.path(), &mut cache, &store, at(0)).unwrap();
+    let mut list = left_out_changes(&before.left_out, &after.left_out);
+    measure_left_out(ws.path(), &mut list);
+    let sizes: Vec<(&str, Option<TreeSize>)> =
+        list.iter().map(|n| (n.path.as_str(), n.size)).collect();
+    let target = TreeSize {
+        // CACHEDIR.TAG, debug/app, a.o, b.o
+        files: 4,
+        bytes: 44 + 7 + 3000 + 1000,
+        at_least: false,
+    };
+    assert_eq!(sizes, [("node_modules/", None), ("target/", Some(target))]);
+    assert_eq!(
+        bearagent_kernel::not_tracked_note(&list),
+        "; not tracked, so not restorable: node_modules/ removed (dependencies or caches), \
+         target/ changed (build output, 4 files, 4.0 KB)"
+    );
+}
+
+#[test]
 fn past_the_budget_ignored_files_are_left_out_by_name() {
     let ws = tempfile::tempdir().unwrap();
     std::fs::write(ws.path().join(".gitignore"), "*.dat\n").unwrap();
