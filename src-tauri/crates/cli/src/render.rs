@@ -152,19 +152,7 @@ fn tool_event_text(p: &EventPayload) -> String {
             ..
         } => tool_call_completed(result, *truncated, *original_bytes),
         EventPayload::ToolCallFailed { result } => tool_call_failed(result),
-        EventPayload::ArtifactRecorded {
-            path,
-            before_hash,
-            after_hash,
-            before_mode,
-            after_mode,
-            ..
-        } => written(
-            path,
-            before_hash.is_some(),
-            after_hash.is_some(),
-            (*before_mode, *after_mode),
-        ),
+        EventPayload::ArtifactRecorded { .. } => written(p),
         EventPayload::ExternalChangeObserved { path, .. } => {
             format!("changed outside the run: {path}")
         }
@@ -322,13 +310,24 @@ fn tool_call_failed(result: &ToolResult) -> String {
 
 /// "created PATH", "modified PATH" or "deleted PATH", and a mode change
 /// ("(mode 644 → 755)").
-fn written(path: &str, before: bool, after: bool, modes: (Option<u32>, Option<u32>)) -> String {
-    let verb = match (before, after) {
+fn written(p: &EventPayload) -> String {
+    let EventPayload::ArtifactRecorded {
+        path,
+        before_hash,
+        after_hash,
+        before_mode,
+        after_mode,
+        ..
+    } = p
+    else {
+        return String::new();
+    };
+    let verb = match (before_hash.is_some(), after_hash.is_some()) {
         (false, _) => "created",
         (true, true) => "modified",
         (true, false) => "deleted",
     };
-    match modes {
+    match (before_mode, after_mode) {
         (Some(b), Some(a)) if a != b => format!("{verb} {path} (mode {b:o} → {a:o})"),
         _ => format!("{verb} {path}"),
     }
