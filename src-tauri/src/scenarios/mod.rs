@@ -18,6 +18,7 @@
 
 mod changes;
 mod commands;
+mod conversation;
 mod demo;
 mod long;
 mod mcp;
@@ -26,6 +27,7 @@ mod provider;
 mod review;
 mod sandbox;
 mod session;
+mod twenty;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@
 //! exhausted · 4 cancelled or interrupted · 5 BearAgent's own error (storage,
 //! data directory).
 
+mod approval_prompt;
 mod args;
 mod changes_cmd;
 mod compact_cmd;
@@ -18,6 +19,7 @@ mod rewind_cmd;
 mod run_cmd;
 mod sandbox_cmd;
 mod settings_cmd;
+mod timeline;
 
 use clap::Parser;
 use exit::Exit;

@@ -1,6 +1,7 @@
 use crate::args::{EventsArgs, InspectArgs, RunsArgs};
 use crate::exit::{self, Exit};
 use crate::render;
+use crate::timeline::Timeline;
 use bearagent_kernel::{EventSeq, RunId};
 use bearagent_runtime::Application;
 
@@ -75,11 +76,17 @@ pub fn events(app: &Application, q: EventsArgs) -> Exit {
     };
     match app.list_events(run_id, EventSeq(q.after), q.limit) {
         Ok(events) => {
+            // Times count from the run's first event, wherever the page starts.
+            let started = match app.list_events(run_id, EventSeq(0), 1) {
+                Ok(first) => first.first().map(|e| e.at),
+                Err(e) => return exit::report(&e),
+            };
+            let mut timeline = Timeline::new(started);
             for e in &events {
                 if q.json {
                     println!("{}", render::event_json(e));
                 } else {
-                    println!("{}", render::event_line(e));
+                    println!("{}", timeline.line(e));
                 }
             }
             Exit::Succeeded

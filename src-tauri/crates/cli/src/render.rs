@@ -6,7 +6,7 @@ use bearagent_kernel::event::ModelErrorClass;
 use bearagent_kernel::hunk_list;
 use bearagent_kernel::{
     Action, EventEnvelope, EventPayload, McpToolRecord, RunProjection, RunStatus, TokenUsage,
-    ToolCall, ToolName, ToolResult, Usd,
+    ToolName, ToolResult, Usd,
 };
 use bearagent_runtime::RunSummary;
 use serde_json::json;
@@ -29,21 +29,11 @@ pub fn status_text(status: &RunStatus) -> String {
     }
 }
 
-/// One timeline line for an event.
-pub fn event_line(e: &EventEnvelope) -> String {
-    format!(
-        "#{:<4} {}  {}",
-        e.seq,
-        e.at.to_rfc3339(),
-        run_event_text(&e.payload)
-    )
-}
-
 /// The wording of the run's own events: its lifecycle, model calls and
 /// context. The other events are tool-side; [`tool_event_text`] words them
 /// (each of the two lists every event type, with no wildcard, so a new
 /// type does not compile until it has a wording).
-fn run_event_text(p: &EventPayload) -> String {
+pub(crate) fn event_text(p: &EventPayload) -> String {
     match p {
         EventPayload::RunCreated {
             goal,
@@ -136,14 +126,14 @@ fn retry_scheduled(p: &EventPayload) -> String {
 
 /// The wording of tool-side events: tool calls and their approvals,
 /// commands, writes and their review, MCP servers. The run's own events
-/// are worded by [`run_event_text`].
+/// are worded by [`event_text`].
 fn tool_event_text(p: &EventPayload) -> String {
     match p {
-        EventPayload::ToolCallRequested { call } => tool_call_requested(call),
+        EventPayload::ToolCallRequested { call } => crate::timeline::call_headline(call),
         EventPayload::ApprovalRequested { summary, .. } => format!("approval requested: {summary}"),
         EventPayload::ApprovalGranted { .. } => review::approval_granted(p),
         EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason),
-        EventPayload::ToolCallStarted { .. } => "tool started".into(),
+        EventPayload::ToolCallStarted { .. } => "started".into(),
         EventPayload::EffectIntended { path, .. } => format!("about to write {path}"),
         EventPayload::ToolCallCompleted {
             result,
@@ -210,7 +200,7 @@ fn tool_event_text(p: &EventPayload) -> String {
         | EventPayload::RunCancelled { .. }
         | EventPayload::BudgetExhausted { .. }
         | EventPayload::RunInterrupted { .. }
-        | EventPayload::RunResumed => run_event_text(p),
+        | EventPayload::RunResumed => event_text(p),
     }
 }
 
@@ -277,24 +267,13 @@ fn with_reason(reason: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
-fn tool_call_requested(call: &ToolCall) -> String {
-    format!(
-        "tool call {} {}",
-        call.tool_name,
-        one_line(
-            &serde_json::Value::Object(call.arguments.clone()).to_string(),
-            140
-        )
-    )
-}
-
 fn denied(by: &str, reason: &Option<String>) -> String {
     format!("denied by {by}{}", with_reason(reason))
 }
 
 fn tool_call_completed(result: &ToolResult, truncated: bool, original_bytes: u64) -> String {
     format!(
-        "tool ok{}: {}",
+        "ok{}: {}",
         if truncated {
             format!(" (truncated from {original_bytes} bytes)")
         } else {
@@ -305,7 +284,7 @@ fn tool_call_completed(result: &ToolResult, truncated: bool, original_bytes: u64
 }
 
 fn tool_call_failed(result: &ToolResult) -> String {
-    format!("tool error: {}", one_line(&result.content, 140))
+    format!("error: {}", one_line(&result.content, 140))
 }
 
 /// "created PATH", "modified PATH" or "deleted PATH", and a mode change

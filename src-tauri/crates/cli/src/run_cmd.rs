@@ -1,11 +1,13 @@
 //! `bearagent run`: start a run, stream its timeline, answer approvals on
 //! the terminal (or deny without one), exit with the run's outcome.
 
+use crate::approval_prompt::{self, Preview};
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
 use crate::render;
+use crate::timeline::{Timeline, TEXT_GUTTER};
 use bearagent_kernel::ApprovalMode;
-use bearagent_kernel::{ApprovalScope, EventEnvelope, EventPayload, EventSeq, RunId};
+use bearagent_kernel::{ApprovalScope, EventEnvelope, EventPayload, EventSeq, RunId, ToolCall};
 use bearagent_providers::{ModelProvider, ScriptedProvider};
 use bearagent_runtime::config::ProviderOverrides;
 use bearagent_runtime::{Application, Decision, LiveEvent, RunProfile, StartRun, ThreadStart};
@@ -89,13 +91,9 @@ fn choose(
     Ok((profile, provider))
 }
 
-async fn ask_on_terminal(summary: String) -> Decision {
+async fn ask_on_terminal(prompt: String) -> Decision {
     let answer = tokio::task::spawn_blocking(move || {
-        eprint!(
-            "\n  approve {summary}? [y]es / [n]o / [a]lways for this run / deny the [r]est of this turn \
-             / [w] yes, with the network for this command / p WORDS: yes, and allow commands starting \
-             with WORDS for this run (pw WORDS: with the network): "
-        );
+        eprint!("{prompt}");
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         std::io::stdin()
@@ -166,7 +164,7 @@ fn no_terminal_denial() -> Decision {
     }
 }
 
-fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
+fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool, timeline: &mut Timeline) {
     match event {
         LiveEvent::Committed(e) if json => println!("{}", render::event_json(e)),
         LiveEvent::Committed(e) => {
@@ -174,7 +172,7 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
                 println!();
                 *in_text = false;
             }
-            println!("{}", render::event_line(e));
+            println!("{}", timeline.line(e));
         }
         LiveEvent::TextDelta {
             text, model_call, ..
@@ -186,10 +184,10 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
         }
         LiveEvent::TextDelta { text, .. } => {
             if !*in_text {
-                print!("      │ ");
+                print!("{TEXT_GUTTER}");
                 *in_text = true;
             }
-            print!("{}", text.replace('\n', "\n      │ "));
+            print!("{}", text.replace('\n', &format!("\n{TEXT_GUTTER}")));
             let _ = std::io::stdout().flush();
         }
         LiveEvent::TextDiscarded { model_call, .. } if json => {
@@ -212,10 +210,10 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool) {
         }
         LiveEvent::CommandOutput { text, .. } => {
             if !*in_text {
-                print!("      │ ");
+                print!("{TEXT_GUTTER}");
                 *in_text = true;
             }
-            print!("{}", text.replace('\n', "\n      │ "));
+            print!("{}", text.replace('\n', &format!("\n{TEXT_GUTTER}")));
             let _ = std::io::stdout().flush();
         }
         LiveEvent::RunAborted { message, .. } => {
@@ -342,6 +340,7 @@ async fn follow(
     interactive: bool,
 ) {
     let mut in_text = false;
+    let mut timeline = Timeline::new(None);
     let mut next = EventSeq::FIRST;
     loop {
         let event = match live.recv().await {
@@ -358,13 +357,13 @@ async fn follow(
         let envelope = match &event {
             LiveEvent::Committed(envelope) => envelope.clone(),
             LiveEvent::RunAborted { .. } => {
-                print_live(&event, json, &mut in_text);
+                print_live(&event, json, &mut in_text, &mut timeline);
                 return;
             }
             LiveEvent::TextDelta { .. }
             | LiveEvent::TextDiscarded { .. }
             | LiveEvent::CommandOutput { .. } => {
-                print_live(&event, json, &mut in_text);
+                print_live(&event, json, &mut in_text, &mut timeline);
                 continue;
             }
         };
@@ -388,8 +387,10 @@ async fn follow(
                 continue;
             }
             next = envelope.seq.next();
-            print_live(&LiveEvent::Committed(envelope.clone()), json, &mut in_text);
-            if handle(app, run_id, &envelope, interactive).await == Flow::Settled {
+            let committed = LiveEvent::Committed(envelope.clone());
+            print_live(&committed, json, &mut in_text, &mut timeline);
+            let asking = interactive.then_some(&timeline);
+            if handle(app, run_id, &envelope, asking).await == Flow::Settled {
                 return;
             }
         }
@@ -402,21 +403,27 @@ enum Flow {
     Settled,
 }
 
-/// Answers an approval request; says when the run has settled.
+/// Answers an approval request (on the terminal when `asking` holds the
+/// timeline, whose open calls the prompt previews; else denied); says when
+/// the run has settled.
 async fn handle(
     app: &Arc<Application>,
     run_id: RunId,
     envelope: &EventEnvelope,
-    interactive: bool,
+    asking: Option<&Timeline>,
 ) -> Flow {
     match &envelope.payload {
         EventPayload::ApprovalRequested {
             call_id, summary, ..
         } => {
-            let decision = if interactive {
-                ask_on_terminal(summary.clone()).await
-            } else {
-                no_terminal_denial()
+            let decision = match asking {
+                Some(timeline) => {
+                    let preview = preview(app, run_id, timeline.open_call(call_id));
+                    let colour =
+                        std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+                    ask_on_terminal(approval_prompt::prompt(summary, &preview, colour)).await
+                }
+                None => no_terminal_denial(),
             };
             if let Err(e) = app.decide_approval(run_id, call_id.as_str(), decision) {
                 eprintln!("bearagent: {e}");
@@ -426,6 +433,25 @@ async fn handle(
         // The run ended: nothing more to answer.
         payload if payload.is_terminal() => Flow::Settled,
         _ => Flow::Continue,
+    }
+}
+
+/// What the approval prompt shows of `call` beside its summary.
+fn preview(app: &Application, run_id: RunId, call: Option<&ToolCall>) -> Preview {
+    let Some(call) = call else {
+        return Preview::Nothing;
+    };
+    if call.tool_name.as_str() == "run_command" {
+        let arg = |name: &str| call.arguments.get(name).and_then(|v| v.as_str());
+        return Preview::Command {
+            command: arg("command").unwrap_or_default().to_owned(),
+            cwd: arg("cwd").unwrap_or(".").to_owned(),
+        };
+    }
+    match app.proposed_change(run_id, call) {
+        Ok(Some(change)) => Preview::Write(change),
+        Ok(None) => Preview::Nothing,
+        Err(e) => Preview::Unavailable(e.to_string()),
     }
 }
 

@@ -21,6 +21,7 @@ pub mod watch;
 
 pub use app::compact::Compacted;
 pub use app::mcp::McpServerTest;
+pub use app::proposal::ProposedChange;
 pub use app::requests::{RunDetail, RunRequest};
 pub use app::runs::StartRun;
 pub use app::settings::{ProviderSummary, ProviderTest, Settings};

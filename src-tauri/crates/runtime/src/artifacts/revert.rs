@@ -44,15 +44,19 @@ pub struct ArtifactView {
     pub lines: Option<(u32, u32)>,
 }
 
+/// The run's workspace folder, or why it is not available.
+pub(crate) fn workspace_of(run: &RunProjection) -> Result<WorkspaceRoot, AppError> {
+    WorkspaceRoot::new(std::path::Path::new(&run.workspace_path))
+        .map_err(|e| AppError::InvalidInput(format!("the run's workspace is not available: {e}")))
+}
+
 impl Application {
     fn artifact_context(
         &self,
         run_id: RunId,
     ) -> Result<(RunProjection, WorkspaceRoot, Vec<ArtifactRecord>), AppError> {
         let run = self.get_run(run_id)?;
-        let root = WorkspaceRoot::new(std::path::Path::new(&run.workspace_path)).map_err(|e| {
-            AppError::InvalidInput(format!("the run's workspace is not available: {e}"))
-        })?;
+        let root = workspace_of(&run)?;
         let records = self.artifact_cache.records(&self.store, run_id)?;
         Ok((run, root, records))
     }

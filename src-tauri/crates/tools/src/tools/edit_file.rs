@@ -106,39 +106,7 @@ impl WorkspaceTool for EditFile {
         let text =
             String::from_utf8(bytes).map_err(|_| ToolError::InvalidUtf8 { path: path.into() })?;
 
-        let (updated, what) = match (args.old_string, args.new_string, args.diff) {
-            (Some(old), Some(new), None) => {
-                let count = text.matches(old).count();
-                match count {
-                    0 => return Err(ToolError::NoMatch { path: path.into() }),
-                    1 => (
-                        text.replacen(old, new, 1),
-                        "replaced 1 occurrence".to_owned(),
-                    ),
-                    _ => {
-                        return Err(ToolError::MultipleMatches {
-                            path: path.into(),
-                            count,
-                        })
-                    }
-                }
-            }
-            (None, None, Some(diff)) => {
-                let patch = Patch::from_str(diff)
-                    .map_err(|e| ToolError::bad_call(format!("diff no longer parses: {e}")))?;
-                let updated =
-                    diffy::apply(&text, &patch).map_err(|e| ToolError::DiffDoesNotApply {
-                        path: path.into(),
-                        reason: e.to_string(),
-                    })?;
-                (updated, format!("applied diff ({})", diff_stats(&patch)))
-            }
-            _ => {
-                return Err(ToolError::bad_call(
-                    "expected old_string/new_string or diff",
-                ))
-            }
-        };
+        let (updated, what) = edited(&text, path, &args)?;
         write_atomic(&target.abs_path, path, updated.as_bytes(), cancel)?;
         Ok(ToolOutput::new(format!(
             "edited {path}: {what}; the file is now {} ({})",
@@ -146,6 +114,44 @@ impl WorkspaceTool for EditFile {
             plural(updated.lines().count() as u64, "line", "lines")
         )))
     }
+}
+
+/// The file's text after the edit `args` describes, and what was done
+/// ("replaced 1 occurrence", "applied diff (…)"). Shared by the tool and
+/// by the approval's preview, so what is shown is what would be written.
+fn edited(text: &str, path: &str, args: &EditArgs<'_>) -> Result<(String, String), ToolError> {
+    match (args.old_string, args.new_string, args.diff) {
+        (Some(old), Some(new), None) => match text.matches(old).count() {
+            0 => Err(ToolError::NoMatch { path: path.into() }),
+            1 => Ok((
+                text.replacen(old, new, 1),
+                "replaced 1 occurrence".to_owned(),
+            )),
+            count => Err(ToolError::MultipleMatches {
+                path: path.into(),
+                count,
+            }),
+        },
+        (None, None, Some(diff)) => {
+            let patch = Patch::from_str(diff)
+                .map_err(|e| ToolError::bad_call(format!("diff no longer parses: {e}")))?;
+            let updated = diffy::apply(text, &patch).map_err(|e| ToolError::DiffDoesNotApply {
+                path: path.into(),
+                reason: e.to_string(),
+            })?;
+            Ok((updated, format!("applied diff ({})", diff_stats(&patch))))
+        }
+        _ => Err(ToolError::bad_call(
+            "expected old_string/new_string or diff",
+        )),
+    }
+}
+
+/// What the prepared edit `call` would make of its file's current text.
+pub(crate) fn edited_text(call: &PreparedCall, text: &str) -> Result<String, ToolError> {
+    let args =
+        EditArgs::deserialize(call.args()).map_err(|e| ToolError::bad_call(e.to_string()))?;
+    Ok(edited(text, args.path, &args)?.0)
 }
 
 /// True for an exact replacement (`old_string`/`new_string`), false for a

@@ -2,6 +2,7 @@
 
 pub mod edit_file;
 pub mod list_dir;
+pub mod proposal;
 pub mod read_file;
 pub mod run_command;
 pub mod search_text;
