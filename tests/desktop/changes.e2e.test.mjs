@@ -18,6 +18,7 @@ import {
   startDemo,
   pendingApproval,
   timelineRows,
+  showEvents,
   WAIT,
 } from "./harness.mjs";
 import { startModel, toolTurn, answerTurn, writeLoopbackConfig } from "./loopback-model.mjs";
@@ -97,7 +98,8 @@ test("changes: a file a person creates while the run waits is never overwritten 
     await step(app, "changes-finish", () => approveAndFinish(app));
     assert.equal(readFileSync(plan, "utf8"), mine, "the person's content is intact");
     assert.match(await byTestId(app, "final-answer").getText(), /did not happen/);
-    // The refusal is in the timeline (virtualised: scroll to its end).
+    // The refusal is in the Events view's timeline (virtualised: scroll to its end).
+    await showEvents(app);
     await step(app, "changes-conflict-row", () =>
       app.waitUntil(
         async () => {

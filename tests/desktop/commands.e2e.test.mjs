@@ -1,14 +1,15 @@
 // The real app under Xvfb with a model served over loopback HTTP (an
 // OpenAI-compatible stream): the agent runs a failing test command whose
-// output streams into the timeline, edits the file (approved in the app),
-// runs the tests again green; the file the command wrote shows in Changes
-// and its revert removes it.
+// output streams into its card in the conversation, edits the file (the
+// waiting card shows the diff and is approved from it), runs the tests again
+// green; the Events view lists every command's exit; the file the command
+// wrote shows in Changes and its revert removes it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startModel, toolTurn, answerTurn, writeLoopbackConfig } from "./loopback-model.mjs";
-import { makeSandbox, startDriver, launchApp, byTestId, screenshot, step, pendingApproval, WAIT } from "./harness.mjs";
+import { makeSandbox, startDriver, launchApp, byTestId, screenshot, step, showEvents, WAIT } from "./harness.mjs";
 
 let sandbox;
 let driver;
@@ -34,7 +35,7 @@ const TEST_PY = [
 
 const TURNS = [
   toolTurn("c1", "run_command", { command: "python3 test_calc.py" }),
-  toolTurn("c2", "write_file", { path: "calc.py", content: FIXED }),
+  toolTurn("c2", "edit_file", { path: "calc.py", old_string: "    return a - b", new_string: "    return a + b" }),
   toolTurn("c3", "run_command", { command: "python3 test_calc.py" }),
   answerTurn("The test failed because add subtracted; fixed calc.py and the tests pass now."),
 ];
@@ -85,7 +86,7 @@ after(async () => {
   model?.server.close();
 });
 
-test("commands: a failing test streams into the timeline, the fix is approved, the re-run passes; the command's file is in Changes and reverts", async () => {
+test("commands: a failing test streams into its card, the fix's diff is approved in its card, the re-run passes; the command's file is in Changes and reverts", async () => {
   const app = await launchApp(driver);
   try {
     await step(app, "cmd-open", async () => {
@@ -100,13 +101,13 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
       await byTestId(app, "run-approval").selectByAttribute("value", "ask_writes");
       await byTestId(app, "start-run").click();
     });
-    // The first command's output shows while it still runs.
-    const terminal = app.$('[data-testid="terminal"]');
+    // The first command's output shows in its card while it still runs.
+    const terminal = app.$('[data-testid="tool-card"][data-call-id="c1"] [data-testid="terminal"]');
     await step(app, "cmd-live", () =>
       app.waitUntil(async () => (await terminal.isExisting()) && (await terminal.getText()).includes("running tests"), {
         ...WAIT,
         interval: 100,
-        timeoutMsg: "the command's output never showed in the timeline",
+        timeoutMsg: "the command's output never showed in its card",
       }),
     );
     // The script writes report.txt only after its 2 s pause: the first
@@ -114,9 +115,16 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
     assert.ok(!existsSync(join(sandbox.workspace, "report.txt")), "output showed only after the command ended");
     await screenshot(app, "commands-01-live");
 
-    // It fails; then the fix (a write) asks for approval.
-    await step(app, "cmd-approval", () => pendingApproval(app).waitForDisplayed(WAIT));
-    await byTestId(app, "approve").click();
+    // It fails: a red card with exit 1. Then the fix asks: its card shows the diff and the approval.
+    const failed = app.$('[data-testid="tool-card"][data-call-id="c1"][data-status="failed"]');
+    await step(app, "cmd-failed", () => failed.waitForDisplayed(WAIT));
+    assert.equal(await failed.$('[data-testid="card-status"]').getText(), "exit 1");
+    const fix = app.$('[data-testid="tool-card"][data-call-id="c2"][data-status="asking"]');
+    await step(app, "cmd-approval", () => fix.$('[data-testid="approval-row"][data-state="pending"]').waitForDisplayed(WAIT));
+    assert.match(await fix.$('[data-testid="diff-line"][data-kind="removed"]').getText(), /return a - b/);
+    assert.match(await fix.$('[data-testid="diff-line"][data-kind="added"]').getText(), /return a \+ b/);
+    await screenshot(app, "commands-02-edit-card");
+    await fix.$('[data-testid="approve"]').click();
 
     // The re-run passes and the run succeeds.
     await step(app, "cmd-succeeded", () =>
@@ -124,10 +132,13 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
     );
     assert.equal(readFileSync(join(sandbox.workspace, "calc.py"), "utf8"), FIXED);
     assert.equal(readFileSync(join(sandbox.workspace, "report.txt"), "utf8"), "PASS\n");
-    await screenshot(app, "commands-02-passed");
+    await screenshot(app, "commands-03-conversation");
 
-    // The timeline is virtualised: scroll through it and collect every
-    // command's exit badge and whether its output carries colours.
+    // The Events view lists every event; its timeline is virtualised: scroll
+    // through it and collect every command's exit badge and whether its
+    // output carries colours.
+    await showEvents(app);
+    await screenshot(app, "commands-04-events");
     const seen = await scanTimeline(app);
     // Each command shows its badge (on its row and its result): first 1, then 0.
     assert.ok(seen.exits.length >= 2, `exit badges: ${JSON.stringify(seen)}`);
@@ -152,7 +163,7 @@ test("commands: a failing test streams into the timeline, the fix is approved, t
     );
     assert.ok(!existsSync(join(sandbox.workspace, "report.txt")), "the revert removed the file the command created");
     assert.equal(readFileSync(join(sandbox.workspace, "calc.py"), "utf8"), FIXED, "only report.txt was reverted");
-    await screenshot(app, "commands-03-reverted");
+    await screenshot(app, "commands-05-reverted");
     assert.equal(model.calls(), 4, "four model calls: test, fix, test, answer");
   } finally {
     await app.deleteSession();

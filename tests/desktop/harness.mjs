@@ -161,6 +161,12 @@ export async function step(app, name, body) {
   }
 }
 
+/** The run's Events view (its event timeline); a run opens in its Conversation view. */
+export async function showEvents(app) {
+  await byTestId(app, "timeline-tab").click();
+  await app.$('.timeline[data-loaded="true"]').waitForExist(WAIT);
+}
+
 /** Starts the demo from the home screen; returns the demo workspace path. */
 export async function startDemo(app) {
   // The app may reopen the previous demo's workspace at start: wait for a new one.
@@ -186,6 +192,9 @@ export const pendingApproval = (app) => app.$('[data-testid="approval-row"][data
  * every row seen, keyed by `data-type` and in seq order: [{type, seq, text}].
  */
 export async function timelineRows(app) {
+  // A run opens in its conversation: the rows are in the Events view.
+  await byTestId(app, "timeline-tab").click();
+  await app.$(".timeline").waitForExist(WAIT);
   return app.execute(async () => {
     const root = document.querySelector(".timeline");
     if (!root) return [];

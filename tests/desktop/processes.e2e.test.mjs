@@ -16,6 +16,7 @@ import {
   byTestId,
   screenshot,
   step,
+  showEvents,
   WAIT,
 } from "./harness.mjs";
 
@@ -85,8 +86,9 @@ test("a CLI run in progress while the app starts: shown live, owned by the CLI, 
     await step(app, "procs-owner", () => byTestId(app, "run-owner-elsewhere").waitForDisplayed(WAIT));
     assert.match(await byTestId(app, "run-owner-elsewhere").getText(), /another BearAgent process/);
     assert.equal(await byTestId(app, "cancel-run").isExisting(), false, "no cancel for another process's run");
+    await showEvents(app);
 
-    // The timeline grows while the CLI executes the run (the list is
+    // The Events view's timeline grows while the CLI executes the run (the list is
     // virtualised: watch the newest seq, not the number of rows).
     const newestSeq = () =>
       app.execute(() =>

@@ -101,7 +101,16 @@ test("demo run: deny with a reason → the model is told, nothing is written", a
     await step(app, "deny-outcome", () => waitForOutcome(app, "succeeded"));
     assert.match(await byTestId(app, "final-answer").getText(), /did not happen \(you declined it/);
     assert.ok(!existsSync(join(workspace, "docs/plan.md")), "docs/plan.md was not written");
+    // The conversation's card says it was denied and why.
+    const card = app.$('[data-testid="tool-card"][data-tool="write_file"][data-status="denied"]');
+    await step(app, "deny-card", () => card.waitForDisplayed(WAIT));
+    assert.match(await card.$('[data-testid="card-reason"]').getText(), /keep docs\/ unchanged for now/);
+    await screenshot(app, "runs-04-demo-denied-card");
+    // Its link shows the call's events in the Events view, the answered request among them.
+    await card.$('[data-testid="card-events"]').click();
+    await app.$('.timeline[data-loaded="true"]').waitForExist(WAIT);
     const denied = app.$('[data-testid="approval-row"][data-state="denied"]');
+    await step(app, "deny-events", () => denied.waitForExist(WAIT));
     assert.match(await denied.getText(), /keep docs\/ unchanged for now/);
 
     // What the last model call saw includes the denial and its reason.
@@ -118,7 +127,7 @@ test("demo run: deny with a reason → the model is told, nothing is written", a
     await lastSaw.click();
     await app.$('[data-testid="model-context"][data-state="ready"]').waitForDisplayed(WAIT);
     assert.match(await byTestId(app, "context-history").getText(), /the user denied this call: keep docs\/ unchanged for now/);
-    await screenshot(app, "runs-04-demo-denied-context");
+    await screenshot(app, "runs-05-demo-denied-context");
   } finally {
     await app.deleteSession();
   }
@@ -154,7 +163,7 @@ test("app killed while the approval is pending → interrupted after restart, st
     }
     const row = app.$('[data-testid="run-row"][data-status="interrupted"]');
     await step(app, "kill-list", () => row.waitForDisplayed(WAIT));
-    await screenshot(app, "runs-05-after-restart-list");
+    await screenshot(app, "runs-06-after-restart-list");
     await step(app, "kill-open-run", async () => {
       const link = row.$('[data-testid="run-link"]');
       await link.scrollIntoView({ block: "center" });
@@ -165,13 +174,13 @@ test("app killed while the approval is pending → interrupted after restart, st
     assert.equal(await outcome.getAttribute("data-tone"), "danger");
     assert.match(await outcome.getText(), /Interrupted/);
     await step(app, "kill-answerable", () => byTestId(app, "approval-resume-note").waitForDisplayed(WAIT));
-    await screenshot(app, "runs-06-interrupted-answerable");
+    await screenshot(app, "runs-07-interrupted-answerable");
 
     await byTestId(app, "approve").click();
     await step(app, "kill-resumed", () => waitForOutcome(app, "succeeded"));
     assert.match(await byTestId(app, "final-answer").getText(), /wrote docs\/plan\.md/);
     assert.ok(existsSync(plan), `${plan} exists after approving the resumed run`);
-    await screenshot(app, "runs-07-resumed-succeeded");
+    await screenshot(app, "runs-08-resumed-succeeded");
   } finally {
     await app.deleteSession();
   }

@@ -4,7 +4,7 @@
 // reverted anyway, export, and the demo run's own write.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { OPENAI, byId, shot, startUi } from "./support.mjs";
+import { OPENAI, byId, shot, startUi, showEvents } from "./support.mjs";
 
 let ui;
 before(async () => {
@@ -196,6 +196,7 @@ test("changes: dark mode, keyboard tabs and a focused row are visible", async ()
   try {
     await byId(page, "run-view").waitFor();
     await page.locator('[data-testid="run-view"][data-status="succeeded"]').waitFor();
+    await showEvents(page);
     await byId(page, "timeline-tab").focus();
     await page.keyboard.press("ArrowRight");
     await page.locator('[data-testid="changes-panel"][data-loaded="true"]').waitFor();

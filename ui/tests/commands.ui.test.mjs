@@ -6,7 +6,7 @@
 // "Sandbox off" badge, and the command settings of a profile.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { OPENAI, byId, shot, startUi } from "./support.mjs";
+import { OPENAI, byId, shot, startUi, showEvents } from "./support.mjs";
 
 let ui;
 before(async () => {
@@ -35,6 +35,7 @@ test("a command: approval card, always-allow prefix, live coloured output, exit 
     await byId(page, "run-goal").fill("Fix the failing tests in the greeter");
     await byId(page, "start-run").click();
     await byId(page, "run-view").waitFor();
+    await showEvents(page);
     await releaseModel(page);
 
     // The approval names the command, where it runs, the sandbox and the rule.
@@ -191,6 +192,7 @@ test("a command approved with the network: the decision carries it, the command 
   try {
     await byId(page, "run-goal").fill("Fix the failing tests in the greeter");
     await byId(page, "start-run").click();
+    await showEvents(page);
     const approval = page.locator('[data-testid="approval-row"][data-call-id="call_1"][data-state="pending"]');
     await approval.waitFor();
     assert.equal(await approval.getByTestId("approval-network").innerText(), "no network");
@@ -219,6 +221,7 @@ test("a reopened run reads its command's stored output, cut to its first and las
   try {
     const runId = await seedCommandRun(page);
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+    await showEvents(page);
     const card = command(page, "call_1");
     await card.locator('[data-testid="terminal"][data-view="split"]').waitFor();
     assert.equal((await calls(page, "command_output")).length, 1);
@@ -259,6 +262,7 @@ test("a flood of output keeps only the newest 256 KB live, then the stored head 
       [PROJECT, stored],
     );
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+    await showEvents(page);
     await page.locator('[data-testid="timeline-row"][data-seq="4"]').waitFor();
     // Announced live, so its output is followed from the start; then ~3 MB arrives.
     await page.evaluate((id) => window.__bearagentMock.appendEvent(id, { type: "command_started", call_id: "call_1", command: "yes", cwd: ".", sandboxed: true, network: false, rule: "rule `yes` → allow" }), runId);
@@ -296,6 +300,7 @@ test("a run whose profile turned the sandbox off says so in its header, command 
     const off = { sandbox: false, network: true, max_timeout_secs: 600, toolchain_dirs: [], env: [], rules: [] };
     const runId = await seedCommandRun(page, { commands: off, output: "done\n" });
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+    await showEvents(page);
     const badge = byId(page, "sandbox-off-badge");
     await badge.waitFor();
     assert.match(await badge.innerText(), /Sandbox off/);
@@ -308,6 +313,7 @@ test("a run whose profile turned the sandbox off says so in its header, command 
     // A sandboxed run has neither badge.
     const safe = await seedCommandRun(page, { output: "done\n" });
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), safe);
+    await showEvents(page);
     await page.locator(`[data-testid="run-view"][data-run-id="${safe}"]`).waitFor();
     await command(page, "call_1").waitFor();
     assert.equal(await byId(page, "sandbox-off-badge").count(), 0);
@@ -323,6 +329,7 @@ test("a run whose profile turned the sandbox off says so in its header, command 
       ], { commands: { sandbox: false, network: false, max_timeout_secs: 600, toolchain_dirs: [], env: [], rules: [{ prefix: "npm install", decision: "allow" }] } });
     }, PROJECT);
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), asked);
+    await showEvents(page);
     const approval = page.locator('[data-testid="approval-row"][data-call-id="call_1"]');
     await approval.waitFor();
     assert.equal(await approval.getByTestId("approval-sandbox").innerText(), "NOT sandboxed");

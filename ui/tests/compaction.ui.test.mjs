@@ -6,7 +6,7 @@
 // Settings.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { OPENAI, byId, shot, startUi } from "./support.mjs";
+import { OPENAI, byId, shot, showEvents, startUi } from "./support.mjs";
 
 let ui;
 before(async () => {
@@ -31,6 +31,7 @@ async function startRun(page, goal) {
   await byId(page, "run-approval").selectOption("allow_all");
   await byId(page, "start-run").click();
   await byId(page, "run-view").waitFor();
+  await showEvents(page);
 }
 
 const succeeded = (page) => page.locator('[data-testid="run-outcome"][data-status="succeeded"]').waitFor();

@@ -4,7 +4,7 @@
 // errors that block a bad limit, and a provider's price in Settings.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { OPENAI, OPENAI_PRICED, byId, shot, startUi } from "./support.mjs";
+import { OPENAI, OPENAI_PRICED, byId, shot, showEvents, startUi } from "./support.mjs";
 
 let ui;
 before(async () => {
@@ -38,6 +38,7 @@ test("a run with a max cost: the limit is sent, the run view and the run list sh
   try {
     await submitRun(page, "Compare the architecture notes and write outputs/report.md", "$0.50");
     await byId(page, "run-view").waitFor();
+    await showEvents(page);
     const [{ request }] = await calls(page, "start_run");
     assert.equal(request.budgets.max_cost_micro_usd, 500_000);
 
@@ -77,6 +78,9 @@ test("the cost limit stops a run before a call that could pass it, and says so",
     assert.match(await byId(page, "run-outcome-detail").innerText(), /Stopped before the next model call: it could have taken the cost past the limit \(\$0\.0500\)/);
     const meter = await meterOf(page, "cost");
     assert.ok(meter.used > 0 && meter.used < meter.limit, `spent below the limit: ${JSON.stringify(meter)}`);
+    // Events opens a finished run at its beginning: its end is the last row.
+    await showEvents(page);
+    await page.getByTestId("timeline").evaluate((el) => (el.scrollTop = el.scrollHeight));
     const row = page.locator('[data-testid="timeline-row"][data-type="budget_exhausted"]');
     await row.waitFor();
     assert.match(await row.innerText(), /Cost limit reached[\s\S]*past its cost limit of \$0\.0500/);

@@ -6,7 +6,7 @@
 // their tools (progress while running, then the result).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { OPENAI, byId, shot, startUi } from "./support.mjs";
+import { OPENAI, byId, shot, startUi, showEvents } from "./support.mjs";
 
 let ui;
 before(async () => {
@@ -219,6 +219,7 @@ test("an MCP run: servers start (or not), an echo call, live progress of a long 
     await byId(page, "run-goal").fill("Check the MCP server with echo");
     await byId(page, "start-run").click();
     await byId(page, "run-view").waitFor();
+    await showEvents(page);
 
     const started = page.locator('[data-testid="timeline-row"][data-type="mcp_server_started"]');
     await started.waitFor();

@@ -7,7 +7,7 @@
 // keep, a conflict saved anyway), by keyboard where it matters.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { OPENAI, byId, shot, startUi } from "./support.mjs";
+import { OPENAI, byId, shot, showEvents, startUi } from "./support.mjs";
 
 let ui;
 before(async () => {
@@ -35,7 +35,7 @@ const timelineRow = (page, seq) => page.locator(`[data-testid="timeline-row"][da
 
 async function openRun(page) {
   await page.locator('[data-testid="run-view"][data-status="succeeded"]').waitFor();
-  await page.locator('[data-testid="timeline"]').waitFor();
+  await showEvents(page);
 }
 
 /** Scrolls the windowed timeline until row `seq` is in the DOM, and centres it. */

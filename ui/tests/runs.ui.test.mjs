@@ -4,7 +4,7 @@
 // of another process, a run whose events cannot be stored, quit.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { OPENAI, byId, renderedSeqs, shot, startUi } from "./support.mjs";
+import { OPENAI, byId, renderedSeqs, shot, showEvents, startUi } from "./support.mjs";
 
 let ui;
 before(async () => {
@@ -33,6 +33,7 @@ async function startRun(page, goal, mode = "ask_writes") {
   await byId(page, "run-approval").selectOption(mode);
   await byId(page, "start-run").click();
   await byId(page, "run-view").waitFor();
+  await showEvents(page);
 }
 
 /** Every event the backend stored is in the timeline exactly once, in order. */
@@ -206,6 +207,7 @@ test("timeline paging with a gap: rows 1-3, then 10 arrives → 4-9 are paged, n
         { type: "model_call_requested", context_version: "c1", context_bytes: 2048 },
       ]), PROJECT);
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+    await showEvents(page);
     await page.locator('[data-testid="timeline-row"][data-seq="3"]').waitFor();
     assert.deepEqual(await renderedSeqs(page), [1, 2, 3]);
 
@@ -306,7 +308,9 @@ test("interrupted while waiting: shown as interrupted (not success), the request
     assert.equal(await byId(page, "cancel-run").count(), 0);
     await shot(page, "run-interrupted");
 
+    // Answered from its card in the conversation; the resume shows in Events.
     await byId(page, "approve").click();
+    await showEvents(page);
     await page.locator('[data-type="run_resumed"]').waitFor();
     await page.locator('[data-testid="run-outcome"][data-status="succeeded"]').waitFor();
     await assertTimelineComplete(page);
@@ -334,6 +338,7 @@ test("a run another process executes: a notice, its request read-only, no cancel
       return id;
     }, [PROJECT, call]);
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+    await showEvents(page);
 
     const notice = byId(page, "run-owner-elsewhere");
     await notice.waitFor();
@@ -377,6 +382,7 @@ test("a run whose events cannot be stored: the reason is shown and the run reads
         { type: "model_call_requested", context_version: "c1", context_bytes: 2048 },
       ]), PROJECT);
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+    await showEvents(page);
     await page.locator('[data-testid="timeline-row"][data-seq="3"]').waitFor();
     assert.equal(await byId(page, "run-aborted").count(), 0);
 
@@ -475,6 +481,7 @@ test("a long run stays windowed: 5 000 events, few rows in the DOM, the end reac
       return window.__bearagentMock.seedRun(path, "Read every file", payloads);
     }, PROJECT);
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), runId);
+    await showEvents(page);
     await page.locator('.timeline[data-loaded="true"][data-count="4999"]').waitFor();
     const inDom = await page.locator('[data-testid="timeline-row"]').count();
     assert.ok(inDom > 5 && inDom < 80, `windowed: ${inDom} rows in the DOM`);

@@ -105,3 +105,9 @@ export const OPENAI = {
 
 /** The same provider with gpt-4.1's list price (USD per million tokens). */
 export const OPENAI_PRICED = { ...OPENAI, price: { inputPerMtok: 2, outputPerMtok: 8, cachedInputPerMtok: 0.5 } };
+
+/** The run's Events view (the event timeline); a run opens in its Conversation view. */
+export async function showEvents(page) {
+  await page.getByTestId("timeline-tab").click();
+  await page.locator('.timeline[data-loaded="true"]').waitFor();
+}

@@ -5,7 +5,7 @@
 // list, and the AGENTS.md a run loaded named under its header.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { OPENAI, byId, shot, startUi } from "./support.mjs";
+import { OPENAI, byId, shot, showEvents, startUi } from "./support.mjs";
 
 let ui;
 before(async () => {
@@ -34,6 +34,7 @@ async function startRun(page, goal, mode = "allow_all") {
   await byId(page, "run-approval").selectOption(mode);
   await byId(page, "start-run").click();
   await byId(page, "run-view").waitFor();
+  await showEvents(page);
 }
 
 /** Waits for the open run (or the one given) to succeed. */
@@ -162,6 +163,7 @@ test("fork from a timeline row by keyboard: an inline prompt, Escape closes it, 
     await shot(page, "thread-fork");
 
     // A fork of the fork: the thread lists both earlier runs, the middle one "forked at #3".
+    await showEvents(page);
     await page.evaluate(() => (document.querySelector('[data-testid="timeline"]').scrollTop = 0));
     await page.locator('[data-testid="timeline-row"][data-seq="6"]').hover();
     await page.locator('[data-testid="fork-from-here"][data-seq="6"]').click();

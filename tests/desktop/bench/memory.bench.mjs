@@ -97,6 +97,8 @@ await withSandbox(async ({ sandbox, startTree }) => {
     await sleep(IDLE_MS);
     home = treeMemory(tree.appPid(bins.app));
     await app.execute((sel) => document.querySelector(sel).click(), link);
+    // A run opens in its conversation; the memory measured is with its event log shown too.
+    await byTestId(app, "timeline-tab").click();
     await app.$(`.timeline[data-loaded="true"][data-count="${recorded.lastSeq}"]`).waitForExist({ timeout: 120_000 });
     await sleep(IDLE_MS);
     opened = treeMemory(tree.appPid(bins.app));

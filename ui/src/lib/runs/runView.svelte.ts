@@ -15,6 +15,8 @@ import { decisionFor, type ApprovalChoice, type DecisionState } from "./approval
 import { CommandOutputs, type CommandOutputOptions } from "./commandOutput.svelte";
 import type { CommandFinished, CommandStarted } from "./commands";
 import { contextMeter, type ContextMeterView } from "./compaction";
+import { ConversationFold, type ConversationItem } from "./conversation";
+import type { RunPhase } from "./toolCards";
 import { EventTexts } from "./compaction.svelte";
 import { EventLog } from "./eventLog";
 import { otherOwnerOf, type OtherOwner } from "./ownership";
@@ -75,6 +77,7 @@ export class RunViewStore {
   readonly #refreshDelayMs: number;
   readonly #log = new EventLog();
   readonly #index = new TimelineIndex();
+  readonly #conversation = new ConversationFold();
   #unlisten: Unlisten[] = [];
   readonly #focused = new Set<string>();
   #closed = false;
@@ -216,6 +219,35 @@ export class RunViewStore {
     return this.#index.rewinds.isRewound(event);
   }
 
+  /** The run as a conversation (folded as events arrive). */
+  get conversation(): readonly ConversationItem[] {
+    void this.version;
+    return this.#conversation.items;
+  }
+
+  conversationAt(index: number): ConversationItem | undefined {
+    void this.version;
+    return this.#conversation.at(index);
+  }
+
+  /** Index of a tool call's card in the conversation. */
+  cardIndex(callId: string): number | undefined {
+    void this.version;
+    return this.#conversation.cardIndex(callId);
+  }
+
+  /** The run's diff of `path` is the change of this call alone. */
+  soleChange(path: string, callId: string): boolean {
+    void this.version;
+    return this.#conversation.soleChange(path, callId);
+  }
+
+  /** Ended or interrupted: an open call gets no result now (an open request still answers after an interruption). */
+  get runPhase(): RunPhase {
+    void this.version;
+    return this.#index.endedAt !== null ? "ended" : this.#index.interruptedAt !== null ? "interrupted" : "live";
+  }
+
   /** All events in order (for tests and exports; the view reads by index). */
   events(): readonly EventEnvelope[] {
     void this.version;
@@ -257,6 +289,7 @@ export class RunViewStore {
     this.#generation += 1;
     this.#log.reset();
     this.#index.reset();
+    this.#conversation.reset();
     this.streaming.clear();
     this.loaded = false;
     this.error = null;
@@ -396,6 +429,7 @@ export class RunViewStore {
   #applied(events: EventEnvelope[]): void {
     for (const event of events) {
       this.#index.add(event);
+      this.#conversation.add(event);
       const p = event.payload;
       if ((p.type === "model_call_completed" || p.type === "model_call_failed") && event.cause !== null) {
         this.streaming.delete(event.cause);

@@ -13,3 +13,10 @@ export function firstVisible(offsets: ArrayLike<number>, count: number, top: num
   }
   return Math.max(0, Math.min(lo, count - 1));
 }
+
+/** Where a reader left a windowed list: its first row in view (and how far past it), or following its end. */
+export interface ListPlace {
+  index: number;
+  offset: number;
+  follow: boolean;
+}

@@ -1,0 +1,45 @@
+// What the conversation's cards remember outside the windowed rows: which
+// the user opened or closed, and the diffs read from Changes for writes
+// over existing files (their arguments alone do not say what changed).
+import { SvelteMap } from "svelte/reactivity";
+import type { FileDiffView } from "../../bindings";
+import type { DiffState } from "../artifacts";
+import type { Outcome } from "../ipc/outcome";
+import { RUN_COMMAND } from "./commands";
+import type { ToolCardItem } from "./conversation";
+import type { CardStatus } from "./toolCards";
+
+/** Open until the user says otherwise: what needs them now (a question, a command running, a failure). */
+export function openByDefault(card: ToolCardItem, status: CardStatus): boolean {
+  if (status.kind === "asking" || status.kind === "running") return true;
+  return status.kind === "failed" && card.name === RUN_COMMAND;
+}
+
+export class CardState {
+  /** The user's choice per call id; absent: `openByDefault`. */
+  readonly #open = new SvelteMap<string, boolean>();
+  /** Diffs from Changes, by call id. */
+  readonly diffs = new SvelteMap<string, DiffState>();
+  readonly #fetch: (path: string) => Promise<Outcome<FileDiffView>>;
+
+  constructor(fetchDiff: (path: string) => Promise<Outcome<FileDiffView>>) {
+    this.#fetch = fetchDiff;
+  }
+
+  isOpen(card: ToolCardItem, status: CardStatus): boolean {
+    return this.#open.get(card.callId) ?? openByDefault(card, status);
+  }
+
+  toggle(card: ToolCardItem, status: CardStatus): void {
+    this.#open.set(card.callId, !this.isOpen(card, status));
+  }
+
+  /** Reads the run's diff of `path` for a call once (again after a failure). */
+  async loadDiff(callId: string, path: string): Promise<void> {
+    const known = this.diffs.get(callId);
+    if (known && known.kind !== "failed") return;
+    this.diffs.set(callId, { kind: "loading", path });
+    const outcome = await this.#fetch(path);
+    this.diffs.set(callId, outcome.ok ? { kind: "loaded", path, diff: outcome.value } : { kind: "failed", path, error: outcome.error });
+  }
+}
