@@ -55,6 +55,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::artifacts::list_artifacts,
             commands::artifacts::list_untracked,
             commands::artifacts::artifact_diff,
+            commands::artifacts::pending_change,
             commands::artifacts::keep_artifact,
             commands::artifacts::revert_artifact,
             commands::artifacts::revert_hunks,

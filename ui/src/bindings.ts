@@ -73,6 +73,8 @@ export const commands = {
 	listUntracked: (runId: string) => typedError<UntrackedItem[], ApiError>(__TAURI_INVOKE("list_untracked", { runId })),
 	/**  The run's change to one file; files over 1 MB give stats unless `full`. */
 	artifactDiff: (runId: string, path: string, full: boolean) => typedError<FileDiffView, ApiError>(__TAURI_INVOKE("artifact_diff", { runId, path, full })),
+	/**  What the write waiting for approval would change in its file now. */
+	pendingChange: (runId: string) => typedError<ProposedChangeView | null, ApiError>(__TAURI_INVOKE("pending_change", { runId })),
 	keepArtifact: (runId: string, path: string) => typedError<null, ApiError>(__TAURI_INVOKE("keep_artifact", { runId, path })),
 	/**
 	 *  Refuses (code `conflict`) when the file changed since the run wrote it,
@@ -874,6 +876,17 @@ export type ProfileView = {
 	commands: CommandSettings,
 	/**  Per MCP server (`server`) or tool (`server.tool`): allow/ask/deny. */
 	mcpRules: { [key in string]: RuleDecision },
+};
+
+/**
+ *  The diff a write waiting for approval would make (`newFile`: the file
+ *  does not exist yet).
+ */
+export type ProposedChangeView = {
+	callId: string,
+	path: string,
+	newFile: boolean,
+	diff: FileDiffView,
 };
 
 /**  The wire protocol a provider speaks (the config's spelling). */

@@ -1,6 +1,8 @@
 //! The run's changes: list, diff, keep, revert (guarded), re-apply, export.
 
-use crate::dto::artifacts::{ArtifactItem, ExportedView, FileDiffView, UntrackedItem};
+use crate::dto::artifacts::{
+    ArtifactItem, ExportedView, FileDiffView, ProposedChangeView, UntrackedItem,
+};
 use crate::dto::runs::parse_run_id;
 use crate::dto::ApiError;
 use crate::state::AppState;
@@ -28,6 +30,18 @@ pub async fn list_untracked(
 ) -> Result<Vec<UntrackedItem>, ApiError> {
     let items = state.app()?.untracked_effects(parse_run_id(&run_id)?)?;
     Ok(items.into_iter().map(UntrackedItem::from).collect())
+}
+
+/// What the write waiting for approval would change in its file now.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn pending_change(
+    state: State<'_, AppState>,
+    run_id: String,
+) -> Result<Option<ProposedChangeView>, ApiError> {
+    let change = state.app()?.pending_change(parse_run_id(&run_id)?)?;
+    Ok(change.map(ProposedChangeView::from))
 }
 
 /// The run's change to one file; files over 1 MB give stats unless `full`.

@@ -211,3 +211,25 @@ impl From<Exported> for ExportedView {
         }
     }
 }
+
+/// The diff a write waiting for approval would make (`newFile`: the file
+/// does not exist yet).
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProposedChangeView {
+    pub call_id: String,
+    pub path: String,
+    pub new_file: bool,
+    pub diff: FileDiffView,
+}
+
+impl From<bearagent_runtime::ProposedChange> for ProposedChangeView {
+    fn from(c: bearagent_runtime::ProposedChange) -> Self {
+        Self {
+            call_id: c.call_id.to_string(),
+            path: c.path,
+            new_file: c.new_file,
+            diff: c.diff.into(),
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! application on them, with everything the application pushes collected
 //! as the window would receive it (`live::update`).
 
-use crate::dto::artifacts::{ArtifactItem, FileDiffView};
+use crate::dto::artifacts::{ArtifactItem, FileDiffView, ProposedChangeView};
 use crate::dto::runs::ModelContextView;
 use bearagent_kernel::{EventPayload, EventSeq, FixedClock, RunId, RunProjection, Timestamp};
 use bearagent_runtime::{Application, Decision, LiveEvent, RunProfile, StartRun};
@@ -22,6 +22,9 @@ pub struct Session {
     /// How many of `live` were handed out already, per run.
     taken: Mutex<Vec<(RunId, usize)>>,
     decided: Mutex<Vec<(RunId, String)>>,
+    /// What each write asked about would change (`pending_change`), by
+    /// run and call, as the window asks while the card waits.
+    proposals: Mutex<Vec<(RunId, String, Value)>>,
 }
 
 impl Session {
@@ -48,6 +51,7 @@ impl Session {
             live,
             taken: Mutex::new(Vec::new()),
             decided: Mutex::new(Vec::new()),
+            proposals: Mutex::new(Vec::new()),
         }
     }
 
@@ -100,6 +104,16 @@ impl Session {
     /// IPC `DecisionInput`), and returns `input` for the take's record.
     pub async fn decide(&self, run: RunId, input: Value) -> Value {
         let call = self.asked(run).await;
+        let proposal = self
+            .app
+            .pending_change(run)
+            .unwrap()
+            .map(ProposedChangeView::from);
+        self.proposals.lock().unwrap().push((
+            run,
+            call.clone(),
+            serde_json::to_value(proposal).unwrap(),
+        ));
         let decision = Decision {
             approve: input["approve"].as_bool().unwrap(),
             scope: serde_json::from_value(input["scope"].clone()).unwrap(),
@@ -239,6 +253,15 @@ impl Session {
     pub async fn recorded(&self, run: RunId) -> Value {
         let mut value = self.answers(run);
         value["updates"] = Value::Array(self.updates(run).await);
+        let proposals: Map<String, Value> = self
+            .proposals
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(r, _, _)| *r == run)
+            .map(|(_, call, view)| (call.clone(), view.clone()))
+            .collect();
+        value["proposals"] = Value::Object(proposals);
         value
     }
 }

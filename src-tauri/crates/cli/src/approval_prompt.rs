@@ -114,6 +114,7 @@ mod tests {
 
     fn change(before: Option<&str>, after: &str) -> ProposedChange {
         ProposedChange {
+            call_id: bearagent_kernel::CallId::new("call_1").unwrap(),
             path: "calc.py".into(),
             new_file: before.is_none(),
             diff: diff_versions(before.map(str::as_bytes), Some(after.as_bytes()), false),

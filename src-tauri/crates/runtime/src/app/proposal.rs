@@ -6,13 +6,14 @@ use super::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff};
 use crate::artifacts::revert::workspace_of;
 use crate::AppError;
-use bearagent_kernel::{RunId, ToolCall};
+use bearagent_kernel::{CallId, EventEnvelope, EventPayload, EventSeq, RunId, ToolCall};
 use bearagent_tools::tools::proposal::proposed_write;
 use tracing::instrument;
 
 /// The file a pending call would write and its diff against the file now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProposedChange {
+    pub call_id: CallId,
     pub path: String,
     /// True when the file does not exist yet.
     pub new_file: bool,
@@ -33,9 +34,38 @@ impl Application {
         let proposal = proposed_write(call.tool_name.as_str(), &call.arguments, &root)
             .map_err(|e| AppError::InvalidInput(e.to_string()))?;
         Ok(proposal.map(|p| ProposedChange {
+            call_id: call.call_id.clone(),
             new_file: p.before.is_none(),
             diff: diff_versions(p.before.as_deref(), Some(&p.after), false),
             path: p.path,
         }))
+    }
+
+    /// What the call `run_id` waits for approval of would change (as
+    /// [`Application::proposed_change`]): `None` when nothing waits or the
+    /// call writes no workspace file.
+    #[instrument(skip(self), fields(run = %run_id))]
+    pub fn pending_change(&self, run_id: RunId) -> Result<Option<ProposedChange>, AppError> {
+        let run = self.get_run(run_id)?;
+        // A settled run waits for nothing (an interrupted one can still be answered).
+        let Some(pending) = run.pending_approval.filter(|_| !run.status.is_terminal()) else {
+            return Ok(None);
+        };
+        // The approval request's cause is the call's request.
+        let asked = self.event_at(run_id, pending.requested_seq)?;
+        let Some(cause) = asked.and_then(|e| e.cause) else {
+            return Ok(None);
+        };
+        match self.event_at(run_id, cause)?.map(|e| e.payload) {
+            Some(EventPayload::ToolCallRequested { call }) if call.call_id == pending.call_id => {
+                self.proposed_change(run_id, &call)
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn event_at(&self, run_id: RunId, seq: EventSeq) -> Result<Option<EventEnvelope>, AppError> {
+        let before = EventSeq(seq.get().saturating_sub(1));
+        Ok(self.list_events(run_id, before, 1)?.into_iter().next())
     }
 }

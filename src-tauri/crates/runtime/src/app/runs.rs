@@ -450,6 +450,10 @@ mod tests;
 mod edits_tests;
 
 #[cfg(test)]
+#[path = "proposal_tests.rs"]
+mod proposal_tests;
+
+#[cfg(test)]
 #[path = "turns_tests.rs"]
 mod turns_tests;
 
