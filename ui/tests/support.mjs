@@ -65,7 +65,8 @@ export async function startUi() {
       }, seed);
     }
     await page.goto(baseUrl + hash);
-    await page.locator('.shell[data-ready="true"]').waitFor();
+    // The first page of a fresh dev server transforms every module and fixture (≈ 12 MB): slow on a busy machine.
+    await page.locator('.shell[data-ready="true"]').waitFor({ timeout: 30_000 });
     return { page, problems, close: () => context.close() };
   }
 

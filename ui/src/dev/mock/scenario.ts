@@ -8,10 +8,12 @@
 import type { ApiError, ArtifactItem, Budgets, DecisionInput, EventPayload, FileDiffView, LiveUpdate, ModelContextView, Price } from "../../bindings";
 import changes from "./fixtures/scenarios/changes.json";
 import commands from "./fixtures/scenarios/commands.json";
+import conversation from "./fixtures/scenarios/conversation.json";
 import demo from "./fixtures/scenarios/demo.json";
 import long from "./fixtures/scenarios/long.json";
 import mcp from "./fixtures/scenarios/mcp.json";
 import provider from "./fixtures/scenarios/provider.json";
+import twenty from "./fixtures/scenarios/twenty.json";
 
 /** Everything recorded of one run: what was pushed, in order, and what the window could ask afterwards. */
 export interface RecordedRun {
@@ -74,12 +76,15 @@ export interface Scenario {
   takes: Take[];
 }
 
-export const SCENARIOS = { changes, commands, demo, long, mcp, provider } as unknown as Record<ScenarioName, Scenario>;
-export type ScenarioName = "changes" | "commands" | "demo" | "long" | "mcp" | "provider";
+export const SCENARIOS = { changes, commands, conversation, demo, long, mcp, provider, twenty } as unknown as Record<ScenarioName, Scenario>;
+export type ScenarioName = "changes" | "commands" | "conversation" | "demo" | "long" | "mcp" | "provider" | "twenty";
 
 /** Which recorded scenario a goal starts (as the mock's "model" would go about it). */
 export function scenarioFor(goal: string): ScenarioName {
+  // Before "tests": the three-step calc.py run (a test fails, one edit, the test passes).
+  if (/\bcalc\.py\b/i.test(goal)) return "conversation";
   if (/\btests?\b/i.test(goal)) return "commands";
+  if (/\brename\b/i.test(goal)) return "twenty";
   if (/\blong\b/i.test(goal)) return "long";
   if (/\bmcp\b/i.test(goal)) return "mcp";
   return "provider";

@@ -285,7 +285,8 @@ export class ConversationFold {
       return;
     }
     const answer = p.action.type === "final_answer";
-    const text = p.text && p.text.trim() !== "" ? p.text : p.action.type === "final_answer" ? p.action.content : "";
+    // Streamed narration often ends in a space or a newline: not worth a line of its own.
+    const text = (p.text && p.text.trim() !== "" ? p.text : p.action.type === "final_answer" ? p.action.content : "").trimEnd();
     this.items[index] = { ...item, endSeq: event.seq, usage: p.usage, costMicroUsd: p.cost_micro_usd ?? null, text, answer };
   }
 
