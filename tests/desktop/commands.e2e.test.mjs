@@ -123,6 +123,10 @@ test("commands: a failing test streams into its card, the fix's diff is approved
     await step(app, "cmd-approval", () => fix.$('[data-testid="approval-row"][data-state="pending"]').waitForDisplayed(WAIT));
     assert.match(await fix.$('[data-testid="diff-line"][data-kind="removed"]').getText(), /return a - b/);
     assert.match(await fix.$('[data-testid="diff-line"][data-kind="added"]').getText(), /return a \+ b/);
+    // The backend's diff against calc.py as it is now (pending_change): its context line too.
+    const context = fix.$('[data-testid="diff-line"][data-kind="context"]');
+    await step(app, "cmd-proposal", () => context.waitForExist(WAIT));
+    assert.match(await context.getText(), /def add\(a, b\):/);
     await screenshot(app, "commands-02-edit-card");
     await fix.$('[data-testid="approve"]').click();
 

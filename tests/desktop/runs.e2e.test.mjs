@@ -113,13 +113,17 @@ test("demo run: deny with a reason → the model is told, nothing is written", a
     await step(app, "deny-events", () => denied.waitForExist(WAIT));
     assert.match(await denied.getText(), /keep docs\/ unchanged for now/);
 
-    // What the last model call saw includes the denial and its reason.
-    await app.execute(() => {
-      const el = document.querySelector('[data-testid="timeline"]');
-      el.scrollTop = el.scrollHeight;
-    });
+    // What the last model call saw includes the denial and its reason. The
+    // deep link centres its rows for a few frames: scroll to the end until
+    // the last row is there.
     const lastSaw = await step(app, "deny-context", async () => {
-      await app.$('[data-testid="timeline-row"][data-type="run_succeeded"]').waitForExist(WAIT);
+      await app.waitUntil(async () => {
+        await app.execute(() => {
+          const el = document.querySelector('[data-testid="timeline"]');
+          el.scrollTop = el.scrollHeight;
+        });
+        return app.$('[data-testid="timeline-row"][data-type="run_succeeded"]').isExisting();
+      }, WAIT);
       const rows = app.$$('[data-type="model_call_completed"] [data-testid="model-saw"]');
       await app.waitUntil(async () => (await rows.length) > 0, WAIT);
       return (await rows)[(await rows.length) - 1];

@@ -161,6 +161,8 @@ test("the edit's diff is in its waiting card and the edit is approved there; the
     await edit.locator('[data-testid="card-status"][data-status="asking"]').waitFor();
     assert.equal(await edit.getByTestId("card-summary").innerText(), "Edit calc.py +1 −1");
     assert.deepEqual(await diffLines(edit), ["removed:    return a - b", "added:    return a + b"]);
+    // The backend's diff against the file as it is now: its context lines too.
+    assert.match(await edit.getByTestId("card-diff").innerText(), /def add\(a, b\):/);
     await shot(page, "conversation-edit-asking");
     await edit.locator('[data-testid="approval-row"][data-state="pending"]').getByTestId("approve").click();
     await edit.locator('[data-testid="card-status"][data-status="ok"]').waitFor();

@@ -312,6 +312,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return artifacts.list(String(input.runId));
           case "list_untracked":
             return untrackedOf(runOf(engine, String(input.runId)).events);
+          case "pending_change": {
+            const run = runOf(engine, String(input.runId));
+            const waits = run.projection.pending_approval;
+            return waits && run.waiting ? (run.proposals.get(waits.call_id) ?? null) : null;
+          }
           case "artifact_diff":
             runOf(engine, String(input.runId));
             return artifacts.diff(String(input.runId), String(input.path), Boolean(input.full));

@@ -37,6 +37,7 @@ export class SeqMap {
 export function adoptAnswers(engine: MockRunEngine, run: MockRun, recorded: RecordedRun, e: EventEnvelope, mockSeq: number): void {
   const p = e.payload;
   if (p.type === "command_finished") run.outputs.set(p.call_id, recorded.outputs[p.call_id] ?? "");
+  if (p.type === "approval_requested") run.proposals.set(p.call_id, recorded.proposals?.[p.call_id] ?? null);
   if (p.type === "model_call_requested" && recorded.contexts[String(e.seq)]) run.contexts.set(mockSeq, recorded.contexts[String(e.seq)]);
   if (p.type === "instructions_loaded" || p.type === "context_compacted") {
     const blob = p.type === "instructions_loaded" ? p.blob : p.summary;

@@ -14,6 +14,7 @@ import type {
   ModelContextView,
   ParentRun,
   Price,
+  ProposedChangeView,
   RunOwnerView,
   RunProjection,
   WorkspaceView,
@@ -51,6 +52,8 @@ export interface MockRun {
   outputs: Map<string, string>;
   /** What each model call was sent, by the seq of its `model_call_requested` (what `model_context` serves). */
   contexts: Map<number, ModelContextView>;
+  /** What each write asked about would change while it waits (what `pending_change` serves). */
+  proposals: Map<string, ProposedChangeView | null>;
   /** The recorded scenario it plays, and the takes still matching what the user decided (its follow-up, fork and compaction are recorded with them). */
   scenario: ScenarioName | null;
   takes: Take[];
@@ -123,6 +126,7 @@ export class MockRunEngine {
       waiting: null,
       outputs: new Map(),
       contexts: new Map(),
+      proposals: new Map(),
       scenario: null,
       takes: [],
       role: "run",

@@ -5,7 +5,7 @@
 // which take (one per sequence of decisions), and a request no take was
 // recorded for is refused, so the mock cannot show what the runtime
 // would not do.
-import type { ApiError, ArtifactItem, Budgets, DecisionInput, EventPayload, FileDiffView, LiveUpdate, ModelContextView, Price } from "../../bindings";
+import type { ApiError, ArtifactItem, Budgets, DecisionInput, EventPayload, FileDiffView, LiveUpdate, ModelContextView, Price, ProposedChangeView } from "../../bindings";
 import changes from "./fixtures/scenarios/changes.json";
 import commands from "./fixtures/scenarios/commands.json";
 import conversation from "./fixtures/scenarios/conversation.json";
@@ -28,6 +28,8 @@ export interface RecordedRun {
   artifacts: ArtifactItem[];
   diffs: Record<string, FileDiffView>;
   full_diffs: Record<string, FileDiffView>;
+  /** What each write asked about would change while it waited (`pending_change`), by call id. */
+  proposals?: Record<string, ProposedChangeView | null>;
 }
 
 export interface Take {

@@ -1,5 +1,5 @@
 import { commands } from "../../bindings";
-import type { ArtifactItem, ExportedView, FileDiffView, UntrackedItem } from "../../bindings";
+import type { ArtifactItem, ExportedView, FileDiffView, ProposedChangeView, UntrackedItem } from "../../bindings";
 import { call, type Outcome } from "../ipc/outcome";
 
 /** What the Changes panel needs from the backend: a run's changed files and their review. */
@@ -17,6 +17,8 @@ export interface ArtifactsApi {
   /** Undoes a revert (of the file or some hunks): the run's version is back. */
   reapply(runId: string, path: string, force: boolean): Promise<Outcome<null>>;
   exportRun(runId: string): Promise<Outcome<ExportedView>>;
+  /** What the write the run waits to have approved would change in its file now (null: nothing such waits). */
+  pending(runId: string): Promise<Outcome<ProposedChangeView | null>>;
 }
 
 /** The real implementation: the generated tauri-specta commands. */
@@ -29,4 +31,5 @@ export const tauriArtifactsApi: ArtifactsApi = {
   revertHunks: (runId, path, hunks, force) => call(() => commands.revertHunks(runId, path, hunks, force)),
   reapply: (runId, path, force) => call(() => commands.reapplyArtifact(runId, path, force)),
   exportRun: (runId) => call(() => commands.exportRun(runId)),
+  pending: (runId) => call(() => commands.pendingChange(runId)),
 };

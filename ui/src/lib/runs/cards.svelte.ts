@@ -2,7 +2,7 @@
 // the user opened or closed, and the diffs read from Changes for writes
 // over existing files (their arguments alone do not say what changed).
 import { SvelteMap } from "svelte/reactivity";
-import type { FileDiffView } from "../../bindings";
+import type { FileDiffView, ProposedChangeView } from "../../bindings";
 import type { DiffState } from "../artifacts";
 import type { Outcome } from "../ipc/outcome";
 import { RUN_COMMAND } from "./commands";
@@ -20,10 +20,22 @@ export class CardState {
   readonly #open = new SvelteMap<string, boolean>();
   /** Diffs from Changes, by call id. */
   readonly diffs = new SvelteMap<string, DiffState>();
+  /** What a write waiting for approval would change, by call id (null: no preview; its arguments show instead). */
+  readonly proposals = new SvelteMap<string, FileDiffView | null>();
   readonly #fetch: (path: string) => Promise<Outcome<FileDiffView>>;
+  readonly #fetchPending: () => Promise<Outcome<ProposedChangeView | null>>;
 
-  constructor(fetchDiff: (path: string) => Promise<Outcome<FileDiffView>>) {
+  constructor(fetchDiff: (path: string) => Promise<Outcome<FileDiffView>>, fetchPending: () => Promise<Outcome<ProposedChangeView | null>>) {
     this.#fetch = fetchDiff;
+    this.#fetchPending = fetchPending;
+  }
+
+  /** Asks once what the waiting write `callId` would change (the file as it is now, with its line numbers). */
+  async loadProposal(callId: string): Promise<void> {
+    if (this.proposals.has(callId)) return;
+    this.proposals.set(callId, null);
+    const outcome = await this.#fetchPending();
+    if (outcome.ok && outcome.value?.callId === callId) this.proposals.set(callId, outcome.value.diff);
   }
 
   isOpen(card: ToolCardItem, status: CardStatus): boolean {
