@@ -62,3 +62,4 @@ npm_ci() {
 npm_ci ui
 npm_ci tests/desktop
 npm_ci tests/mcp
+npm_ci tests/acp
