@@ -44,6 +44,9 @@ cargo build --locked --bin bearagent-desktop
 cargo build --locked -p bearagent-cli --bin bearagent
 xvfb-run -a -s "-screen 0 1280x800x24" dbus-run-session -- npm --prefix tests/desktop test
 
+step "ACP: the official client SDK (@agentclientprotocol/sdk) drives bearagent acp"
+npm --prefix tests/acp test
+
 step "core crates do not link Tauri or WebKit"
 for crate in bearagent-kernel bearagent-store bearagent-tools bearagent-providers bearagent-mcp bearagent-runtime bearagent-cli; do
   if cargo tree -p "$crate" -e normal --prefix none | grep -Eiq '^(tauri|wry|webkit2gtk)'; then

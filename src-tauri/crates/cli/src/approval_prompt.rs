@@ -117,6 +117,8 @@ mod tests {
             call_id: bearagent_kernel::CallId::new("call_1").unwrap(),
             path: "calc.py".into(),
             new_file: before.is_none(),
+            before_text: before.map(str::to_owned),
+            after_text: after.to_owned(),
             diff: diff_versions(before.map(str::as_bytes), Some(after.as_bytes()), false),
         }
     }

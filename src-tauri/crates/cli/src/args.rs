@@ -50,6 +50,31 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for an editor that
+    /// hosts agents (Zed, JetBrains, Neovim, Emacs): each session is a
+    /// BearAgent thread, each prompt a run with BearAgent's own tools,
+    /// sandbox, policy and record.
+    Acp(AcpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AcpArgs {
+    /// Run profile; "default" unless given.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Model provider (a name from the config, a protocol, `demo`, or
+    /// `script` with --script); the profile's provider unless given.
+    #[arg(long)]
+    pub provider: Option<String>,
+    #[command(flatten)]
+    pub overrides: OverrideArgs,
+    /// Script for the scripted provider (JSON steps); implies `--provider script`.
+    #[arg(long)]
+    pub script: Option<PathBuf>,
+    /// The approval mode sessions start in (the editor can switch it): ask,
+    /// reads, all; the profile's unless given.
+    #[arg(long, value_parser = ["ask", "reads", "all"])]
+    pub approve: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

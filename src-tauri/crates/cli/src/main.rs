@@ -4,6 +4,7 @@
 //! exhausted · 4 cancelled or interrupted · 5 BearAgent's own error (storage,
 //! data directory).
 
+mod acp;
 mod approval_prompt;
 mod args;
 mod changes_cmd;
@@ -56,7 +57,11 @@ async fn dispatch(cli: args::Cli) -> Exit {
         Ok(h) => h,
         Err(e) => return exit::report(&e),
     };
-    let _guard = bearagent_runtime::logging::init_quiet(&home, "bearagent-cli");
+    let _guard = match cli.command {
+        // The editor reads stdout as protocol; stderr is its log pane.
+        args::Command::Acp(_) => bearagent_runtime::logging::init_file_only(&home, "bearagent-acp"),
+        _ => bearagent_runtime::logging::init_quiet(&home, "bearagent-cli"),
+    };
     let clock = std::sync::Arc::new(bearagent_runtime::SystemClock);
     let config_path = bearagent_runtime::home::config_path(&home);
     let keys = std::sync::Arc::new(bearagent_runtime::config::OsKeychain);
@@ -75,6 +80,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Compact(q) => compact_cmd::compact(&app, q).await,
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),
         args::Command::Sandbox { profile, json } => sandbox_cmd::show(&app, &profile, json),
+        args::Command::Acp(a) => acp::serve(app, a).await,
         args::Command::Mcp(args::McpCommand::List { json }) => mcp_cmd::list(&app, json),
         args::Command::Mcp(args::McpCommand::Test { name, json }) => {
             mcp_cmd::test(&app, &name, json).await

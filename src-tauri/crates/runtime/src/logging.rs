@@ -19,6 +19,12 @@ pub fn init_quiet(home: &Path, file_prefix: &str) -> Option<WorkerGuard> {
     init_with(home, file_prefix, "warn")
 }
 
+/// For a protocol server on stdio (`bearagent acp`): everything goes to
+/// the file; stderr stays empty unless `BEARAGENT_LOG` asks.
+pub fn init_file_only(home: &Path, file_prefix: &str) -> Option<WorkerGuard> {
+    init_with(home, file_prefix, "off")
+}
+
 fn init_with(home: &Path, file_prefix: &str, stderr_level: &str) -> Option<WorkerGuard> {
     let filter =
         EnvFilter::try_from_env("BEARAGENT_LOG").unwrap_or_else(|_| EnvFilter::new("info"));

@@ -17,6 +17,10 @@ pub struct ProposedChange {
     pub path: String,
     /// True when the file does not exist yet.
     pub new_file: bool,
+    /// The file now and what the call would write (lossy UTF-8), for
+    /// clients that show both sides (an ACP editor's diff).
+    pub before_text: Option<String>,
+    pub after_text: String,
     pub diff: FileDiff,
 }
 
@@ -37,6 +41,11 @@ impl Application {
             call_id: call.call_id.clone(),
             new_file: p.before.is_none(),
             diff: diff_versions(p.before.as_deref(), Some(&p.after), false),
+            before_text: p
+                .before
+                .as_deref()
+                .map(|b| String::from_utf8_lossy(b).into_owned()),
+            after_text: String::from_utf8_lossy(&p.after).into_owned(),
             path: p.path,
         }))
     }

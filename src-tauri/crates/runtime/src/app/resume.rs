@@ -59,7 +59,7 @@ impl Application {
             provider,
             LoopStart::Resumed {
                 asked: pending.requested_seq,
-                call,
+                call: Box::new(call),
                 decision,
             },
             mcp,

@@ -37,7 +37,20 @@ impl Application {
     /// background. Returns once `RunCreated` and `RunStarted` are committed.
     #[instrument(skip(self, start), fields(goal_len = start.goal.len()))]
     pub fn start_run(&self, start: StartRun) -> Result<RunId, AppError> {
-        self.create_run(start, None)
+        self.create_run(start, None, RunId::new())
+    }
+
+    /// `start_run` with the id the run is to have: a client that named its
+    /// session before the first goal (an ACP editor) keeps one id for both.
+    /// An id a run of this store already has is refused.
+    #[instrument(skip(self, start), fields(run = %run_id))]
+    pub fn start_run_as(&self, start: StartRun, run_id: RunId) -> Result<RunId, AppError> {
+        if self.get_run(run_id).is_ok() {
+            return Err(AppError::InvalidInput(format!(
+                "a run with id {run_id} exists already"
+            )));
+        }
+        self.create_run(start, None, run_id)
     }
 
     /// `start_run` for a run that continues `parent` (a follow-up or fork,
@@ -46,6 +59,7 @@ impl Application {
         &self,
         start: StartRun,
         parent: Option<bearagent_kernel::ParentRun>,
+        run_id: RunId,
     ) -> Result<RunId, AppError> {
         if start.goal.trim().is_empty() {
             return Err(AppError::InvalidInput("a goal is required".into()));
@@ -54,7 +68,6 @@ impl Application {
         let mcp = self.mcp_plan()?;
         let root = WorkspaceRoot::new(std::path::Path::new(&workspace.path))
             .map_err(|e| AppError::InvalidInput(e.to_string()))?;
-        let run_id = RunId::new();
         let mut rec = Recorder::new(
             self.store.clone(),
             self.clock.clone(),

@@ -129,7 +129,7 @@ impl Application {
         if start.workspace.trim().is_empty() {
             start.workspace = workspace;
         }
-        self.create_run(start, Some(parent))
+        self.create_run(start, Some(parent), RunId::new())
     }
 
     /// Replies to a finished run (the desktop's reply box, or "Fork from

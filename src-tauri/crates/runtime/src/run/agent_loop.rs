@@ -37,9 +37,10 @@ enum CallEnd {
 /// approval with the user's decision.
 pub enum LoopStart {
     Fresh,
+    /// Boxed: a call's arguments make it far larger than `Fresh`.
     Resumed {
         asked: EventSeq,
-        call: ToolCall,
+        call: Box<ToolCall>,
         decision: Decision,
     },
 }
@@ -55,7 +56,7 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
         decision,
     } = start
     {
-        let end = resume_decided(&mut rec, &deps, &mut grants, asked, call, decision).await?;
+        let end = resume_decided(&mut rec, &deps, &mut grants, asked, *call, decision).await?;
         if matches!(end, ToolStepEnd::RunEnded) {
             return Ok(());
         }
