@@ -41,3 +41,10 @@ acpTest("--approve ask makes new sessions start in mode ask", async (t, { start 
   const s = await agent.newSession();
   assert.equal(s.modes?.currentModeId, "ask");
 });
+
+acpTest("a client asking for a newer protocol version is answered with version 1", async (t, { start }) => {
+  const sb = await makeSandbox(t);
+  const agent = start(sb, { script: await sb.script([{ final_answer: "ok" }]) });
+  const init = await agent.request("initialize", { protocolVersion: 2, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
+  assert.equal(init.protocolVersion, 1, "the agent answers the latest version it supports");
+});

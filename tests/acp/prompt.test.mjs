@@ -13,6 +13,7 @@ import {
   trace,
   toolText,
   agentText,
+  sleep,
   PERMISSION_OPTIONS,
   CALC_BEFORE,
   CALC_AFTER,
@@ -153,4 +154,27 @@ acpTest("a prompt with an embedded resource: accepted, the run's goal carries th
   const created = await sb.runCreated(runs[0].run_id);
   assert.match(created.goal, /Summarise the attached notes/);
   assert.match(created.goal, /zebra-42/, "the embedded resource's text reaches the model (assumed: as part of the goal)");
+});
+
+acpTest("the model's answer reaches the client on every prompt: 30 quick prompts in a row, each has its text before its response", async (t, { start }) => {
+  // A fast run can settle before its streamed text is passed on; the text of
+  // an answer must not be lost however quickly the run ends.
+  const sb = await makeSandbox(t);
+  const agent = start(sb, { script: await sb.script([{ final_answer: "Answer." }]) });
+  await agent.initialize();
+  const missing = [];
+  for (let i = 0; i < 30; i++) {
+    // A new session each time: every prompt is a first run.
+    const { sessionId } = await agent.newSession();
+    const res = await agent.prompt(sessionId, `question ${i}`);
+    assert.equal(res.stopReason, "end_turn");
+    const text = agentText(agent.updates(sessionId));
+    if (text.trim() !== "Answer.") missing.push({ i, sessionId, before: text });
+  }
+  await sleep(500);
+  const report = missing.map(({ i, sessionId, before }) => {
+    const later = agentText(agent.updates(sessionId));
+    return `prompt ${i}: text before the response ${JSON.stringify(before)}, after 500 ms more ${JSON.stringify(later)}`;
+  });
+  assert.deepEqual(report, [], "prompts whose answer text did not reach the client before the prompt's response");
 });
