@@ -155,12 +155,26 @@ pub async fn serve(app: Arc<Application>, args: AcpArgs) -> Exit {
         )
         .connect_to(Stdio::new())
         .await;
+    settle_on_close(&ctx).await;
     match served {
         Ok(()) => Exit::Succeeded,
         Err(e) => {
             tracing::error!(error = ?e, "the ACP connection ended with an error");
             eprintln!("bearagent acp: {}", e.message);
             Exit::Internal
+        }
+    }
+}
+
+/// The editor went away: no one can answer what the runs ask, so they are
+/// cancelled and recorded as such before the process ends.
+async fn settle_on_close(ctx: &Ctx) {
+    for run in ctx.sessions.cancel_all() {
+        let _ = ctx.app.cancel_run(run);
+        let settled =
+            tokio::time::timeout(std::time::Duration::from_secs(10), ctx.app.wait_run(run));
+        if settled.await.is_err() {
+            tracing::warn!(run = %run, "a run did not settle within 10 s of the editor leaving");
         }
     }
 }

@@ -88,6 +88,18 @@ impl Sessions {
         *run
     }
 
+    /// Cancels every prompt in progress (the editor went away): their runs.
+    pub fn cancel_all(&self) -> Vec<RunId> {
+        let all = self.lock();
+        all.values()
+            .filter_map(|s| s.active.as_ref())
+            .filter_map(|(run, token)| {
+                token.cancel();
+                *run
+            })
+            .collect()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Session>> {
         // A panic while holding the lock cannot leave a session half-written
         // (every change is one assignment), so a poisoned map is still sound.

@@ -83,8 +83,8 @@ pub async fn follow(
         outputs: HashMap::new(),
     };
     let mut cancel_sent = false;
-    // Events already committed before we subscribed are read from the store.
-    f.catch_up().await?;
+    // Subscribed before the run started: the bus has all of it, in order,
+    // text between the events it belongs between. The store fills gaps.
     loop {
         if f.settled() {
             break;
@@ -100,7 +100,7 @@ pub async fn follow(
         match event {
             Ok(LiveEvent::Committed(e)) if e.run_id == run => {
                 if e.seq > f.next {
-                    f.catch_up().await?;
+                    f.catch_up(Some(e.seq)).await?;
                 }
                 if e.seq == f.next {
                     f.committed(&e).await?;
@@ -108,7 +108,13 @@ pub async fn follow(
             }
             Ok(e) if e.run_id() == run => f.transient(e)?,
             Ok(_) => {}
-            Err(RecvError::Lagged(_)) => f.catch_up().await?,
+            Err(RecvError::Lagged(n)) => {
+                tracing::warn!(
+                    missed = n,
+                    "the ACP follower fell behind; reading the store"
+                );
+                f.catch_up(None).await?;
+            }
             Err(RecvError::Closed) => break,
         }
     }
@@ -131,14 +137,20 @@ impl Follower<'_> {
             .is_ok_and(|p| p.last_seq.get() < self.next.get())
     }
 
-    /// Tells the editor every stored event it has not been told yet.
-    async fn catch_up(&mut self) -> Result<(), Error> {
+    /// Tells the editor the stored events it has not been told yet, up to
+    /// `through` (all of them without).
+    async fn catch_up(&mut self, through: Option<EventSeq>) -> Result<(), Error> {
         loop {
             let after = EventSeq(self.next.get() - 1);
+            let limit = through.map_or(500, |t| t.get().saturating_sub(after.get()).min(500));
+            if limit == 0 {
+                return Ok(());
+            }
+            let limit = u32::try_from(limit).unwrap_or(500);
             let events = self
                 .ctx
                 .app
-                .list_events(self.run, after, 500)
+                .list_events(self.run, after, limit)
                 .map_err(|e| super::app_error(&e))?;
             if events.is_empty() {
                 return Ok(());
