@@ -110,3 +110,25 @@ acpTest("a second prompt while the session's first one runs is refused with inva
   assert.equal(runs.length, 1, "the refused prompt made no run");
   assert.equal(runs[0].status?.kind, "succeeded");
 });
+
+acpTest("a session/cancel sent right behind its session/prompt is not lost (20 tries)", async (t, { start }) => {
+  // The client may cancel at any moment after sending the prompt, even
+  // before the agent has started its run.
+  const sb = await makeSandbox(t);
+  const agent = start(sb, { script: await sb.script([{ delay_ms: 2500, final_answer: "Not cancelled." }]) });
+  await agent.initialize();
+  const lost = [];
+  for (let i = 0; i < 20; i++) {
+    const { sessionId } = await agent.newSession();
+    const pending = agent.prompt(sessionId, `try ${i}`, 30_000);
+    await agent.notify("session/cancel", { sessionId });
+    const sentAt = Date.now();
+    const res = await pending;
+    const elapsed = Date.now() - sentAt;
+    if (res.stopReason !== "cancelled" || elapsed > 2000) lost.push(`try ${i}: stopReason ${res.stopReason} after ${elapsed} ms`);
+  }
+  const runs = await sb.runs();
+  const statuses = runs.map((r) => r.status?.kind);
+  assert.deepEqual(lost, [], `cancels lost; run statuses ${JSON.stringify(statuses)}`);
+  assert.ok(statuses.every((s) => s === "cancelled"), `every run cancelled: ${JSON.stringify(statuses)}`);
+});
