@@ -115,3 +115,44 @@ acpTest("session/load of an unknown session id is an error, and the process goes
   assert.equal(error?.code, -32602, `prompt to an unknown session: ${error}`);
   assert.equal((await agent.prompt(sessionId, "another goal")).stopReason, "end_turn");
 });
+
+acpTest("session/load replays a rejected write as failed and a cancelled prompt's goal, then continues", async (t, { start }) => {
+  const sb = await makeSandbox(t);
+  const script = await sb.script([
+    { tool_call: { tool_name: "write_file", arguments: { path: "out.md", content: "hello\n" }, call_id: "w1" } },
+    { final_answer: "Left it." },
+  ]);
+  const first = start(sb, { script });
+  await first.initialize();
+  const { sessionId } = await first.newSession();
+  first.onPermission = async () => ({ outcome: { outcome: "selected", optionId: "reject_once" } });
+  assert.equal((await first.prompt(sessionId, "write it please")).stopReason, "end_turn");
+  first.onPermission = async () => {
+    await first.notify("session/cancel", { sessionId });
+    return { outcome: { outcome: "cancelled" } };
+  };
+  assert.equal((await first.prompt(sessionId, "try once more")).stopReason, "cancelled");
+  await first.stop();
+
+  const second = start(sb, { script, approve: "all" });
+  await second.initialize();
+  await second.request("session/load", { sessionId, cwd: sb.ws, mcpServers: [] });
+  const replay = second.updates(sessionId);
+  const where = `\nreplay: ${trace(second.log, sessionId).join(" ")}`;
+  const goals = replay.filter((u) => u.sessionUpdate === "user_message_chunk").map((u) => u.content?.text);
+  assert.deepEqual(goals, ["write it please", "try once more"], where);
+  const iSecond = replay.findIndex((u) => u.sessionUpdate === "user_message_chunk" && u.content?.text === "try once more");
+  assert.equal(foldToolCalls(replay.slice(0, iSecond)).get("w1")?.status, "failed", `the rejected write is replayed as failed${where}`);
+  assert.match(agentText(replay.slice(0, iSecond)), /Left it\./, where);
+  assert.notEqual(foldToolCalls(replay.slice(iSecond)).get("w1")?.status, "completed", `the cancelled prompt's write never completed${where}`);
+
+  // The next prompt follows the cancelled run up; in mode all the write is made.
+  assert.equal((await second.prompt(sessionId, "now write it")).stopReason, "end_turn");
+  const runs = await sb.runs();
+  assert.equal(runs.length, 3);
+  const cancelled = runs.find((r) => r.goal === "try once more");
+  assert.equal(cancelled?.status?.kind, "cancelled");
+  const third = runs.find((r) => r.goal === "now write it");
+  assert.equal((await sb.runCreated(third.run_id)).parent?.run_id, cancelled.run_id);
+  assert.equal(second.log.filter((e) => e.kind === "permission").length, 0, "--approve all: nothing asked");
+});
