@@ -66,6 +66,104 @@ test("the recorded three-step run reads as 1 goal, the model's text and 3 cards:
   }
 });
 
+/** The review commands the mock was asked for, as "cmd path force". */
+const reviewCalls = (page) =>
+  page.evaluate(() =>
+    window.__bearagentMock.calls.filter((c) => /^(keep|revert|reapply)_artifact$/.test(c.cmd)).map((c) => `${c.cmd} ${c.args.path}${c.args.force ? " force" : ""}`),
+  );
+const notes = (page) => page.locator('[data-testid="conv-note"]').allInnerTexts();
+
+test("the edit's card reviews its file like Changes: revert, re-apply, a conflict reverted anyway, keep", async () => {
+  const { page, problems, close } = await ui.openApp(recorded("conversation"), { hash: `#/run/${RUN}` });
+  try {
+    await page.setViewportSize({ width: 1400, height: 1000 });
+    await page.locator('[data-testid="run-view"][data-status="succeeded"]').waitFor();
+    const edit = cardOf(page, "call_2");
+    const review = edit.getByTestId("card-review");
+    await edit.locator('[data-testid="card-review"][data-state="pending"]').waitFor();
+    assert.equal(await review.getByTestId("artifact-state").count(), 0, "nothing decided yet: no state badge");
+    assert.equal(await cardOf(page, "call_1").getByTestId("card-review").count(), 0, "a command's card reviews nothing");
+
+    // Revert from the card: the card and the Changes tab both say reverted.
+    await review.getByTestId("artifact-revert").click();
+    await edit.locator('[data-testid="card-review"][data-state="reverted"]').waitFor();
+    assert.match(await review.getByTestId("artifact-state").textContent(), /^reverted$/);
+    assert.equal(await review.getByTestId("artifact-revert").count(), 0);
+    assert.equal(await review.getByTestId("artifact-keep").count(), 0);
+    await shot(page, "conversation-card-reverted");
+    await byId(page, "changes-tab").click();
+    await page.locator('[data-testid="artifact-row"][data-path="calc.py"][data-state="reverted"]').waitFor();
+    await byId(page, "conversation-tab").click();
+
+    // Re-apply brings the run's version back.
+    await edit.getByTestId("artifact-reapply").click();
+    await edit.locator('[data-testid="card-review"][data-state="pending"]').waitFor();
+
+    // Edited since: the card refuses like Changes and offers "Revert anyway".
+    await page.evaluate((id) => window.__bearagentMock.editFile(id, "calc.py"), RUN);
+    await edit.getByTestId("artifact-revert").click();
+    const conflict = edit.getByTestId("artifact-conflict");
+    await conflict.waitFor();
+    assert.match(await conflict.innerText(), /calc\.py changed since the run wrote it/);
+    await shot(page, "conversation-card-conflict");
+    await conflict.getByTestId("artifact-revert-anyway").click();
+    await edit.locator('[data-testid="card-review"][data-state="reverted"]').waitFor();
+    assert.equal(await edit.getByTestId("artifact-conflict").count(), 0);
+    await edit.getByTestId("artifact-reapply").click();
+
+    // Keep.
+    await edit.locator('[data-testid="card-review"][data-state="pending"]').waitFor();
+    await edit.getByTestId("artifact-keep").click();
+    await edit.locator('[data-testid="card-review"][data-state="kept"]').waitFor();
+    assert.equal(await edit.getByTestId("artifact-keep").innerText(), "Kept");
+    assert.equal(await edit.getByTestId("artifact-keep").isDisabled(), true);
+    await byId(page, "changes-tab").click();
+    await page.locator('[data-testid="artifact-row"][data-path="calc.py"][data-state="kept"]').waitFor();
+    await byId(page, "conversation-tab").click();
+
+    // What the backend was asked, and the events it recorded (the conversation's notes).
+    assert.deepEqual(await reviewCalls(page), [
+      "revert_artifact calc.py",
+      "reapply_artifact calc.py",
+      "revert_artifact calc.py",
+      "revert_artifact calc.py force",
+      "reapply_artifact calc.py",
+      "keep_artifact calc.py",
+    ]);
+    await page.locator('[data-testid="conv-note"]', { hasText: "File kept calc.py" }).waitFor();
+    assert.deepEqual((await notes(page)).filter((n) => n.endsWith("calc.py")), [
+      "File reverted calc.py",
+      "File re-applied calc.py",
+      "File reverted (forced) calc.py",
+      "File re-applied calc.py",
+      "File kept calc.py",
+    ]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("a file other calls changed too: the card links to Changes with the file selected", async () => {
+  const { page, problems, close } = await ui.openApp(recorded("conversation"), { hash: `#/run/${RUN}` });
+  try {
+    await page.locator('[data-testid="run-view"][data-status="succeeded"]').waitFor();
+    await cardOf(page, "call_2").locator('[data-testid="card-review"][data-state="pending"]').waitFor();
+    // The second test run rewrote calc.py too (as a formatter would).
+    await page.evaluate((id) => window.__bearagentMock.appendEvent(id, { type: "artifact_recorded", call_id: "call_3", path: "calc.py", before_hash: null, after_hash: null }), RUN);
+    const link = cardOf(page, "call_2").getByTestId("card-review-changes");
+    await link.waitFor();
+    assert.equal(await cardOf(page, "call_2").getByTestId("card-review").count(), 0, "no per-file buttons on one of several calls");
+    await link.click();
+    assert.equal(await byId(page, "changes-tab").getAttribute("aria-selected"), "true");
+    await page.locator('[data-testid="artifact-row"][data-path="calc.py"][data-selected="true"]').waitFor();
+    assert.deepEqual(await reviewCalls(page), []);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
 /** The changed lines of a card's diff, as "kind:text". */
 const diffLines = (card) => card.locator('[data-testid="diff-line"]:not([data-kind="context"])').evaluateAll((rows) => rows.map((r) => `${r.dataset.kind}:${r.querySelector(".code")?.textContent ?? ""}`));
 const cssColor = (page, name) => page.evaluate((n) => getComputedStyle(document.documentElement).getPropertyValue(n).trim(), name).then(hexToRgb);

@@ -5,3 +5,4 @@ export { HIGHLIGHT_MAX_LINES, languageFor, lineHtml } from "./highlight";
 export { wordChange, wordChanges, type ChangeRange, type WordChange } from "./wordDiff";
 export { tauriReviewApi, type ReviewApi } from "./review";
 export { EditStore } from "./edit.svelte";
+export { fileActions, STATE_LABEL, type FileActions } from "./actions";

@@ -79,6 +79,17 @@ describe("ConversationFold", () => {
     expect(f.soleChange("calc.py", "c2")).toBe(true);
   });
 
+  it("tells which calls changed a file: a review leaves the writers, another call shares them", () => {
+    const f = fold([...THREE_STEPS, { type: "artifact_reverted", path: "calc.py", restored_hash: "b1", replaced_hash: "b2", forced: false }]);
+    expect(f.changedBy("calc.py", "c2")).toBe("alone");
+    expect(f.soleChange("calc.py", "c2")).toBe(false);
+    expect(f.changedBy("calc.py", "c1")).toBeNull();
+    f.add(envelope(THREE_STEPS.length + 2, { type: "artifact_recorded", call_id: "c1", path: "calc.py", before_hash: "b2", after_hash: "b3" }));
+    expect(f.changedBy("calc.py", "c2")).toBe("shared");
+    expect(f.changedBy("calc.py", "c1")).toBe("shared");
+    expect(f.changedBy("other.py", "c2")).toBeNull();
+  });
+
   it("replaces a changed item instead of mutating it, and leaves the others alone", () => {
     const f = fold(THREE_STEPS.slice(0, 7));
     const before = card(f, "c1");

@@ -140,8 +140,17 @@ export class ConversationFold {
 
   /** The run's diff of `path` is this call's change alone: no other call changed it and no review touched it. */
   soleChange(path: string, callId: string): boolean {
+    return this.changedBy(path, callId) === "alone" && !this.#reviewed.has(path);
+  }
+
+  /**
+   * Whether call `callId` changed `path` in the run, alone or with other
+   * calls (null: it did not). Reviews do not count: they act on the file.
+   */
+  changedBy(path: string, callId: string): "alone" | "shared" | null {
     const writers = this.#writers.get(path);
-    return writers !== undefined && writers.size === 1 && writers.has(callId) && !this.#reviewed.has(path);
+    if (!writers?.has(callId)) return null;
+    return writers.size === 1 ? "alone" : "shared";
   }
 
   reset(): void {

@@ -242,6 +242,12 @@ export class RunViewStore {
     return this.#conversation.soleChange(path, callId);
   }
 
+  /** Whether call `callId` changed `path`, alone or with other calls (null: it did not). */
+  changedBy(path: string, callId: string): "alone" | "shared" | null {
+    void this.version;
+    return this.#conversation.changedBy(path, callId);
+  }
+
   /** Ended or interrupted: an open call gets no result now (an open request still answers after an interruption). */
   get runPhase(): RunPhase {
     void this.version;

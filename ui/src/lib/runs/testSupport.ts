@@ -1,13 +1,23 @@
 // Test doubles for the runs port (imported by *.test.ts only).
 import { vi } from "vitest";
-import type { CommandOutputPushed, CompactedView, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
+import type { Value, CommandOutputPushed, CompactedView, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunsApi } from "./api";
+import type { ToolCardItem } from "./conversation";
 
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
 
 export function envelope(seq: number, payload: EventPayload = { type: "run_started" }, cause: number | null = seq > 1 ? seq - 1 : null, runId = "run-1"): EventEnvelope {
   return { schema_version: 1, run_id: runId, seq, at: new Date(Date.UTC(2025, 2, 14, 9, 30, seq)).toISOString(), cause, payload };
+}
+
+/** A tool call's card, as the conversation folds it (call "c1", nothing happened yet unless `more` says). */
+export function toolCard(name: string, args: Record<string, Value>, more: Partial<ToolCardItem> = {}): ToolCardItem {
+  return {
+    kind: "tool", key: "k", callId: "c1", name, args, requestedSeq: 1, firstSeq: 1, lastSeq: 1, approvalSeq: null, decision: null,
+    startedAt: null, endedAt: null, commandSeq: null, command: null, commandEnd: null, result: null, failed: false, receipt: null,
+    created: null, paths: [], loopRepeats: null, unknownEffect: null, ...more,
+  };
 }
 
 export function projection(overrides: Partial<RunProjection> = {}): RunProjection {

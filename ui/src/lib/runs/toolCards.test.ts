@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Value } from "../../bindings";
 import type { ToolCardItem } from "./conversation";
+import { toolCard } from "./testSupport";
 import { cardDiff, cardStatus, cardSummary, mcpLabel } from "./toolCards";
 
-function card(name: string, args: Record<string, Value>, more: Partial<ToolCardItem> = {}): ToolCardItem {
-  return {
-    kind: "tool", key: "k", callId: "c1", name, args, requestedSeq: 1, firstSeq: 1, lastSeq: 1, approvalSeq: null, decision: null,
-    startedAt: null, endedAt: null, commandSeq: null, command: null, commandEnd: null, result: null, failed: false, receipt: null,
-    created: null, paths: [], loopRepeats: null, unknownEffect: null, ...more,
-  };
-}
+const card = toolCard;
 const done = (content: string, failed = false): Partial<ToolCardItem> => ({ startedAt: "2025-01-01T00:00:00Z", result: { call_id: "c1", content, is_error: failed }, failed });
 const finished = (exit_code: number) => ({ call_id: "c1", exit_code, signal: null, duration_ms: 1, output: null, output_bytes: 0, output_truncated: false, timed_out: false, cancelled: false, changed_files: 0, type: "command_finished" as const });
 
