@@ -286,6 +286,7 @@ export function startAgent(t, sb, { script, approve, args = [] } = {}) {
   const app = acp
     .client({ name: "bearagent-acp-tests" })
     .onRequest(acp.methods.client.session.requestPermission, async (ctx) => {
+      withCallOfRun(ctx.params.toolCall);
       log.push({ kind: "permission", params: ctx.params, signal: ctx.signal });
       if (!agent.onPermission) {
         agent.unexpectedPermissions.push(ctx.params);
@@ -294,6 +295,7 @@ export function startAgent(t, sb, { script, approve, args = [] } = {}) {
       return agent.onPermission(ctx);
     })
     .onNotification(acp.methods.client.session.update, (ctx) => {
+      withCallOfRun(ctx.params.update);
       log.push({ kind: "update", sessionId: ctx.params.sessionId, update: ctx.params.update });
     });
   const conn = app.connect(acp.ndJsonStream(writable, readable));
@@ -407,6 +409,20 @@ export function acpTest(name, fn, { timeout = 90_000 } = {}) {
       throw err;
     }
   });
+}
+
+/**
+ * bearagent names a tool call `RUN_ID/CALL_ID` (the model's call ids repeat
+ * across the runs of a session). Checks that form and keeps the run in
+ * `runId` and the model's id in `toolCallId`, which the tests compare with
+ * their scripts.
+ */
+export function withCallOfRun(holder) {
+  if (!holder || typeof holder.toolCallId !== "string") return;
+  const m = /^([0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12})\/(.+)$/.exec(holder.toolCallId);
+  assert.ok(m, `toolCallId ${holder.toolCallId} is not RUN_ID/CALL_ID`);
+  holder.runId = m[1];
+  holder.toolCallId = m[2];
 }
 
 /**

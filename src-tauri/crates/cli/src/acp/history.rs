@@ -66,12 +66,14 @@ pub fn replay(
                     out.push(SessionUpdate::UserMessageChunk(text(goal)));
                 }
                 EventPayload::ToolCallRequested { call } => {
-                    out.push(SessionUpdate::ToolCall(updates::tool_call(call, workspace)));
+                    out.push(SessionUpdate::ToolCall(updates::tool_call(
+                        *run, call, workspace,
+                    )));
                 }
                 EventPayload::ToolCallCompleted { result, .. } => {
                     let content = vec![text_content(&result.content)];
                     let done = updates::status(
-                        result.call_id.as_str(),
+                        &updates::call_id(*run, &result.call_id),
                         ToolCallStatus::Completed,
                         content,
                     );
@@ -79,8 +81,11 @@ pub fn replay(
                 }
                 EventPayload::ToolCallFailed { result } => {
                     let content = vec![text_content(&result.content)];
-                    let failed =
-                        updates::status(result.call_id.as_str(), ToolCallStatus::Failed, content);
+                    let failed = updates::status(
+                        &updates::call_id(*run, &result.call_id),
+                        ToolCallStatus::Failed,
+                        content,
+                    );
                     out.push(SessionUpdate::ToolCallUpdate(failed));
                 }
                 EventPayload::RunSucceeded { answer } => {

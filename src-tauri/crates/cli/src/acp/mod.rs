@@ -134,11 +134,18 @@ pub async fn serve(app: Arc<Application>, args: AcpArgs) -> Exit {
             async move |req: PromptRequest,
                         responder: Responder<PromptResponse, _>,
                         conn: ConnectionTo<Client>| {
-                // A prompt runs for long and asks the editor things: off the loop.
+                // The session is marked busy here, in order, so a cancel sent
+                // right behind the prompt finds it; the turn runs off the loop
+                // (it runs for long and asks the editor things).
+                let begun = begin_prompt(&c4, &req);
+                let (goal, session, cancel) = match begun {
+                    Ok(b) => b,
+                    Err(e) => return responder.respond_with_error(e),
+                };
                 let ctx = c4.clone();
                 let task_conn = conn.clone();
                 conn.spawn(async move {
-                    let answer = prompt(&ctx, &task_conn, req).await;
+                    let answer = prompt(&ctx, &task_conn, &req, goal, session, cancel).await;
                     responder.respond_with_result(answer)
                 })
             },
@@ -288,15 +295,30 @@ fn set_mode(ctx: &Ctx, req: SetSessionModeRequest) -> Result<SetSessionModeRespo
     Ok(SetSessionModeResponse::new())
 }
 
+/// Checks the prompt and marks its session busy (refused while another
+/// prompt of it runs).
+fn begin_prompt(
+    ctx: &Ctx,
+    req: &PromptRequest,
+) -> Result<(String, Session, CancellationToken), Error> {
+    let goal = prompt::goal_of(&req.prompt).map_err(invalid)?;
+    let cancel = CancellationToken::new();
+    let session = ctx
+        .sessions
+        .begin(&req.session_id.0, cancel.clone())
+        .map_err(invalid)?;
+    Ok((goal, session, cancel))
+}
+
 async fn prompt(
     ctx: &Ctx,
     conn: &ConnectionTo<Client>,
-    req: PromptRequest,
+    req: &PromptRequest,
+    goal: String,
+    session: Session,
+    cancel: CancellationToken,
 ) -> Result<PromptResponse, Error> {
     let id = req.session_id.0.to_string();
-    let goal = prompt::goal_of(&req.prompt).map_err(invalid)?;
-    let cancel = CancellationToken::new();
-    let session = ctx.sessions.begin(&id, cancel.clone()).map_err(invalid)?;
     // Subscribe before starting so no update of the run is missed.
     let live = ctx.app.subscribe();
     let run = match turn::start(ctx, &session, goal) {

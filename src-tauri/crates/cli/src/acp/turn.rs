@@ -176,7 +176,11 @@ impl Follower<'_> {
                 let output = self.outputs.entry(call_id.clone()).or_default();
                 output.push_str(&text);
                 let content = vec![text_content(output)];
-                let update = updates::status(call_id.as_str(), ToolCallStatus::InProgress, content);
+                let update = updates::status(
+                    &updates::call_id(self.run, &call_id),
+                    ToolCallStatus::InProgress,
+                    content,
+                );
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
             LiveEvent::Committed(_) | LiveEvent::TextDiscarded { .. } => Ok(()),
@@ -195,12 +199,13 @@ impl Follower<'_> {
                     self.changes.insert(call.call_id.clone(), change);
                 }
                 self.calls.insert(call.call_id.clone(), call.clone());
-                let shown = updates::tool_call(call, self.workspace);
+                let shown = updates::tool_call(self.run, call, self.workspace);
                 self.send(SessionUpdate::ToolCall(shown))
             }
             EventPayload::ApprovalRequested { call_id, .. } => self.ask(call_id).await,
             EventPayload::ToolCallStarted { call_id } => {
-                let update = updates::status(call_id.as_str(), ToolCallStatus::InProgress, vec![]);
+                let id = updates::call_id(self.run, call_id);
+                let update = updates::status(&id, ToolCallStatus::InProgress, vec![]);
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
             EventPayload::ToolCallCompleted { result, .. } => {
@@ -212,13 +217,17 @@ impl Follower<'_> {
                     .into_iter()
                     .collect();
                 content.push(text_content(&result.content));
-                let update = updates::status(id.as_str(), ToolCallStatus::Completed, content);
+                let update = updates::status(
+                    &updates::call_id(self.run, id),
+                    ToolCallStatus::Completed,
+                    content,
+                );
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
             EventPayload::ToolCallFailed { result } => {
                 let content = vec![text_content(&result.content)];
-                let id = result.call_id.as_str();
-                let update = updates::status(id, ToolCallStatus::Failed, content);
+                let id = updates::call_id(self.run, &result.call_id);
+                let update = updates::status(&id, ToolCallStatus::Failed, content);
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
             _ => Ok(()),
@@ -235,15 +244,16 @@ impl Follower<'_> {
         if let Some(change) = self.changes.get(call_id) {
             content.push(updates::diff_content(change, self.workspace));
         }
-        let shown = updates::tool_call(call, self.workspace);
-        let update = updates::status(call_id.as_str(), ToolCallStatus::Pending, content);
+        let shown = updates::tool_call(self.run, call, self.workspace);
+        let id = updates::call_id(self.run, call_id);
+        let update = updates::status(&id, ToolCallStatus::Pending, content);
         let mut fields = update.fields;
         fields.title = Some(shown.title);
         fields.kind = Some(shown.kind);
         fields.raw_input = shown.raw_input;
         let request = RequestPermissionRequest::new(
             self.session_id.to_owned(),
-            agent_client_protocol::v1::schema::ToolCallUpdate::new(call_id.to_string(), fields),
+            agent_client_protocol::v1::schema::ToolCallUpdate::new(id, fields),
             permission::options(),
         );
         let answer = tokio::select! {

@@ -8,13 +8,19 @@ use agent_client_protocol::v1::schema::{
     ContentBlock, Diff, TextContent, ToolCall as AcpToolCall, ToolCallContent, ToolCallLocation,
     ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
-use bearagent_kernel::ToolCall;
+use bearagent_kernel::{CallId, RunId, ToolCall};
 use bearagent_runtime::ProposedChange;
 use serde_json::Value;
 
 /// Results and output sent to the editor are cut to their last this-many
 /// bytes (the full text stays in BearAgent's record).
 pub const MAX_TEXT_BYTES: usize = 16 * 1024;
+
+/// The editor's id of a call: the model's call id repeats across runs of a
+/// session (and a scripted model reuses them), so it is qualified by the run.
+pub fn call_id(run: RunId, call: &CallId) -> String {
+    format!("{run}/{call}")
+}
 
 pub fn kind_of(tool: &str) -> ToolKind {
     match tool {
@@ -27,8 +33,8 @@ pub fn kind_of(tool: &str) -> ToolKind {
 }
 
 /// The call as the editor first sees it: pending, with its arguments.
-pub fn tool_call(call: &ToolCall, workspace: &str) -> AcpToolCall {
-    let mut shown = AcpToolCall::new(call.call_id.to_string(), call_headline(call))
+pub fn tool_call(run: RunId, call: &ToolCall, workspace: &str) -> AcpToolCall {
+    let mut shown = AcpToolCall::new(call_id(run, &call.call_id), call_headline(call))
         .kind(kind_of(call.tool_name.as_str()))
         .status(ToolCallStatus::Pending)
         .raw_input(Value::Object(call.arguments.clone()));
@@ -87,9 +93,10 @@ mod tests {
 
     #[test]
     fn a_call_reads_as_its_kind_title_and_path() {
-        let shown = tool_call(&call("edit_file", json!({"path": "src/a.rs"})), "/ws");
+        let run = RunId::new();
+        let shown = tool_call(run, &call("edit_file", json!({"path": "src/a.rs"})), "/ws");
         let v = serde_json::to_value(&shown).unwrap();
-        assert_eq!(v["toolCallId"], "c1");
+        assert_eq!(v["toolCallId"], format!("{run}/c1"));
         assert_eq!(v["title"], "edit_file src/a.rs");
         assert_eq!(v["kind"], "edit");
         assert_eq!(v["locations"][0]["path"], "/ws/src/a.rs");
