@@ -12,6 +12,7 @@ mod compact_cmd;
 mod exit;
 mod hunks_cmd;
 mod mcp_cmd;
+mod provider_choice;
 mod query_cmd;
 mod render;
 mod render_command;

@@ -4,11 +4,12 @@
 use crate::approval_prompt::{self, Preview};
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
+use crate::provider_choice::{choose_provider, ProviderArgs, ProviderChoiceError};
 use crate::render;
 use crate::timeline::{Timeline, TEXT_GUTTER};
 use bearagent_kernel::ApprovalMode;
 use bearagent_kernel::{ApprovalScope, EventEnvelope, EventPayload, EventSeq, RunId, ToolCall};
-use bearagent_providers::{ModelProvider, ScriptedProvider};
+use bearagent_providers::ModelProvider;
 use bearagent_runtime::config::ProviderOverrides;
 use bearagent_runtime::{Application, Decision, LiveEvent, RunProfile, StartRun, ThreadStart};
 use std::io::{IsTerminal, Write};
@@ -69,26 +70,20 @@ fn choose(
                 .map_err(|e| exit::usage(format!("--max-cost {e}")))?,
         );
     }
-    let name = match (&args.provider, &args.script, profile_provider) {
-        (Some(p), _, _) => p.clone(),
-        (None, Some(_), _) => "script".into(),
-        (None, None, Some(p)) => p,
-        (None, None, None) => {
-            return Err(exit::usage(
-                "choose a model provider: --provider NAME (see `bearagent config check`), or --script FILE for an offline scripted run",
-            ))
-        }
+    let overrides = overrides(&args.overrides);
+    let asked = ProviderArgs {
+        provider: args.provider.as_deref(),
+        script: args.script.as_deref(),
+        overrides: &overrides,
     };
-    let provider: Arc<dyn ModelProvider> = match (name.as_str(), &args.script) {
-        ("script", Some(path)) => Arc::new(ScriptedProvider::from_file(path).map_err(exit::usage)?),
-        ("script", None) => return Err(exit::usage("--provider script needs --script FILE")),
-        _ => {
-            let mut o = overrides(&args.overrides);
-            o.model = o.model.or(profile_model);
-            app.provider_with(&name, &o).map_err(|e| exit::report(&e))?
-        }
-    };
-    Ok((profile, provider))
+    match choose_provider(app, &asked, profile_provider, profile_model) {
+        Ok(provider) => Ok((profile, provider)),
+        Err(ProviderChoiceError::Missing) => Err(exit::usage(
+            "choose a model provider: --provider NAME (see `bearagent config check`), or --script FILE for an offline scripted run",
+        )),
+        Err(ProviderChoiceError::Usage(e)) => Err(exit::usage(e)),
+        Err(ProviderChoiceError::App(e)) => Err(exit::report(&e)),
+    }
 }
 
 async fn ask_on_terminal(prompt: String) -> Decision {

@@ -4,8 +4,9 @@
 //! as the approval mode.
 
 use crate::args::AcpArgs;
+use crate::provider_choice::{choose_provider, ProviderArgs, ProviderChoiceError};
 use bearagent_kernel::ApprovalMode;
-use bearagent_providers::{ModelProvider, ScriptedProvider};
+use bearagent_providers::ModelProvider;
 use bearagent_runtime::config::ProviderOverrides;
 use bearagent_runtime::{Application, RunProfile};
 use std::path::PathBuf;
@@ -55,25 +56,15 @@ impl Choice {
             .profile_named(&self.profile)
             .map_err(|e| e.to_string())?;
         profile.approval_mode = mode;
-        let name = match (&self.provider, &self.script, profile_provider) {
-            (Some(p), _, _) => p.clone(),
-            (None, Some(_), _) => "script".to_owned(),
-            (None, None, Some(p)) => p,
-            (None, None, None) => {
-                return Err("no model provider: start `bearagent acp --provider NAME`, or give the profile a provider in the config".to_owned())
-            }
+        let asked = ProviderArgs {
+            provider: self.provider.as_deref(),
+            script: self.script.as_deref(),
+            overrides: &self.overrides,
         };
-        let provider: Arc<dyn ModelProvider> = match (name.as_str(), &self.script) {
-            ("script", Some(path)) => {
-                Arc::new(ScriptedProvider::from_file(path).map_err(|e| e.to_string())?)
-            }
-            ("script", None) => return Err("--provider script needs --script FILE".to_owned()),
-            _ => {
-                let mut o = self.overrides.clone();
-                o.model = o.model.or(profile_model);
-                app.provider_with(&name, &o).map_err(|e| e.to_string())?
-            }
-        };
-        Ok((profile, provider))
+        match choose_provider(app, &asked, profile_provider, profile_model) {
+            Ok(provider) => Ok((profile, provider)),
+            Err(ProviderChoiceError::Missing) => Err("no model provider: start `bearagent acp --provider NAME`, or give the profile a provider in the config".to_owned()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 }
