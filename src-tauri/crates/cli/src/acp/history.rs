@@ -6,43 +6,58 @@ use super::updates::{self, text_content};
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, SessionUpdate, TextContent, ToolCallStatus,
 };
-use bearagent_kernel::{EventPayload, EventSeq, RunId};
+use bearagent_kernel::{EventPayload, EventSeq, RunId, RunProjection};
 use bearagent_runtime::{AppError, Application, RunFilter};
 use std::collections::HashMap;
 
-/// The newest run that continues `first` by follow-ups (forks are other
-/// sessions), and every run of that chain, oldest first.
-pub fn chain_of(app: &Application, first: RunId) -> Result<Vec<RunId>, AppError> {
-    let root = app.get_run(first)?;
+/// The newest run that continues `root` by follow-ups (forks are other
+/// sessions), and every run of that chain, oldest first: found by walking
+/// down from `root` through the workspace's runs.
+pub fn chain_of(app: &Application, root: &RunProjection) -> Result<Vec<RunId>, AppError> {
     let runs = app.search_runs(RunFilter {
         workspace_id: Some(root.workspace_id),
         status: None,
         text: None,
         limit: Some(10_000),
     })?;
-    let parent: HashMap<RunId, RunId> = runs
-        .iter()
-        .filter_map(|r| Some((r.run_id, r.parent_run_id?)))
-        .collect();
-    // Newest first: the first run whose follow-up chain reaches `first`.
+    let mut children: HashMap<RunId, Vec<RunId>> = HashMap::new();
     for r in &runs {
-        let mut chain = vec![r.run_id];
-        let mut at = r.run_id;
-        while at != first {
-            match parent.get(&at) {
-                Some(p) if !is_fork(app, at) => {
-                    at = *p;
-                    chain.push(at);
-                }
-                _ => break,
-            }
-        }
-        if at == first {
-            chain.reverse();
-            return Ok(chain);
+        if let Some(parent) = r.parent_run_id {
+            children.entry(parent).or_default().push(r.run_id);
         }
     }
-    Ok(vec![first])
+    // `runs` is newest first: a smaller index is a newer run.
+    let recency: HashMap<RunId, usize> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.run_id, i))
+        .collect();
+    let newer = |a: RunId, b: RunId| {
+        recency.get(&a).unwrap_or(&usize::MAX) < recency.get(&b).unwrap_or(&usize::MAX)
+    };
+    let mut parent_of = HashMap::new();
+    let mut newest = root.run_id;
+    let mut below = vec![root.run_id];
+    while let Some(run) = below.pop() {
+        for &child in children.get(&run).into_iter().flatten() {
+            if is_fork(app, child) {
+                continue;
+            }
+            parent_of.insert(child, run);
+            if newer(child, newest) {
+                newest = child;
+            }
+            below.push(child);
+        }
+    }
+    let mut chain = vec![newest];
+    let mut at = newest;
+    while let Some(&parent) = parent_of.get(&at) {
+        chain.push(parent);
+        at = parent;
+    }
+    chain.reverse();
+    Ok(chain)
 }
 
 fn is_fork(app: &Application, run: RunId) -> bool {

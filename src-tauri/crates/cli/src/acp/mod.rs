@@ -134,28 +134,13 @@ pub async fn serve(app: Arc<Application>, args: AcpArgs) -> Exit {
             async move |req: PromptRequest,
                         responder: Responder<PromptResponse, _>,
                         conn: ConnectionTo<Client>| {
-                // The session is marked busy here, in order, so a cancel sent
-                // right behind the prompt finds it; the turn runs off the loop
-                // (it runs for long and asks the editor things).
-                let begun = begin_prompt(&c4, &req);
-                let (goal, session, cancel) = match begun {
-                    Ok(b) => b,
-                    Err(e) => return responder.respond_with_error(e),
-                };
-                let ctx = c4.clone();
-                let task_conn = conn.clone();
-                conn.spawn(async move {
-                    let answer = prompt(&ctx, &task_conn, &req, goal, session, cancel).await;
-                    responder.respond_with_result(answer)
-                })
+                on_prompt(&c4, req, responder, conn)
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_notification(
             async move |n: CancelNotification, _c: ConnectionTo<Client>| {
-                if let Some(run) = c5.sessions.cancel(&n.session_id.0) {
-                    let _ = c5.app.cancel_run(run);
-                }
+                on_cancel(&c5, &n);
                 Ok(())
             },
             agent_client_protocol::on_receive_notification!(),
@@ -170,6 +155,34 @@ pub async fn serve(app: Arc<Application>, args: AcpArgs) -> Exit {
             eprintln!("bearagent acp: {}", e.message);
             Exit::Internal
         }
+    }
+}
+
+/// A prompt: its session is marked busy here, in the dispatch loop's order,
+/// so a cancel sent right behind it finds it; the turn runs off the loop
+/// (it runs for long and asks the editor things).
+fn on_prompt(
+    ctx: &Ctx,
+    req: PromptRequest,
+    responder: Responder<PromptResponse, agent_client_protocol::V1>,
+    conn: ConnectionTo<Client>,
+) -> Result<(), Error> {
+    let (goal, session, cancel) = match begin_prompt(ctx, &req) {
+        Ok(begun) => begun,
+        Err(e) => return responder.respond_with_error(e),
+    };
+    let ctx = ctx.clone();
+    let task_conn = conn.clone();
+    conn.spawn(async move {
+        let answer = prompt(&ctx, &task_conn, &req, goal, session, cancel).await;
+        responder.respond_with_result(answer)
+    })
+}
+
+/// `session/cancel`: the session's run in progress, if any, is cancelled.
+fn on_cancel(ctx: &Ctx, n: &CancelNotification) {
+    if let Some(run) = ctx.sessions.cancel(&n.session_id.0) {
+        let _ = ctx.app.cancel_run(run);
     }
 }
 
@@ -252,8 +265,8 @@ fn load_session(
     let first: RunId = id
         .parse()
         .map_err(|_| invalid(format!("unknown session {id}: not a BearAgent run id")))?;
-    let chain = history::chain_of(&ctx.app, first).map_err(|e| app_error(&e))?;
     let root = ctx.app.get_run(first).map_err(|e| app_error(&e))?;
+    let chain = history::chain_of(&ctx.app, &root).map_err(|e| app_error(&e))?;
     let workspace = workspace_of(&req.cwd)?;
     if workspace != root.workspace_path {
         return Err(invalid(format!(

@@ -122,19 +122,12 @@ pub async fn follow(
 }
 
 impl Follower<'_> {
+    /// The run has ended and the editor was told all of it.
     fn settled(&self) -> bool {
-        self.ctx
-            .app
-            .get_run(self.run)
-            .is_ok_and(|p| p.status.is_terminal() || p.status == RunStatus::Interrupted)
-            && self.caught_up()
-    }
-
-    fn caught_up(&self) -> bool {
-        self.ctx
-            .app
-            .get_run(self.run)
-            .is_ok_and(|p| p.last_seq.get() < self.next.get())
+        self.ctx.app.get_run(self.run).is_ok_and(|p| {
+            let ended = p.status.is_terminal() || p.status == RunStatus::Interrupted;
+            ended && p.last_seq.get() < self.next.get()
+        })
     }
 
     /// Tells the editor the stored events it has not been told yet, up to
