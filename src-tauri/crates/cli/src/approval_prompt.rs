@@ -3,7 +3,7 @@
 //! [`MAX_DIFF_LINES`] with a count); for a command, the full command line
 //! with its folder and sandbox state. Then the question and its keys.
 
-use bearagent_runtime::artifacts::diff::{FileDiff, LineKind};
+use bearagent_runtime::artifacts::diff::FileDiff;
 use bearagent_runtime::ProposedChange;
 
 /// Longer diffs are cut, saying how many lines are left out.
@@ -70,21 +70,21 @@ fn diff_text(change: &ProposedChange, colour: bool) -> String {
         }
         FileDiff::Text { hunks, .. } => hunks,
     };
-    let mut lines = Vec::new();
-    for h in hunks {
-        let header = format!(
-            "@@ -{},{} +{},{} @@",
-            h.old_start, h.old_len, h.new_start, h.new_len
-        );
-        lines.push(paint(colour, "36", &header));
-        for l in &h.lines {
-            lines.push(match l.kind {
-                LineKind::Context => format!(" {}", l.text),
-                LineKind::Added => paint(colour, "32", &format!("+{}", l.text)),
-                LineKind::Removed => paint(colour, "31", &format!("-{}", l.text)),
-            });
-        }
-    }
+    // The hunks as `diff -u` prints them; each line painted by its marker.
+    let lines: Vec<String> = hunks
+        .iter()
+        .flat_map(|h| {
+            let text = h.unified();
+            text.split_terminator('\n')
+                .map(|line| match line.as_bytes().first() {
+                    Some(b'@') => paint(colour, "36", line),
+                    Some(b'+') => paint(colour, "32", line),
+                    Some(b'-') => paint(colour, "31", line),
+                    _ => line.to_owned(),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
     let total = lines.len();
     for line in lines.iter().take(MAX_DIFF_LINES) {
         out.push_str(&format!("  {line}\n"));
