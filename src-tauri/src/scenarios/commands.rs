@@ -113,13 +113,7 @@ async fn take(decisions: Vec<Value>, name: &str) -> Value {
         profile,
         provider(&script(), None),
     );
-    let mut made = Vec::new();
-    for decision in decisions {
-        made.push(s.decide(run, decision).await);
-    }
-    s.finish(run).await;
-    let take = json!({"name": name, "decisions": made, "run": s.recorded(run).await});
-    s.placeholders(take, &[run])
+    s.take(run, name, decisions).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -62,10 +62,7 @@ async fn take() -> Value {
         profile,
         provider(&script(), None).with_context_window(WINDOW),
     );
-    s.finish(run).await;
-    let take =
-        json!({"name": "compacts on its own", "decisions": [], "run": s.recorded(run).await});
-    s.placeholders(take, &[run])
+    s.take(run, "compacts on its own", vec![]).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -249,6 +249,18 @@ impl Session {
         serde_json::from_str(&text).unwrap()
     }
 
+    /// Answers what `run` asks with `decisions` in order (as the window sends
+    /// them), waits for it to end and records it as the take `name`.
+    pub async fn take(&self, run: RunId, name: &str, decisions: Vec<Value>) -> Value {
+        let mut made = Vec::new();
+        for decision in decisions {
+            made.push(self.decide(run, decision).await);
+        }
+        self.finish(run).await;
+        let take = json!({"name": name, "decisions": made, "run": self.recorded(run).await});
+        self.placeholders(take, &[run])
+    }
+
     /// Everything recorded of a finished `run`: its updates and answers.
     pub async fn recorded(&self, run: RunId) -> Value {
         let mut value = self.answers(run);

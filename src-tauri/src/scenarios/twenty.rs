@@ -86,10 +86,7 @@ async fn take() -> Value {
         ..RunProfile::default()
     };
     let run = s.start(GOAL, profile, provider(&script(), None));
-    s.finish(run).await;
-    let take =
-        json!({"name": "twenty steps, all allowed", "decisions": [], "run": s.recorded(run).await});
-    s.placeholders(take, &[run])
+    s.take(run, "twenty steps, all allowed", vec![]).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
