@@ -40,6 +40,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::threads::get_thread,
             commands::threads::compact_run,
             commands::threads::event_text,
+            commands::threads::run_image,
             commands::settings::get_settings,
             commands::settings::save_provider,
             commands::settings::delete_provider,

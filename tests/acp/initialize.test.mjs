@@ -6,14 +6,14 @@ import assert from "node:assert/strict";
 import { acpTest, makeSandbox, acp } from "./harness.mjs";
 import * as schema from "./node_modules/@agentclientprotocol/sdk/dist/v1/schema/zod.gen.js";
 
-acpTest("initialize announces protocol 1, loadSession and embedded context, agentInfo bearagent", async (t, { start }) => {
+acpTest("initialize announces protocol 1, loadSession, images and embedded context, agentInfo bearagent", async (t, { start }) => {
   const sb = await makeSandbox(t);
   const agent = start(sb, { script: await sb.script([{ final_answer: "ok" }]) });
   const init = await agent.initialize();
   schema.zInitializeResponse.parse(init);
   assert.equal(init.protocolVersion, acp.PROTOCOL_VERSION);
   assert.equal(init.agentCapabilities?.loadSession, true, "agentCapabilities.loadSession");
-  assert.equal(init.agentCapabilities?.promptCapabilities?.image, false, "promptCapabilities.image");
+  assert.equal(init.agentCapabilities?.promptCapabilities?.image, true, "promptCapabilities.image");
   assert.equal(init.agentCapabilities?.promptCapabilities?.embeddedContext, true, "promptCapabilities.embeddedContext");
   assert.equal(init.agentInfo?.name, "bearagent", "agentInfo.name");
   assert.equal(typeof init.agentInfo?.version, "string", "agentInfo.version");

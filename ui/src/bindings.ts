@@ -39,7 +39,7 @@ export const commands = {
 	 *  Starts a follow-up of a finished run with `message` as its goal; with
 	 *  `at_seq`, a fork that keeps the run's events up to that one.
 	 */
-	replyToRun: (runId: string, message: string, atSeq: number | null) => typedError<StartedRun, ApiError>(__TAURI_INVOKE("reply_to_run", { runId, message, atSeq })),
+	replyToRun: (runId: string, message: string, atSeq: number | null, images: ImageUpload[]) => typedError<StartedRun, ApiError>(__TAURI_INVOKE("reply_to_run", { runId, message, atSeq, images })),
 	/**  The runs `run_id` continues, oldest first, then the run itself. */
 	getThread: (runId: string) => typedError<ThreadRunView[], ApiError>(__TAURI_INVOKE("get_thread", { runId })),
 	/**  Summarises a finished run now, for its next follow-up. */
@@ -49,6 +49,8 @@ export const commands = {
 	 *  references.
 	 */
 	eventText: (runId: string, blob: string) => typedError<string, ApiError>(__TAURI_INVOKE("event_text", { runId, blob })),
+	/**  An image of the run (a goal's screenshot, an image a tool returned). */
+	runImage: (runId: string, blob: string) => typedError<RunImageView, ApiError>(__TAURI_INVOKE("run_image", { runId, blob })),
 	getSettings: () => typedError<SettingsView, ApiError>(__TAURI_INVOKE("get_settings")),
 	saveProvider: (provider: ProviderInput) => typedError<null, ApiError>(__TAURI_INVOKE("save_provider", { provider })),
 	deleteProvider: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_provider", { name })),
@@ -370,6 +372,8 @@ commands?: CommandSettings;
 mcp_rules?: { [key in string]: RuleDecision }; 
 /**  The run this one follows up or forks (None: a new conversation). */
 parent?: ParentRun | null; 
+/**  Images that go with the goal (blob refs), in the order given. */
+images?: ImageRef[]; 
 /**  Versions of config, prompt and context format in force. */
 config_versions: { [key in string]: string } } | 
 /**  The loop began executing the run. */
@@ -645,6 +649,27 @@ export type HistoryItem = {
 	type: "tool_result",
 } & ToolResult;
 
+/**  An image as events and history carry it: the bytes are the blob `blob`. */
+export type ImageRef = {
+	blob: ContentHash,
+	media_type: ImageType,
+	bytes: number,
+	/**  Where it came from, for people: a file name, "pasted image", a tool. */
+	name: string,
+};
+
+/**  The image types every supported protocol takes. */
+export type ImageType = "png" | "jpeg" | "webp" | "gif";
+
+/**
+ *  An image from the goal or reply box: its name and its bytes in base64
+ *  (the type is read from the bytes by the backend, never trusted).
+ */
+export type ImageUpload = {
+	name: string,
+	dataBase64: string,
+};
+
 export type KeySourceView = { kind: "keychain" } | { kind: "env"; variable: string } | { kind: "none" };
 
 export type LineStats = {
@@ -728,6 +753,8 @@ export type McpTransportView =
 export type Message = {
 	role: Role,
 	content: string,
+	/**  Images that go with the text (a goal's screenshots), as blob refs. */
+	images?: ImageRef[],
 };
 
 export type ModelCallPhase = "requested" | "started";
@@ -903,6 +930,8 @@ export type ProviderInput = {
 	price: PriceView | null,
 	/**  Tokens the model reads at most (None: its family's default). */
 	contextWindow?: number | null,
+	/**  The model reads images (None: its family's default). */
+	vision?: boolean | null,
 };
 
 export type ProviderTestView = {
@@ -923,6 +952,8 @@ export type ProviderView = {
 	price: PriceView | null,
 	/**  Tokens the model reads at most (absent: its family's default). */
 	contextWindow?: number | null,
+	/**  The model reads images (absent: its family's default). */
+	vision?: boolean | null,
 };
 
 /**  The user tried to close the window while runs are in progress. */
@@ -1021,6 +1052,14 @@ export type RunFilterInput = {
 
 /**  Identifies one run of the agent. */
 export type RunId = string;
+
+/**  An image a run's events reference, ready for an `<img src>`. */
+export type RunImageView = {
+	name: string,
+	mediaType: string,
+	/**  A `data:` URL of the image. */
+	dataUrl: string,
+};
 
 /**
  *  Which BearAgent process executes a run. Approvals and cancel belong to
@@ -1164,6 +1203,8 @@ export type StartRunRequest = {
 	 *  caps, loop detection) the run takes; "default" when absent.
 	 */
 	profile?: string | null,
+	/**  Images pasted or dropped into the goal box. */
+	images?: ImageUpload[],
 };
 
 export type StartedRun = {
@@ -1214,6 +1255,11 @@ export type ToolResult = {
 	call_id: CallId,
 	content: string,
 	is_error: boolean,
+	/**
+	 *  Images the tool returned (an MCP screenshot), as blob refs; the
+	 *  text still describes each, for models that cannot see.
+	 */
+	images?: ImageRef[],
 };
 
 export type ToolSchemaView = {

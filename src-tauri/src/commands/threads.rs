@@ -1,8 +1,8 @@
 //! Threads: reply to a finished run (a follow-up, or a fork from one of
 //! its events) and read the thread a run belongs to.
 
-use crate::dto::runs::{parse_run_id, StartedRun};
-use crate::dto::threads::{CompactedView, ThreadRunView};
+use crate::dto::runs::{image_inputs, parse_run_id, ImageUpload, StartedRun};
+use crate::dto::threads::{CompactedView, RunImageView, ThreadRunView};
 use crate::dto::ApiError;
 use crate::state::AppState;
 use bearagent_kernel::EventSeq;
@@ -19,11 +19,13 @@ pub async fn reply_to_run(
     run_id: String,
     message: String,
     at_seq: Option<u64>,
+    images: Vec<ImageUpload>,
 ) -> Result<StartedRun, ApiError> {
     let parent = parse_run_id(&run_id)?;
+    let images = image_inputs(images)?;
     let child = state
         .app()?
-        .reply_to_run(parent, at_seq.map(EventSeq), message)?;
+        .reply_to_run(parent, at_seq.map(EventSeq), message, images)?;
     Ok(StartedRun {
         run_id: child.to_string(),
     })
@@ -72,4 +74,19 @@ pub async fn event_text(
     let blob = bearagent_kernel::ContentHash::parse(&blob)
         .map_err(|e| ApiError::new(crate::dto::ErrorCode::InvalidInput, e.to_string()))?;
     Ok(state.app()?.event_text(run_id, &blob)?)
+}
+
+/// An image of the run (a goal's screenshot, an image a tool returned).
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn run_image(
+    state: State<'_, AppState>,
+    run_id: String,
+    blob: String,
+) -> Result<RunImageView, ApiError> {
+    let run_id = parse_run_id(&run_id)?;
+    let blob = bearagent_kernel::ContentHash::parse(&blob)
+        .map_err(|e| ApiError::new(crate::dto::ErrorCode::InvalidInput, e.to_string()))?;
+    Ok(state.app()?.run_image(run_id, &blob)?.into())
 }

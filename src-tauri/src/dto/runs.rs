@@ -6,7 +6,9 @@ use bearagent_kernel::{
     ApprovalMode, ApprovalScope, Budgets, EventEnvelope, HistoryItem, RunId, RunProjection,
     WorkspaceId,
 };
-use bearagent_runtime::{BuiltContext, Decision, Ownership, RunDetail, RunFilter, RunRequest};
+use bearagent_runtime::{
+    BuiltContext, Decision, ImageInput, Ownership, RunDetail, RunFilter, RunRequest,
+};
 use serde::{Deserialize, Serialize};
 
 pub fn parse_run_id(raw: &str) -> Result<RunId, ApiError> {
@@ -32,6 +34,9 @@ pub struct StartRunRequest {
     /// caps, loop detection) the run takes; "default" when absent.
     #[serde(default)]
     pub profile: Option<String>,
+    /// Images pasted or dropped into the goal box.
+    #[serde(default)]
+    pub images: Vec<ImageUpload>,
 }
 
 impl StartRunRequest {
@@ -43,8 +48,39 @@ impl StartRunRequest {
             profile: self.profile,
             approval_mode: self.approval_mode,
             budgets: self.budgets,
+            images: image_inputs(self.images)?,
         })
     }
+}
+
+/// An image from the goal or reply box: its name and its bytes in base64
+/// (the type is read from the bytes by the backend, never trusted).
+#[derive(Debug, Clone, Deserialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageUpload {
+    pub name: String,
+    pub data_base64: String,
+}
+
+pub fn image_inputs(uploads: Vec<ImageUpload>) -> Result<Vec<ImageInput>, ApiError> {
+    use base64::Engine as _;
+    uploads
+        .into_iter()
+        .map(|u| {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(u.data_base64.as_bytes())
+                .map_err(|e| {
+                    ApiError::new(
+                        ErrorCode::InvalidInput,
+                        format!("image {} is not valid base64: {e}", u.name),
+                    )
+                })?;
+            Ok(ImageInput {
+                name: u.name,
+                bytes,
+            })
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]

@@ -137,6 +137,9 @@ pub struct ProviderInput {
     /// Tokens the model reads at most (None: its family's default).
     #[serde(default)]
     pub context_window: Option<u64>,
+    /// The model reads images (None: its family's default).
+    #[serde(default)]
+    pub vision: Option<bool>,
 }
 
 impl ProviderInput {
@@ -155,6 +158,7 @@ impl ProviderInput {
                 tool_mode: self.tool_mode.into(),
                 price: self.price.map(PriceEntry::from),
                 context_window: self.context_window,
+                vision: self.vision,
             },
         ))
     }
@@ -174,6 +178,9 @@ pub struct ProviderView {
     /// Tokens the model reads at most (absent: its family's default).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u64>,
+    /// The model reads images (absent: its family's default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vision: Option<bool>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
@@ -276,6 +283,7 @@ impl From<Settings> for SettingsView {
                     tool_mode: p.entry.tool_mode.into(),
                     price: p.entry.price.map(PriceView::from),
                     context_window: p.entry.context_window,
+                    vision: p.entry.vision,
                 })
                 .collect(),
             profiles,

@@ -31,3 +31,25 @@ pub struct CompactedView {
     pub tokens_before: u64,
     pub tokens_after: u64,
 }
+
+/// An image a run's events reference, ready for an `<img src>`.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RunImageView {
+    pub name: String,
+    pub media_type: String,
+    /// A `data:` URL of the image.
+    pub data_url: String,
+}
+
+impl From<bearagent_runtime::RunImage> for RunImageView {
+    fn from(i: bearagent_runtime::RunImage) -> Self {
+        use base64::Engine as _;
+        let data = base64::engine::general_purpose::STANDARD.encode(&i.bytes);
+        Self {
+            name: i.image.name,
+            media_type: i.image.media_type.mime().to_owned(),
+            data_url: format!("data:{};base64,{data}", i.image.media_type.mime()),
+        }
+    }
+}

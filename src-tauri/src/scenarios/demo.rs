@@ -15,7 +15,7 @@ async fn take(approve: bool) -> Value {
     let recorded = s.recorded(run).await;
     let follow = s
         .app
-        .reply_to_run(run, None, "What would the plan say?".into())
+        .reply_to_run(run, None, "What would the plan say?".into(), Vec::new())
         .unwrap();
     s.finish(follow).await;
     let name = if approve {

@@ -163,6 +163,7 @@ async fn replies(s: &Session, run: RunId) -> (RunId, RunId) {
             ..RunProfile::default()
         },
         provider: std::sync::Arc::new(provider(&steps(what), None)),
+        images: Vec::new(),
     };
     let follow = s
         .app

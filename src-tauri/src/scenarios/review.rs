@@ -137,6 +137,7 @@ async fn fork(s: &Session, run: RunId, at: EventSeq) -> RunId {
             ..RunProfile::default()
         },
         provider: Arc::new(provider(&steps, None)),
+        images: Vec::new(),
     };
     let fork = s
         .app

@@ -77,6 +77,7 @@ impl Session {
                 goal: goal.into(),
                 profile,
                 provider: Arc::new(provider),
+                images: Vec::new(),
             })
             .unwrap()
     }

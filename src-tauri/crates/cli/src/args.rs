@@ -188,6 +188,10 @@ pub struct RunArgs {
     /// JSON lines instead of the human timeline.
     #[arg(long)]
     pub json: bool,
+    /// An image (PNG, JPEG, WebP or GIF, at most 20 MB) that goes with the
+    /// goal; repeat for more (at most 8). The model must read images.
+    #[arg(long = "image", value_name = "PATH")]
+    pub images: Vec<PathBuf>,
     /// What the agent should achieve.
     pub goal: String,
 }

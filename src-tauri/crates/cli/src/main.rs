@@ -11,6 +11,7 @@ mod changes_cmd;
 mod compact_cmd;
 mod exit;
 mod hunks_cmd;
+mod image_arg;
 mod mcp_cmd;
 mod provider_choice;
 mod query_cmd;

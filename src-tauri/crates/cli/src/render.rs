@@ -39,8 +39,9 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
             goal,
             workspace_path,
             profile,
+            images,
             ..
-        } => run_created(goal, workspace_path, profile),
+        } => run_created(goal, workspace_path, profile, images),
         EventPayload::RunStarted => "run started".into(),
         EventPayload::ModelCallRequested {
             context_bytes,
@@ -204,11 +205,30 @@ fn tool_event_text(p: &EventPayload) -> String {
     }
 }
 
-fn run_created(goal: &str, workspace_path: &str, profile: &str) -> String {
-    format!(
+fn run_created(
+    goal: &str,
+    workspace_path: &str,
+    profile: &str,
+    images: &[bearagent_kernel::ImageRef],
+) -> String {
+    let mut text = format!(
         "run created in {workspace_path} (profile {profile}): {}",
         one_line(goal, 100)
-    )
+    );
+    if !images.is_empty() {
+        let names: Vec<String> = images
+            .iter()
+            .map(|i| {
+                format!(
+                    "{} ({})",
+                    i.name,
+                    bearagent_kernel::units::human_bytes(i.bytes)
+                )
+            })
+            .collect();
+        text.push_str(&format!(" [images: {}]", names.join(", ")));
+    }
+    text
 }
 
 fn model_call_requested(

@@ -282,6 +282,10 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
         },
         None => String::new(),
     };
+    let images = match crate::image_arg::read_images(&args.images) {
+        Ok(images) => images,
+        Err(message) => return exit::usage(message),
+    };
     let interactive = std::io::stdin().is_terminal();
     // Subscribe first so no event of the new run is missed.
     let mut live = app.subscribe();
@@ -290,6 +294,7 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
         goal: args.goal.clone(),
         profile,
         provider,
+        images,
     };
     let started = match &parent {
         Some(p) => app.start_follow_up(start, p.thread),

@@ -149,6 +149,9 @@ pub enum EventPayload {
         /// The run this one follows up or forks (None: a new conversation).
         #[serde(default)]
         parent: Option<crate::thread::ParentRun>,
+        /// Images that go with the goal (blob refs), in the order given.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<crate::image::ImageRef>,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },

@@ -347,6 +347,7 @@ mod tests {
                 call_id: call(),
                 content: "x".into(),
                 is_error: true,
+                images: Vec::new(),
             },
         };
         assert_eq!(failed.receipt_step(), None);

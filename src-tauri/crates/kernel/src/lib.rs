@@ -9,6 +9,7 @@ pub mod event;
 pub mod facets;
 pub mod history;
 pub mod ids;
+pub mod image;
 pub mod mcp;
 pub mod message;
 pub mod projection;
@@ -32,6 +33,9 @@ pub use event::{
 pub use facets::{hunk_list, FileEffect, ModelSpend, ReceiptStep};
 pub use history::{validate_history, HistoryViolation};
 pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, WorkspaceId};
+pub use image::{
+    check_image, check_image_count, ImageError, ImageRef, ImageType, MAX_IMAGES, MAX_IMAGE_BYTES,
+};
 pub use mcp::{mcp_rule_for, McpRules, McpToolRecord};
 pub use message::{
     Action, FinalAnswer, HistoryItem, Message, MessageError, Role, ToolCall, ToolResult,

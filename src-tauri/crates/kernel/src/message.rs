@@ -3,6 +3,7 @@
 //! rules across items live in `history`.
 
 use crate::ids::{CallId, IdError, ToolName};
+use crate::image::ImageRef;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -32,6 +33,9 @@ pub enum Role {
 pub struct Message {
     pub role: Role,
     pub content: String,
+    /// Images that go with the text (a goal's screenshots), as blob refs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageRef>,
 }
 
 impl Message {
@@ -39,7 +43,13 @@ impl Message {
         Self {
             role,
             content: content.into(),
+            images: Vec::new(),
         }
+    }
+
+    pub fn with_images(mut self, images: Vec<ImageRef>) -> Self {
+        self.images = images;
+        self
     }
 }
 
@@ -96,6 +106,10 @@ pub struct ToolResult {
     pub call_id: CallId,
     pub content: String,
     pub is_error: bool,
+    /// Images the tool returned (an MCP screenshot), as blob refs; the
+    /// text still describes each, for models that cannot see.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageRef>,
 }
 
 impl ToolResult {
@@ -108,6 +122,7 @@ impl ToolResult {
             call_id: CallId::new(call_id)?,
             content: content.into(),
             is_error,
+            images: Vec::new(),
         })
     }
 }

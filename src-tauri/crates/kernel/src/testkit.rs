@@ -32,6 +32,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         commands: Default::default(),
         mcp_rules: Default::default(),
         parent: None,
+        images: Vec::new(),
     }
 }
 
@@ -92,6 +93,7 @@ pub fn valid_run_from_choices(
             call_id: id.clone(),
             content: content.to_owned(),
             is_error,
+            images: Vec::new(),
         };
         match choice % 6 {
             0 | 1 => {

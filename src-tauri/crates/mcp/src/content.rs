@@ -15,6 +15,10 @@ pub struct McpCallResult {
     pub text: String,
     /// The server said the tool failed (`isError`): the text says why.
     pub is_error: bool,
+    /// The image blocks' bytes, in order (each is also named in `text`, for
+    /// a model that cannot see). A block whose data is not base64 is only
+    /// named.
+    pub images: Vec<Vec<u8>>,
 }
 
 pub(crate) fn tool_from_rmcp(server: &str, tool: Tool) -> McpTool {
@@ -36,6 +40,8 @@ pub(crate) fn tool_from_rmcp(server: &str, tool: Tool) -> McpTool {
 }
 
 pub(crate) fn render_result(result: CallToolResult) -> McpCallResult {
+    use base64::Engine as _;
+    let mut images = Vec::new();
     let mut parts: Vec<String> = Vec::with_capacity(result.content.len() + 1);
     let mut text_json: Vec<Value> = Vec::new();
     for block in result.content {
@@ -47,6 +53,9 @@ pub(crate) fn render_result(result: CallToolResult) -> McpCallResult {
                 parts.push(t.text);
             }
             ContentBlock::Image(i) => {
+                if let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(i.data.trim()) {
+                    images.push(bytes);
+                }
                 parts.push(format!(
                     "[image: {}, {} bytes]",
                     i.mime_type,
@@ -91,6 +100,7 @@ pub(crate) fn render_result(result: CallToolResult) -> McpCallResult {
     McpCallResult {
         text: parts.join("\n"),
         is_error: result.is_error.unwrap_or(false),
+        images,
     }
 }
 
@@ -140,6 +150,7 @@ mod tests {
             r.text,
             "hello\n[image: image/png, 5 bytes]\n[resource: test://a (Res A)]\nembedded body\n[resource: test://c, application/zip, 3 bytes]"
         );
+        assert_eq!(r.images, vec![b"hello".to_vec()]);
         assert!(r.is_error);
     }
 

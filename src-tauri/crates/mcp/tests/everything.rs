@@ -120,6 +120,9 @@ async fn lists_tools_with_schemas_and_calls_echo_and_get_sum() {
         .await
         .unwrap();
     assert!(r.text.contains("[image: image/png, "), "{}", r.text);
+    // The reference server's tiny image is a real PNG: its bytes come back.
+    assert_eq!(r.images.len(), 1);
+    assert!(r.images[0].starts_with(b"\x89PNG\r\n\x1a\n"));
     let r = conn
         .call_tool(
             "get-resource-links",

@@ -83,12 +83,18 @@ fn plain_request(request: ModelRequest) -> ModelRequest {
         history: history.into(),
         tools: Vec::new(),
         max_output_tokens: request.max_output_tokens,
+        images: Default::default(),
     }
 }
 
 impl ModelProvider for JsonTextProvider {
     fn info(&self) -> ProviderInfo {
-        self.inner.info()
+        // The reply format is strict JSON text and the history plain
+        // messages: no image goes out in this mode.
+        ProviderInfo {
+            vision: false,
+            ..self.inner.info()
+        }
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {

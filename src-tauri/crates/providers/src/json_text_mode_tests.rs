@@ -25,6 +25,7 @@ fn request() -> ModelRequest {
                 call_id: call.call_id,
                 content: "hello".into(),
                 is_error: false,
+                images: Vec::new(),
             }),
         ]
         .into(),
@@ -34,6 +35,7 @@ fn request() -> ModelRequest {
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
         }],
         max_output_tokens: None,
+        images: Default::default(),
     }
 }
 

@@ -20,7 +20,8 @@ pub use http::{
 };
 pub use json_text_mode::{json_text_provider, ToolMode};
 pub use port::{
-    ModelProvider, ModelRequest, ModelStream, ProviderInfo, RetryNotice, StreamItem, ToolSchema,
+    ImageBytes, ModelProvider, ModelRequest, ModelStream, ProviderInfo, RetryNotice, StreamItem,
+    ToolSchema,
 };
 pub use scripted::{ScriptError, ScriptedProvider};
-pub use window::{default_context_window, COMPACTION_PROMPT};
+pub use window::{default_context_window, default_vision, COMPACTION_PROMPT};

@@ -3,7 +3,7 @@
 //! terminal item out.
 
 use crate::ProviderError;
-use bearagent_kernel::{HistoryItem, StopReason, TokenUsage, ToolCall};
+use bearagent_kernel::{ContentHash, HistoryItem, ImageRef, StopReason, TokenUsage, ToolCall};
 use futures::Stream;
 use serde::{Deserialize, Serialize};
 use std::pin::Pin;
@@ -27,6 +27,39 @@ pub struct ModelRequest {
     pub history: std::sync::Arc<Vec<HistoryItem>>,
     pub tools: Vec<ToolSchema>,
     pub max_output_tokens: Option<u32>,
+    /// The bytes of the images the history references, by blob: read from
+    /// the blob store just before the call. Never serialized, so a
+    /// request's measured size and "what the model saw" hold the refs only.
+    #[serde(skip)]
+    pub images: ImageBytes,
+}
+
+/// Image bytes by blob hash, shared so a step does not copy them.
+pub type ImageBytes = std::sync::Arc<std::collections::BTreeMap<ContentHash, std::sync::Arc<[u8]>>>;
+
+impl ModelRequest {
+    /// Every image the history references, in order (goal images, then
+    /// tool-result images).
+    pub fn image_refs(&self) -> impl Iterator<Item = &ImageRef> {
+        self.history.iter().flat_map(|item| match item {
+            HistoryItem::Message(m) => m.images.as_slice(),
+            HistoryItem::ToolResult(r) => r.images.as_slice(),
+            HistoryItem::ToolCall(_) => &[],
+        })
+    }
+
+    /// `data:` URL of an image, None when its bytes were not attached.
+    pub fn data_url(&self, image: &ImageRef) -> Option<String> {
+        self.base64_of(image)
+            .map(|data| format!("data:{};base64,{data}", image.media_type.mime()))
+    }
+
+    /// The image's bytes in standard base64, None when not attached.
+    pub fn base64_of(&self, image: &ImageRef) -> Option<String> {
+        use base64::Engine as _;
+        let bytes = self.images.get(&image.blob)?;
+        Some(base64::engine::general_purpose::STANDARD.encode(bytes))
+    }
 }
 
 /// What an adapter's stream yields.
@@ -80,6 +113,8 @@ pub struct ProviderInfo {
     pub max_output_tokens: Option<u32>,
     /// Tokens the model reads at most: from the config, else its family's.
     pub context_window: u64,
+    /// The model reads images (from the config, else its family's).
+    pub vision: bool,
 }
 
 pub trait ModelProvider: Send + Sync {

@@ -321,6 +321,8 @@ impl ModelProvider for ScriptedProvider {
             price: self.price,
             max_output_tokens: self.max_output_tokens,
             context_window: self.context_window,
+            // The offline stand-in takes images, so flows with images run offline.
+            vision: true,
         }
     }
 

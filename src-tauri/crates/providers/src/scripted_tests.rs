@@ -9,6 +9,7 @@ fn request(goal: &str) -> ModelRequest {
         history: vec![HistoryItem::Message(Message::new(Role::User, goal))].into(),
         tools: vec![],
         max_output_tokens: None,
+        images: Default::default(),
     }
 }
 

@@ -140,6 +140,7 @@ fn multi_turn() -> ModelRequest {
         .into(),
         tools: vec![tool()],
         max_output_tokens: Some(321),
+        images: Default::default(),
     }
 }
 
@@ -288,6 +289,7 @@ fn parallel_turn() -> ModelRequest {
         .into(),
         tools: vec![tool()],
         max_output_tokens: None,
+        images: Default::default(),
     }
 }
 

@@ -39,6 +39,7 @@ fn run(rt: &tokio::runtime::Runtime, steps: Vec<Value>) -> (u32, u32, f64) {
                 goal: "read the ten files".into(),
                 profile,
                 provider,
+                images: Vec::new(),
             })
             .unwrap();
         app.wait_run(id).await.unwrap()

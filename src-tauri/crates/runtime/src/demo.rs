@@ -87,6 +87,7 @@ impl Application {
             goal: "Read the notes in docs/ and write a short plan for multi-language greetings to docs/plan.md".into(),
             profile,
             provider: Arc::new(demo_provider()?),
+            images: Vec::new(),
         })?;
         let workspace = self
             .recent_workspace_by_path(&path)?

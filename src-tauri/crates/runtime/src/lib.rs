@@ -20,10 +20,11 @@ mod views;
 pub mod watch;
 
 pub use app::compact::Compacted;
+pub use app::images::RunImage;
 pub use app::mcp::McpServerTest;
 pub use app::proposal::ProposedChange;
 pub use app::requests::{RunDetail, RunRequest};
-pub use app::runs::StartRun;
+pub use app::runs::{ImageInput, StartRun};
 pub use app::settings::{ProviderSummary, ProviderTest, Settings};
 pub use app::threads::{ThreadRun, ThreadStart};
 pub use app::Application;

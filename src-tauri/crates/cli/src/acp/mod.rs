@@ -200,9 +200,7 @@ async fn settle_on_close(ctx: &Ctx) {
 }
 
 fn initialize(req: InitializeRequest) -> InitializeResponse {
-    let prompts = PromptCapabilities::new()
-        .image(false)
-        .embedded_context(true);
+    let prompts = PromptCapabilities::new().image(true).embedded_context(true);
     InitializeResponse::new(req.protocol_version)
         .agent_capabilities(
             AgentCapabilities::new()
@@ -313,8 +311,8 @@ fn set_mode(ctx: &Ctx, req: SetSessionModeRequest) -> Result<SetSessionModeRespo
 fn begin_prompt(
     ctx: &Ctx,
     req: &PromptRequest,
-) -> Result<(String, Session, CancellationToken), Error> {
-    let goal = prompt::goal_of(&req.prompt).map_err(invalid)?;
+) -> Result<(prompt::Prompt, Session, CancellationToken), Error> {
+    let goal = prompt::prompt_of(&req.prompt).map_err(invalid)?;
     let cancel = CancellationToken::new();
     let session = ctx
         .sessions
@@ -327,7 +325,7 @@ async fn prompt(
     ctx: &Ctx,
     conn: &ConnectionTo<Client>,
     req: &PromptRequest,
-    goal: String,
+    goal: prompt::Prompt,
     session: Session,
     cancel: CancellationToken,
 ) -> Result<PromptResponse, Error> {

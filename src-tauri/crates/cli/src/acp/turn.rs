@@ -22,16 +22,17 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
 /// Starts the prompt's run; `None` with the error when it could not start.
-pub fn start(ctx: &Ctx, session: &Session, goal: String) -> Result<RunId, Error> {
+pub fn start(ctx: &Ctx, session: &Session, prompt: super::prompt::Prompt) -> Result<RunId, Error> {
     let (profile, provider) = ctx
         .choice
         .for_run(&ctx.app, session.mode)
         .map_err(super::invalid)?;
     let start = StartRun {
         workspace: session.workspace.clone(),
-        goal,
+        goal: prompt.goal,
         profile,
         provider,
+        images: prompt.images,
     };
     let started = match session.last_run {
         None => ctx.app.start_run_as(start, session.first_run),

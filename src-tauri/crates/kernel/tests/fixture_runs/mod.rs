@@ -38,6 +38,7 @@ fn result(n: u32, content: &str, is_error: bool) -> ToolResult {
         call_id: id(n),
         content: content.into(),
         is_error,
+        images: Vec::new(),
     }
 }
 
@@ -63,6 +64,7 @@ fn created(
         commands: Default::default(),
         mcp_rules: Default::default(),
         parent,
+        images: Vec::new(),
         config_versions: BTreeMap::from([("context".to_owned(), "2".to_owned())]),
     }
 }

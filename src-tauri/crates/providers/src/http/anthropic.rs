@@ -6,7 +6,7 @@ use super::driver::BodySettings;
 use super::errors::{malformed, stream_error, truncated, WireError};
 use super::sse::{Flow, WireDecoder};
 use crate::{ModelRequest, ProviderError, StreamItem};
-use bearagent_kernel::{HistoryItem, Role, StopReason, TokenUsage};
+use bearagent_kernel::{HistoryItem, ImageRef, Role, StopReason, TokenUsage, ToolResult};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -42,11 +42,58 @@ enum Block {
         name: String,
         input: Value,
     },
+    Image {
+        source: ImageSource,
+    },
     ToolResult {
         tool_use_id: String,
-        content: String,
+        content: ToolResultContent,
         is_error: bool,
     },
+}
+
+#[derive(Serialize)]
+struct ImageSource {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    media_type: &'static str,
+    data: String,
+}
+
+/// A tool result's text, or its text and images as blocks.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ToolResultContent {
+    Text(String),
+    Blocks(Vec<Block>),
+}
+
+/// An image as a base64 `image` block, or a text block when its bytes were
+/// not attached.
+fn image_block(request: &ModelRequest, image: &ImageRef) -> Block {
+    match request.base64_of(image) {
+        Some(data) => Block::Image {
+            source: ImageSource {
+                kind: "base64",
+                media_type: image.media_type.mime(),
+                data,
+            },
+        },
+        None => Block::Text {
+            text: super::images::missing(image),
+        },
+    }
+}
+
+fn tool_result_content(request: &ModelRequest, result: &ToolResult) -> ToolResultContent {
+    if result.images.is_empty() {
+        return ToolResultContent::Text(result.content.clone());
+    }
+    let mut blocks = vec![Block::Text {
+        text: result.content.clone(),
+    }];
+    blocks.extend(result.images.iter().map(|i| image_block(request, i)));
+    ToolResultContent::Blocks(blocks)
 }
 
 #[derive(Serialize)]
@@ -92,7 +139,23 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
     let mut turns: Vec<Turn> = Vec::new();
     for item in request.history.iter() {
         match item {
-            HistoryItem::Message(m) if m.content.is_empty() => {}
+            HistoryItem::Message(m) if m.content.is_empty() && m.images.is_empty() => {}
+            HistoryItem::Message(m) if m.role == Role::User && !m.images.is_empty() => {
+                // Images first, then the words about them (as the API's
+                // guide advises).
+                for image in &m.images {
+                    push(&mut turns, "user", image_block(request, image));
+                }
+                if !m.content.is_empty() {
+                    push(
+                        &mut turns,
+                        "user",
+                        Block::Text {
+                            text: m.content.clone(),
+                        },
+                    );
+                }
+            }
             HistoryItem::Message(m) => match m.role {
                 Role::System => {
                     // No system role in `messages`: it joins the prompt.
@@ -130,7 +193,7 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
                 "user",
                 Block::ToolResult {
                     tool_use_id: result.call_id.as_str().to_owned(),
-                    content: result.content.clone(),
+                    content: tool_result_content(request, result),
                     is_error: result.is_error,
                 },
             ),

@@ -159,6 +159,8 @@ pub struct HttpProviderConfig {
     pub price: Option<bearagent_kernel::Price>,
     /// Tokens the model reads at most (None: its family's default).
     pub context_window: Option<u64>,
+    /// The model reads images (None: its family's default).
+    pub vision: Option<bool>,
 }
 
 impl HttpProviderConfig {
@@ -183,6 +185,7 @@ impl HttpProviderConfig {
             tool_mode: crate::ToolMode::Native,
             price: None,
             context_window: None,
+            vision: None,
         }
     }
 

@@ -42,6 +42,7 @@ pub(crate) struct HttpProvider {
     transport: Arc<Transport>,
     price: Option<bearagent_kernel::Price>,
     context_window: u64,
+    vision: bool,
 }
 
 impl HttpProvider {
@@ -49,7 +50,11 @@ impl HttpProvider {
         let context_window = config
             .context_window
             .unwrap_or_else(|| crate::default_context_window(&config.model));
+        let vision = config
+            .vision
+            .unwrap_or_else(|| crate::default_vision(&config.model));
         Ok(Self {
+            vision,
             protocol: config.protocol,
             transport: Arc::new(Transport::new(&config)?),
             settings: BodySettings {
@@ -96,6 +101,7 @@ impl ModelProvider for HttpProvider {
             price: self.price,
             max_output_tokens: Some(self.settings.max_output_tokens),
             context_window: self.context_window,
+            vision: self.vision,
         }
     }
 

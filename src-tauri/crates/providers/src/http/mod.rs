@@ -8,6 +8,7 @@ mod calls;
 mod config;
 mod driver;
 mod errors;
+mod images;
 mod openai_chat;
 mod openai_responses;
 mod retry;

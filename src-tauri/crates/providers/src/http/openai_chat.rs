@@ -7,7 +7,7 @@ use super::driver::BodySettings;
 use super::errors::{malformed, stream_error, truncated, WireError};
 use super::sse::{Flow, WireDecoder};
 use crate::{ModelRequest, ProviderError, StreamItem};
-use bearagent_kernel::{HistoryItem, Role, StopReason, TokenUsage};
+use bearagent_kernel::{HistoryItem, ImageRef, Role, StopReason, TokenUsage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -34,11 +34,32 @@ struct StreamOptions {
 struct ChatMessage {
     role: &'static str,
     /// `null` for an assistant turn that only calls tools.
-    content: Option<String>,
+    content: Option<Content>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     tool_calls: Vec<ChatToolCall>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tool_call_id: Option<String>,
+}
+
+/// Plain text, or parts when images go with it.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part {
+    Text { text: String },
+    ImageUrl { image_url: ImageUrl },
+}
+
+#[derive(Serialize)]
+struct ImageUrl {
+    /// A `data:` URL: the API takes the image inline.
+    url: String,
 }
 
 #[derive(Serialize)]
@@ -81,10 +102,29 @@ fn role(role: Role) -> &'static str {
 fn message(role: &'static str, content: Option<String>) -> ChatMessage {
     ChatMessage {
         role,
-        content,
+        content: content.map(Content::Text),
         tool_calls: Vec::new(),
         tool_call_id: None,
     }
+}
+
+/// An image as a part: inline as a `data:` URL, or (its bytes were not
+/// attached: a runtime bug, never silent) a text part saying so.
+fn image_part(request: &ModelRequest, image: &ImageRef) -> Part {
+    match request.data_url(image) {
+        Some(url) => Part::ImageUrl {
+            image_url: ImageUrl { url },
+        },
+        None => Part::Text {
+            text: super::images::missing(image),
+        },
+    }
+}
+
+fn images_message(parts: Vec<Part>) -> ChatMessage {
+    let mut m = message("user", None);
+    m.content = Some(Content::Parts(parts));
+    m
 }
 
 pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> Value {
@@ -92,10 +132,25 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
     if !request.system.is_empty() {
         messages.push(message("system", Some(request.system.clone())));
     }
+    // Tool messages carry text only: the images a turn's tools returned
+    // follow its tool messages as one user message.
+    let mut tool_images: Vec<Part> = Vec::new();
     for item in request.history.iter() {
+        if !matches!(item, HistoryItem::ToolResult(_)) && !tool_images.is_empty() {
+            messages.push(images_message(std::mem::take(&mut tool_images)));
+        }
         match item {
-            HistoryItem::Message(m) => {
+            HistoryItem::Message(m) if m.images.is_empty() => {
                 messages.push(message(role(m.role), Some(m.content.clone())))
+            }
+            HistoryItem::Message(m) => {
+                let mut parts = vec![Part::Text {
+                    text: m.content.clone(),
+                }];
+                parts.extend(m.images.iter().map(|i| image_part(request, i)));
+                let mut wire = message(role(m.role), None);
+                wire.content = Some(Content::Parts(parts));
+                messages.push(wire);
             }
             HistoryItem::ToolCall(call) => {
                 let wire = ChatToolCall {
@@ -120,8 +175,17 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
                 let mut m = message("tool", Some(result.content.clone()));
                 m.tool_call_id = Some(result.call_id.as_str().to_owned());
                 messages.push(m);
+                if !result.images.is_empty() {
+                    tool_images.push(Part::Text {
+                        text: format!("Images returned by tool call {}:", result.call_id),
+                    });
+                    tool_images.extend(result.images.iter().map(|i| image_part(request, i)));
+                }
             }
         }
+    }
+    if !tool_images.is_empty() {
+        messages.push(images_message(tool_images));
     }
     let tools: Vec<ChatTool<'_>> = request
         .tools

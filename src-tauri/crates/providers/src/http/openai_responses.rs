@@ -7,7 +7,7 @@ use super::driver::BodySettings;
 use super::errors::{malformed, stream_error, truncated, WireError};
 use super::sse::{Flow, WireDecoder};
 use crate::{ModelRequest, ProviderError, StreamItem};
-use bearagent_kernel::{HistoryItem, Role, StopReason, TokenUsage};
+use bearagent_kernel::{HistoryItem, ImageRef, Role, StopReason, TokenUsage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -30,8 +30,93 @@ struct ResponsesRequest<'a> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum InputItem {
-    Message { role: &'static str, content: String },
+    Message {
+        role: &'static str,
+        content: String,
+    },
+    /// A message with images: its content as typed parts.
+    Parts {
+        role: &'static str,
+        content: Vec<Part>,
+    },
     Typed(TypedItem),
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part {
+    InputText {
+        text: String,
+    },
+    InputImage {
+        image_url: String,
+        detail: &'static str,
+    },
+}
+
+/// An image as an `input_image` part with a `data:` URL, or a text part
+/// when its bytes were not attached.
+fn image_part(request: &ModelRequest, image: &ImageRef) -> Part {
+    match request.data_url(image) {
+        Some(image_url) => Part::InputImage {
+            image_url,
+            detail: "auto",
+        },
+        None => Part::InputText {
+            text: super::images::missing(image),
+        },
+    }
+}
+
+fn role(role: Role) -> &'static str {
+    match role {
+        Role::System => "system",
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+/// A history item as input items: a tool result with images is followed
+/// by a user message carrying them (a function call's output is text).
+fn input_items(request: &ModelRequest, item: &HistoryItem) -> Vec<InputItem> {
+    match item {
+        HistoryItem::Message(m) if m.images.is_empty() => vec![InputItem::Message {
+            role: role(m.role),
+            content: m.content.clone(),
+        }],
+        HistoryItem::Message(m) => {
+            let mut content = vec![Part::InputText {
+                text: m.content.clone(),
+            }];
+            content.extend(m.images.iter().map(|i| image_part(request, i)));
+            vec![InputItem::Parts {
+                role: role(m.role),
+                content,
+            }]
+        }
+        HistoryItem::ToolCall(call) => vec![InputItem::Typed(TypedItem::FunctionCall {
+            call_id: call.call_id.as_str().to_owned(),
+            name: call.tool_name.as_str().to_owned(),
+            arguments: Value::Object(call.arguments.clone()).to_string(),
+        })],
+        HistoryItem::ToolResult(result) => {
+            let mut items = vec![InputItem::Typed(TypedItem::FunctionCallOutput {
+                call_id: result.call_id.as_str().to_owned(),
+                output: result.content.clone(),
+            })];
+            if !result.images.is_empty() {
+                let mut content = vec![Part::InputText {
+                    text: format!("Images returned by tool call {}:", result.call_id),
+                }];
+                content.extend(result.images.iter().map(|i| image_part(request, i)));
+                items.push(InputItem::Parts {
+                    role: "user",
+                    content,
+                });
+            }
+            items
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -61,25 +146,7 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
     let input = request
         .history
         .iter()
-        .map(|item| match item {
-            HistoryItem::Message(m) => InputItem::Message {
-                role: match m.role {
-                    Role::System => "system",
-                    Role::User => "user",
-                    Role::Assistant => "assistant",
-                },
-                content: m.content.clone(),
-            },
-            HistoryItem::ToolCall(call) => InputItem::Typed(TypedItem::FunctionCall {
-                call_id: call.call_id.as_str().to_owned(),
-                name: call.tool_name.as_str().to_owned(),
-                arguments: Value::Object(call.arguments.clone()).to_string(),
-            }),
-            HistoryItem::ToolResult(result) => InputItem::Typed(TypedItem::FunctionCallOutput {
-                call_id: result.call_id.as_str().to_owned(),
-                output: result.content.clone(),
-            }),
-        })
+        .flat_map(|item| input_items(request, item))
         .collect();
     let tools: Vec<Tool<'_>> = request
         .tools

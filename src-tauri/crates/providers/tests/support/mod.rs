@@ -278,6 +278,7 @@ pub fn simple_request() -> ModelRequest {
         .into(),
         tools: vec![],
         max_output_tokens: None,
+        images: Default::default(),
     }
 }
 

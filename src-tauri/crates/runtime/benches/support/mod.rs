@@ -55,6 +55,7 @@ pub fn run_script(
                 goal: goal.into(),
                 profile,
                 provider,
+                images: Vec::new(),
             })
             .unwrap();
         let p = app.wait_run(id).await.unwrap();

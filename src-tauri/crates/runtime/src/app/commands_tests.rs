@@ -31,6 +31,7 @@ pub(super) fn start_with_rules(
             goal: "goal".into(),
             profile,
             provider: Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap()),
+            images: Vec::new(),
         })
         .unwrap()
 }
@@ -129,6 +130,7 @@ async fn a_command_s_output_is_stored_and_its_files_become_artifacts() {
             goal: "goal".into(),
             profile,
             provider: Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap()),
+            images: Vec::new(),
         })
         .unwrap();
     let p = f.app.wait_run(run).await.unwrap();
@@ -190,6 +192,7 @@ async fn cancelling_a_run_stops_its_running_command() {
             goal: "goal".into(),
             profile,
             provider: Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap()),
+            images: Vec::new(),
         })
         .unwrap();
     loop {
@@ -260,6 +263,7 @@ async fn the_markdown_export_reads_as_expected() {
             goal: "make a file".into(),
             profile,
             provider: Arc::new(provider),
+            images: Vec::new(),
         })
         .unwrap();
     f.app.wait_run(run).await.unwrap();

@@ -53,9 +53,11 @@ impl Application {
         let summary_before = summary_text(&self.store, &ancestors, &events)?;
         let built = build(&events, summary_before.as_deref());
         let before = estimate_tokens(&events, built.bytes);
-        let window = provider.info().context_window;
+        let info = provider.info();
+        let window = info.context_window;
         let cancel = tokio_util::sync::CancellationToken::new();
-        let (summary, usage) = summarise(provider, &cancel, &built.request, window)
+        let request = crate::run::images::attach(&self.store, info.vision, built.request.clone())?;
+        let (summary, usage) = summarise(provider, &cancel, &request, window)
             .await
             .map_err(|why| {
                 AppError::Unavailable(format!("the run could not be compacted: {why}"))

@@ -39,6 +39,7 @@ fn start(f: &Fixture, provider: &ScriptedProvider, compact: Option<u16>) -> RunI
             goal: "read every part and report".into(),
             profile,
             provider: Arc::new(provider.clone()),
+            images: Vec::new(),
         })
         .unwrap()
 }
@@ -237,6 +238,7 @@ async fn an_empty_summary_is_retried_then_fails_the_run_with_its_history_intact(
             goal: "read every part and report".into(),
             profile,
             provider: Arc::new(EmptySummaries(inner)),
+            images: Vec::new(),
         })
         .unwrap();
     let p = f.app.wait_run(run).await.unwrap();

@@ -43,6 +43,7 @@ fn start_with(f: &Fixture, steps: serde_json::Value, profile: RunProfile) -> Run
             goal: "use the MCP tools".into(),
             profile,
             provider: Arc::new(ScriptedProvider::from_json(&steps.to_string()).unwrap()),
+            images: Vec::new(),
         })
         .unwrap()
 }

@@ -3,6 +3,7 @@
 pub(crate) mod active;
 mod commands;
 pub(crate) mod compact;
+pub(crate) mod images;
 pub(crate) mod mcp;
 pub(crate) mod proposal;
 pub(crate) mod requests;

@@ -22,6 +22,8 @@ pub struct RunRequest {
     pub profile: Option<String>,
     pub approval_mode: ApprovalMode,
     pub budgets: Budgets,
+    /// Images pasted or dropped into the goal box.
+    pub images: Vec<crate::ImageInput>,
 }
 
 /// A run, whether its loop runs in this process, and which process owns it.
@@ -46,6 +48,7 @@ impl Application {
             goal: request.goal,
             profile,
             provider,
+            images: request.images,
         })
     }
 
@@ -97,6 +100,7 @@ mod tests {
                 profile: Some("careful".into()),
                 approval_mode: ApprovalMode::AllowAll,
                 budgets,
+                images: Vec::new(),
             })
             .unwrap();
         let detail = app.run_detail(run).unwrap();
@@ -110,6 +114,7 @@ mod tests {
             profile: None,
             approval_mode: ApprovalMode::AllowAll,
             budgets,
+            images: Vec::new(),
         });
         assert!(unknown.is_err());
         app.cancel_run(run).ok();

@@ -13,7 +13,8 @@ use crate::run::recorder::{append_beside, Recorder};
 use crate::views::RunSummary;
 use crate::AppError;
 use bearagent_kernel::{
-    CallId, EventEnvelope, EventPayload, EventSeq, RunId, RunProjection, WorkspaceId,
+    check_image, check_image_count, CallId, EventEnvelope, EventPayload, EventSeq, ImageRef, RunId,
+    RunProjection, WorkspaceId,
 };
 use bearagent_providers::ModelProvider;
 use bearagent_store::RunFilter;
@@ -30,6 +31,17 @@ pub struct StartRun {
     pub goal: String,
     pub profile: RunProfile,
     pub provider: Arc<dyn ModelProvider>,
+    /// Images that go with the goal, checked and stored before the run is
+    /// created.
+    pub images: Vec<ImageInput>,
+}
+
+/// An image as a front end hands it over: its bytes and a name for people
+/// (a file name, or "pasted image").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageInput {
+    pub name: String,
+    pub bytes: Vec<u8>,
 }
 
 impl Application {
@@ -90,6 +102,7 @@ impl Application {
             ),
             ("scripted".to_owned(), info.scripted.to_string()),
         ]);
+        let images = self.store_images(&start.images, &info)?;
         let created = rec.record(
             None,
             EventPayload::RunCreated {
@@ -109,6 +122,7 @@ impl Application {
                 commands: start.profile.commands.clone(),
                 mcp_rules: start.profile.mcp_rules.clone(),
                 parent,
+                images,
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;
@@ -121,6 +135,46 @@ impl Application {
             mcp,
         );
         Ok(run_id)
+    }
+
+    /// The goal's images checked (count, size, type by magic bytes, a
+    /// model that reads images) and stored as blobs, in order. Nothing is
+    /// stored unless every image passes.
+    fn store_images(
+        &self,
+        images: &[ImageInput],
+        info: &bearagent_providers::ProviderInfo,
+    ) -> Result<Vec<ImageRef>, AppError> {
+        if images.is_empty() {
+            return Ok(Vec::new());
+        }
+        let invalid = |e: bearagent_kernel::ImageError| AppError::InvalidInput(e.to_string());
+        check_image_count(images.len()).map_err(invalid)?;
+        let types = images
+            .iter()
+            .map(|i| check_image(&i.name, &i.bytes).map_err(invalid))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !info.vision {
+            return Err(AppError::InvalidInput(format!(
+                "provider {} (model {}) is not set to read images: set vision = true in its \
+                 [providers.{}] config if the model reads them, or use a provider whose model does \
+                 (JSON-text mode never sends images)",
+                info.name, info.model, info.name
+            )));
+        }
+        let at = self.clock.now();
+        images
+            .iter()
+            .zip(types)
+            .map(|(image, media_type)| {
+                Ok(ImageRef {
+                    blob: self.store.put_blob(&image.bytes, at)?,
+                    media_type,
+                    bytes: image.bytes.len() as u64,
+                    name: image.name.clone(),
+                })
+            })
+            .collect()
     }
 
     /// Runs the loop in the background and remembers it as active: the
@@ -457,6 +511,10 @@ fn abort_run(
 #[cfg(test)]
 #[path = "runs_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "images_tests.rs"]
+mod images_tests;
 
 #[cfg(test)]
 #[path = "edits_tests.rs"]

@@ -63,6 +63,7 @@ pub(super) fn start_recorded(
                 ..RunProfile::default()
             },
             provider: Arc::new(provider.clone()),
+            images: Vec::new(),
         })
         .unwrap();
     (run, provider)
@@ -211,6 +212,7 @@ fn a_blank_goal_is_refused_before_anything_is_recorded() {
             goal: "  ".into(),
             profile: RunProfile::default(),
             provider,
+            images: Vec::new(),
         })
         .unwrap_err();
     assert_eq!(err.code(), crate::ErrorCode::InvalidInput);
@@ -335,6 +337,7 @@ async fn wall_time_running_out_during_a_model_call_ends_the_run_out_of_budget() 
             goal: "slow model".into(),
             profile,
             provider,
+            images: Vec::new(),
         })
         .unwrap();
     let p = tokio::time::timeout(Duration::from_secs(5), f.app.wait_run(run))

@@ -234,6 +234,7 @@ impl Application {
             ))]),
             tools: vec![],
             max_output_tokens: Some(16),
+            images: Default::default(),
         };
         let started = Instant::now();
         let outcome = complete(provider.as_ref(), request, |_| {}).await;

@@ -141,6 +141,7 @@ impl Application {
         parent: RunId,
         at: Option<EventSeq>,
         message: String,
+        images: Vec<crate::ImageInput>,
     ) -> Result<RunId, AppError> {
         let thread = ThreadStart { run_id: parent, at };
         let first = self.list_events(parent, EventSeq(0), 1)?;
@@ -158,6 +159,7 @@ impl Application {
                 goal: message,
                 profile: recorded.profile,
                 provider,
+                images,
             },
             thread,
         )

@@ -24,6 +24,7 @@ pub(super) fn start(goal: &str, f: &Fixture, provider: &ScriptedProvider) -> Sta
             ..RunProfile::default()
         },
         provider: Arc::new(provider.clone()),
+        images: Vec::new(),
     }
 }
 
@@ -352,7 +353,7 @@ async fn replying_to_the_demo_continues_its_thread_with_its_settings() {
     );
     let reply = f
         .app
-        .reply_to_run(demo, None, "Now add Spanish first".into())
+        .reply_to_run(demo, None, "Now add Spanish first".into(), Vec::new())
         .unwrap();
     let done = f.app.wait_run(reply).await.unwrap();
     assert_eq!(done.status, RunStatus::Succeeded);
@@ -370,7 +371,7 @@ async fn replying_to_the_demo_continues_its_thread_with_its_settings() {
     // "Fork from here" at the demo's third event.
     let fork = f
         .app
-        .reply_to_run(demo, Some(EventSeq(3)), "again".into())
+        .reply_to_run(demo, Some(EventSeq(3)), "again".into(), Vec::new())
         .unwrap();
     f.app.wait_run(fork).await.unwrap();
     let thread = f.app.thread(fork).unwrap();

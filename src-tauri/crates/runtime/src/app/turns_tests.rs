@@ -231,6 +231,7 @@ fn priced_start(
         goal: "goal".into(),
         profile,
         provider: std::sync::Arc::new(provider),
+        images: Vec::new(),
     })
 }
 

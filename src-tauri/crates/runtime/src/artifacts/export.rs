@@ -47,8 +47,14 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 out.extend(after_hash.clone());
             }
             EventPayload::CommandFinished { output, .. } => out.extend(output.clone()),
-            EventPayload::RunCreated { .. }
-            | EventPayload::RunStarted
+            EventPayload::RunCreated { images, .. } => {
+                out.extend(images.iter().map(|i| i.blob.clone()))
+            }
+            EventPayload::ToolCallCompleted { result, .. }
+            | EventPayload::ToolCallFailed { result } => {
+                out.extend(result.images.iter().map(|i| i.blob.clone()))
+            }
+            EventPayload::RunStarted
             | EventPayload::ModelCallRequested { .. }
             | EventPayload::ModelCallStarted { .. }
             | EventPayload::ModelCallRetryScheduled { .. }
@@ -59,8 +65,6 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
             | EventPayload::ApprovalGranted { .. }
             | EventPayload::ApprovalDenied { .. }
             | EventPayload::ToolCallStarted { .. }
-            | EventPayload::ToolCallCompleted { .. }
-            | EventPayload::ToolCallFailed { .. }
             | EventPayload::ExternalChangeObserved { .. }
             | EventPayload::EffectVerified { .. }
             | EventPayload::EffectUnknown { .. }

@@ -35,6 +35,7 @@ pub(crate) async fn finished_run(
                 ..RunProfile::default()
             },
             provider,
+            images: Vec::new(),
         })
         .unwrap();
     app.wait_run(run).await.unwrap();

@@ -103,6 +103,10 @@ pub struct ProviderEntry {
     /// Tokens the model reads at most (None: its family's default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_window: Option<u64>,
+    /// The model reads images (None: its family's default; JSON-text mode
+    /// never sends them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vision: Option<bool>,
 }
 
 fn is_unset(k: &KeySource) -> bool {

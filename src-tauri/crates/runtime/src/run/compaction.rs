@@ -7,9 +7,9 @@
 
 use super::context::{self, BuiltContext, ContextInput};
 use super::deps::LoopDeps;
-use super::instructions;
 use super::recorder::Recorder;
 use super::stop::stop_if_needed;
+use super::{images, instructions};
 use crate::AppError;
 use bearagent_kernel::{
     EventEnvelope, EventPayload, EventSeq, HistoryItem, Message, NewEvent, NextCall, Role,
@@ -68,10 +68,13 @@ pub(super) fn build_request(
         instructions: &instructions,
         summary: summary.as_deref(),
     };
-    Ok(match cache {
+    let mut built = match cache {
         Some(cache) => cache.build(&input),
         None => context::build(&input),
-    })
+    };
+    let vision = deps.provider.info().vision;
+    built.request = images::attach(rec.store(), vision, built.request)?;
+    Ok(built)
 }
 
 /// Tokens a request of `bytes` is estimated at: calibrated by the run's
@@ -107,7 +110,8 @@ pub(super) async fn fit_window(
     built: BuiltContext,
 ) -> Result<Option<(BuiltContext, u64)>, AppError> {
     let window = deps.provider.info().context_window;
-    let before = estimate_tokens(rec.events(), built.bytes);
+    let before =
+        estimate_tokens(rec.events(), built.bytes) + images::estimated_tokens(&built.request);
     let Some(permille) = deps.profile.context.compact_at_permille else {
         if before > window {
             fail(rec, format!(
@@ -205,7 +209,8 @@ fn record_compaction(
             .into_envelope(rec.run_id(), next_seq),
     );
     let rebuilt = build_request(rec, deps, tools, &events, None)?;
-    let after = estimate_tokens(rec.events(), rebuilt.bytes);
+    let after =
+        estimate_tokens(rec.events(), rebuilt.bytes) + images::estimated_tokens(&rebuilt.request);
     let cost = super::spend::cost_of(rec, usage);
     rec.record(rec.last_seq(), compacted(after, cost))?;
     if after > window {
@@ -264,6 +269,7 @@ pub(crate) async fn summarise(
         history: history.into(),
         tools: Vec::new(),
         max_output_tokens: Some(SUMMARY_MAX_TOKENS),
+        images: request.images.clone(),
     };
     let mut spent = bearagent_kernel::TokenUsage::default();
     let mut last_problem = String::new();

@@ -169,6 +169,7 @@ fn close_open_calls(history: &mut Vec<HistoryItem>) {
             call_id,
             content: "not run: that run ended before this call finished".into(),
             is_error: true,
+            images: Vec::new(),
         }));
     }
 }
@@ -328,6 +329,7 @@ fn request_from(
         history,
         tools: input.tools.to_vec(),
         max_output_tokens: None,
+        images: Default::default(),
     };
     let bytes = serialized_len(&request);
     BuiltContext {
@@ -347,10 +349,12 @@ fn unfitted_history(input: &ContextInput<'_>, flavour: Flavour) -> Vec<HistoryIt
     let compaction = latest_compaction(input.ancestors, input.events);
     if let (Some((at, _, _)), Some(summary)) = (compaction, input.summary) {
         if at == current {
-            if let Some(EventPayload::RunCreated { goal, .. }) =
+            if let Some(EventPayload::RunCreated { goal, images, .. }) =
                 input.events.first().map(|e| &e.payload)
             {
-                history.push(HistoryItem::Message(Message::new(Role::User, goal.clone())));
+                history.push(HistoryItem::Message(
+                    Message::new(Role::User, goal.clone()).with_images(images.clone()),
+                ));
             }
         }
         history.push(HistoryItem::Message(Message::new(

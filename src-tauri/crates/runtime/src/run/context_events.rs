@@ -46,7 +46,9 @@ fn push_items(
     flavour: Flavour,
 ) {
     match payload {
-        EventPayload::RunCreated { goal, .. } => history.push(user(goal.clone())),
+        EventPayload::RunCreated { goal, images, .. } => history.push(HistoryItem::Message(
+            Message::new(Role::User, goal.clone()).with_images(images.clone()),
+        )),
         EventPayload::ModelCallCompleted { action, text, .. } => {
             push_turn(history, action, text, flavour)
         }
@@ -74,6 +76,7 @@ fn push_items(
                 call_id: result.call_id.clone(),
                 content: preview(&result.content, caps.max_tool_result_bytes as usize),
                 is_error: result.is_error,
+                images: result.images.clone(),
             }));
         }
         EventPayload::RunStarted

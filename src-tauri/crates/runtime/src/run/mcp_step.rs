@@ -9,7 +9,7 @@ use super::recorder::Recorder;
 use crate::live::LiveEvent;
 use crate::mcp::McpToolAdapter;
 use crate::AppError;
-use bearagent_kernel::{CallId, EventPayload, EventSeq};
+use bearagent_kernel::{check_image, CallId, EventPayload, EventSeq, ImageRef, MAX_IMAGES};
 use bearagent_mcp::McpError;
 use bearagent_store::hash_bytes;
 use bearagent_tools::AuthorizedCall;
@@ -54,10 +54,16 @@ pub(crate) async fn execute_mcp(
     let cancel = deps.cancel.child_token();
     let answer = tool.call(authorized, cancel, on_progress).await;
     let max = deps.executor.limits.max_output_bytes;
-    let (content, is_error) = match answer {
-        Ok(result) => (result.text, result.is_error),
+    let (content, is_error, images) = match answer {
+        Ok(result) => (result.text, result.is_error, result.images),
         Err(e @ McpError::Cancelled { .. }) if deps.cancel.is_cancelled() => {
-            record_result(rec, started, &call_id, e.to_string(), true, max)?;
+            record_result(
+                rec,
+                started,
+                &call_id,
+                (e.to_string(), true, Vec::new()),
+                max,
+            )?;
             rec.record_user_cancel()?;
             return Ok(ToolStepEnd::RunEnded);
         }
@@ -75,13 +81,14 @@ pub(crate) async fn execute_mcp(
                     },
                 )?;
             }
-            (e.to_string(), true)
+            (e.to_string(), true, Vec::new())
         }
     };
     grants
         .loops
         .executed(signature, hash_bytes(content.as_bytes()));
-    record_result(rec, started, &call_id, content, is_error, max)?;
+    let images = stored_images(rec, tool.server(), images)?;
+    record_result(rec, started, &call_id, (content, is_error, images), max)?;
     Ok(ToolStepEnd::Continue)
 }
 
@@ -97,13 +104,36 @@ fn progress_line(progress: f64, total: Option<f64>, message: Option<&str>) -> St
     }
 }
 
+/// The images a server returned, stored as blobs: those a model could be
+/// sent (a known type by magic bytes, within the size limit, at most
+/// `MAX_IMAGES`). The others stay named in the result's text only.
+fn stored_images(
+    rec: &Recorder,
+    server: &str,
+    images: Vec<Vec<u8>>,
+) -> Result<Vec<ImageRef>, AppError> {
+    let mut refs = Vec::new();
+    for (i, bytes) in images.into_iter().enumerate().take(MAX_IMAGES) {
+        let name = format!("{server} image {}", i + 1);
+        let Ok(media_type) = check_image(&name, &bytes) else {
+            continue;
+        };
+        refs.push(ImageRef {
+            blob: rec.store().put_blob(&bytes, rec.clock().now())?,
+            media_type,
+            bytes: bytes.len() as u64,
+            name,
+        });
+    }
+    Ok(refs)
+}
+
 /// The result, bounded like every tool's (head kept, size recorded).
 fn record_result(
     rec: &mut Recorder,
     cause: EventSeq,
     call_id: &CallId,
-    mut content: String,
-    is_error: bool,
+    (mut content, is_error, images): (String, bool, Vec<ImageRef>),
     max: usize,
 ) -> Result<EventSeq, AppError> {
     let original_bytes = content.len() as u64;
@@ -111,7 +141,8 @@ fn record_result(
     if truncated {
         content.truncate(bearagent_tools::floor_char_boundary(&content, max));
     }
-    let result = result(call_id, content, is_error);
+    let mut result = result(call_id, content, is_error);
+    result.images = images;
     let payload = if is_error {
         EventPayload::ToolCallFailed { result }
     } else {

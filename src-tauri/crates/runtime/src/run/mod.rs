@@ -6,7 +6,8 @@
 //!   committed events; `context_events`: what the model sees of each
 //!   event), `snapshot` (workspace images around a command),
 //!   `loop_guard` (the memory of repeated calls), `preview` (a large
-//!   result's head and tail).
+//!   result's head and tail), `images` (image bytes attached to a request,
+//!   or described for a model that cannot see).
 //! - Floor 1, what every step reads: `deps` (the run's dependencies and
 //!   grants, and the route a tool name looks up to), `stop` (cancel and
 //!   budgets before every call), `outcome` (how a step ends, failed
@@ -29,6 +30,7 @@ pub mod context;
 mod context_events;
 pub(crate) mod deps;
 mod file_step;
+pub(crate) mod images;
 pub(crate) mod instructions;
 mod loop_guard;
 mod loops;

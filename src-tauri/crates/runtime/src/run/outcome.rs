@@ -15,6 +15,7 @@ pub(crate) fn result(call_id: &CallId, content: String, is_error: bool) -> ToolR
         call_id: call_id.clone(),
         content,
         is_error,
+        images: Vec::new(),
     }
 }
 

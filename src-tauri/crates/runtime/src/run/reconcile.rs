@@ -202,6 +202,7 @@ mod tests {
                 commands: Default::default(),
                 mcp_rules: Default::default(),
                 parent: None,
+                images: Vec::new(),
             },
             EventPayload::RunStarted,
         ];
@@ -233,6 +234,7 @@ mod tests {
                 commands: Default::default(),
                 mcp_rules: Default::default(),
                 parent: None,
+                images: Vec::new(),
             },
             EventPayload::RunStarted,
         ];
