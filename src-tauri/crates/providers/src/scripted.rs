@@ -114,6 +114,7 @@ pub struct ScriptedProvider {
     price: Option<bearagent_kernel::Price>,
     context_window: u64,
     max_output_tokens: Option<u32>,
+    vision: bool,
     state: Arc<Mutex<State>>,
 }
 
@@ -133,6 +134,7 @@ impl ScriptedProvider {
             price: None,
             context_window: 200_000,
             max_output_tokens: None,
+            vision: true,
             state: Arc::new(Mutex::new(State {
                 steps,
                 next: 0,
@@ -224,6 +226,13 @@ impl ScriptedProvider {
     /// A smaller window, so tests can make runs outgrow it.
     pub fn with_context_window(mut self, tokens: u64) -> Self {
         self.context_window = tokens;
+        self
+    }
+
+    /// Says it reads no images (it takes images by default, so flows with
+    /// images run offline), as a text-only model's provider does.
+    pub fn without_vision(mut self) -> Self {
+        self.vision = false;
         self
     }
 
@@ -321,8 +330,7 @@ impl ModelProvider for ScriptedProvider {
             price: self.price,
             max_output_tokens: self.max_output_tokens,
             context_window: self.context_window,
-            // The offline stand-in takes images, so flows with images run offline.
-            vision: true,
+            vision: self.vision,
         }
     }
 

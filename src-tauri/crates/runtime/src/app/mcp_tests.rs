@@ -407,3 +407,69 @@ async fn a_server_that_dies_mid_call_is_reported_and_no_longer_offered() {
         .any(|t| t.name.starts_with("everything__")));
     assert!(seen.tools.iter().any(|t| t.name == "list_dir"));
 }
+
+/// Starts a run whose model is `provider` (kept by the caller to read
+/// what the model was sent).
+fn start_seen(f: &Fixture, provider: Arc<dyn bearagent_providers::ModelProvider>) -> RunId {
+    f.app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "look at the picture".into(),
+            profile: RunProfile {
+                approval_mode: ApprovalMode::AllowAll,
+                ..RunProfile::default()
+            },
+            provider,
+            images: Vec::new(),
+        })
+        .unwrap()
+}
+
+fn tiny_image_steps() -> String {
+    json!([call("everything__get-tiny-image", json!({})), {"final_answer": "seen"}]).to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_a_tool_returns_reaches_a_vision_model_as_an_image_and_a_text_model_as_a_note() {
+    let f = fixture();
+    with_everything(&f, "");
+    let seeing = ScriptedProvider::from_json(&tiny_image_steps()).unwrap();
+    let run = start_seen(&f, Arc::new(seeing.clone()));
+    assert_eq!(finished(&f, run).await.status, RunStatus::Succeeded);
+    let events = f.app.list_events(run, EventSeq(0), 1000).unwrap();
+    let image = events
+        .iter()
+        .find_map(|e| match &e.payload {
+            EventPayload::ToolCallCompleted { result, .. } => result.images.first().cloned(),
+            _ => None,
+        })
+        .expect("the tool's image is recorded on its result");
+    assert_eq!(image.media_type, bearagent_kernel::ImageType::Png);
+    assert_eq!(image.name, "everything image 1");
+    let second = &seeing.calls()[1];
+    let sent = second
+        .history
+        .iter()
+        .find_map(|item| match item {
+            bearagent_kernel::HistoryItem::ToolResult(r) => Some(r),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(sent.images, vec![image.clone()]);
+    assert!(second.images[&image.blob].starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert_eq!(f.app.run_image(run, &image.blob).unwrap().image, image);
+
+    // A model that does not read images is told the image was there.
+    let blind = ScriptedProvider::from_json(&tiny_image_steps())
+        .unwrap()
+        .without_vision();
+    let run = start_seen(&f, Arc::new(blind.clone()));
+    assert_eq!(finished(&f, run).await.status, RunStatus::Succeeded);
+    let second = &blind.calls()[1];
+    assert!(second.images.is_empty());
+    let told = serde_json::to_string(&*second.history).unwrap();
+    assert!(
+        told.contains("not shown: this model does not read images"),
+        "{told}"
+    );
+}
