@@ -54,8 +54,11 @@ export function startModel(turns) {
   );
 }
 
-/** Writes a config whose default profile runs on the loopback model at `port`. */
-export function writeLoopbackConfig(dataDir, port, profileLines = []) {
+/**
+ * Writes a config whose default profile runs on the loopback model at `port`;
+ * `providerLines` go under its provider (e.g. `vision = true`).
+ */
+export function writeLoopbackConfig(dataDir, port, profileLines = [], providerLines = []) {
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(
     join(dataDir, "config.toml"),
@@ -66,6 +69,7 @@ export function writeLoopbackConfig(dataDir, port, profileLines = []) {
       `base_url = "http://127.0.0.1:${port}"`,
       'model = "loopback"',
       'key = "none"',
+      ...providerLines,
       "[profiles.default]",
       'provider = "local"',
       ...profileLines,

@@ -159,7 +159,7 @@ test("fork from a timeline row by keyboard: an inline prompt, Escape closes it, 
     await page.locator(`[data-testid="thread-entry"][data-run-id="${parent}"]`).waitFor();
     await succeeded(page, fork);
     const call = await page.evaluate((id) => window.__bearagentMock.calls.find((c) => c.cmd === "reply_to_run" && c.args.runId === id).args, parent);
-    assert.deepEqual(call, { runId: parent, message: "Read the README instead and summarise it", atSeq: 3 });
+    assert.deepEqual(call, { runId: parent, message: "Read the README instead and summarise it", atSeq: 3, images: [] });
     await shot(page, "thread-fork");
 
     // A fork of the fork: the thread lists both earlier runs, the middle one "forked at #3".

@@ -5,10 +5,11 @@
 // back as the user decides (playback.ts); settings live in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
-import type { EventPayload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
+import type { EventPayload, ImageUpload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts, untrackedOf } from "./artifacts";
 import { compactByHand, eventText } from "./compaction";
+import { MockImages, defaultVision, type ImageReader } from "./images";
 import { adoptAnswers, playBack, SeqMap } from "./playback";
 import { MockRunEngine, type MockRun, type NewRun } from "./runEngine";
 import { MockReview } from "./review";
@@ -47,6 +48,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   const review = new MockReview(artifacts, (runId, payload) => {
     engine.commit(runOf(engine, runId), payload, null);
   });
+  const images = new MockImages();
 
   /** Lists a file a recorded run changed, as the recording lists it; the workspace has it or not. */
   function recordArtifact(run: MockRun, recorded: RecordedRun, payload: Extract<EventPayload, { type: "artifact_recorded" }>): void {
@@ -124,11 +126,19 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
 
   const workspaceById = (id: string) => [...workspaces.values()].find((w) => w.id === id);
 
-  function startRun(request: StartRunRequest) {
+  /** Who would read a run's images: the demo does; a provider unknown here is refused for that before its images are looked at. */
+  function imageReader(name: string): ImageReader {
+    const p = settings.view().providers.find((each) => each.name === name);
+    if (!p) return { name, model: "demo-script", vision: true };
+    return { name, model: p.model, vision: p.toolMode !== "json-text" && (p.vision ?? defaultVision(p.model)) };
+  }
+
+  async function startRun(request: StartRunRequest) {
     const known = request.provider === "demo" || settings.hasProvider(request.provider);
     const provider = settings.view().providers.find((p) => p.name === request.provider);
     const price = priceFromView(provider?.price);
     const workspace = checkStart(request, workspaceById(request.workspaceId), known, price !== null);
+    const goalImages = await images.store(request.images, imageReader(request.provider));
     open(workspace.path);
     const profile = settings.view().profiles.find((p) => p.name === request.profile);
     const spec: NewRun = {
@@ -140,6 +150,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       approvalMode: request.approvalMode,
       budgets: request.budgets,
       price,
+      images: goalImages,
     };
     const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal);
     const shape = {
@@ -156,7 +167,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   }
 
   /** Like `reply_to_run`: a follow-up (or, with `atSeq`, a fork) with the parent's workspace, provider and settings, as its take recorded it. */
-  function replyToRun(runId: string, message: string, atSeq: number | null) {
+  async function replyToRun(runId: string, message: string, atSeq: number | null, uploads: ImageUpload[] | undefined) {
     const { created, parent, goal, parentRun } = checkReply(engine, runId, message, atSeq, {
       provider: (name) => name === "demo" || settings.hasProvider(name),
       folder: (path) => directories.has(path),
@@ -167,6 +178,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     if (!take || !recorded || !parentRun.scenario) {
       throw new MockError({ code: "internal", message: `the UI mock has no recorded ${role.replace("_", "-")} of run ${runId}: record one in src-tauri/src/scenarios/` });
     }
+    const replyImages = await images.store(uploads, imageReader(created.provider));
     const workspace = workspaceById(created.workspace_id) ?? open(created.workspace_path);
     const run = engine.create({
       workspace,
@@ -177,6 +189,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       approvalMode: created.approval_mode,
       budgets: created.budgets,
       parent,
+      images: replyImages,
       recorded: createdOf(recorded),
     });
     run.role = role;
@@ -264,11 +277,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "list_runs":
             return search(engine, { workspaceId: String(input.workspaceId ?? ""), status: null, text: null, limit: null });
           case "start_run":
-            return startRun(input.request as StartRunRequest);
+            return await startRun(input.request as StartRunRequest);
           case "start_demo_run":
             return startDemo();
           case "reply_to_run":
-            return replyToRun(String(input.runId), String(input.message ?? ""), input.atSeq == null ? null : Number(input.atSeq));
+            return await replyToRun(String(input.runId), String(input.message ?? ""), input.atSeq == null ? null : Number(input.atSeq), input.images as ImageUpload[] | undefined);
           case "get_thread":
             return threadOf(engine, String(input.runId));
           case "compact_run":
@@ -284,6 +297,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             );
           case "event_text":
             return eventText(engine, String(input.runId), String(input.blob ?? ""));
+          case "run_image":
+            return images.view(engine, String(input.runId), String(input.blob ?? ""));
           case "cancel_run":
             runOf(engine, String(input.runId));
             if (!engine.cancel(String(input.runId))) throw new MockError({ code: "conflict", message: "the run is not in progress" });
@@ -395,6 +410,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       return quitCalled;
     },
     releaseModelCall: () => engine.releaseModelCall(),
+    storeImage: async (name: string, dataBase64: string) => (await images.store([{ name, dataBase64 }], { name: "test", model: "test", vision: true }))[0],
     releaseCommand: () => engine.releaseCommand(),
     seedRun(workspacePath: string, goal: string, payloads: EventPayload[], options = {}) {
       const workspace = workspaces.get(normalise(workspacePath)) ?? open(workspacePath);

@@ -10,6 +10,7 @@ import type {
   DecisionInput,
   EventEnvelope,
   EventPayload,
+  ImageRef,
   LiveUpdate,
   ModelContextView,
   ParentRun,
@@ -76,6 +77,8 @@ export interface NewRun {
   commands?: CommandSettings;
   /** The run this one follows up or forks. */
   parent?: ParentRun | null;
+  /** Images that went with the goal (stored by MockImages). */
+  images?: ImageRef[];
   /** The recorded run's `run_created`: its settings, with this run's goal, ids, provider and parent. */
   recorded?: Extract<EventPayload, { type: "run_created" }>;
 }
@@ -101,6 +104,8 @@ export class MockRunEngine {
       provider: spec.provider,
       model: spec.model,
       parent: spec.parent ?? null,
+      // Like the kernel: absent when there are none.
+      ...(spec.images && spec.images.length > 0 ? { images: spec.images } : {}),
     };
     const payload: EventPayload = spec.recorded
       ? { ...spec.recorded, ...own }

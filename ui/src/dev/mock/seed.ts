@@ -1,7 +1,7 @@
 // Development-only: the fixture a test can set with `page.addInitScript`
 // (`window.__BEARAGENT_MOCK_SEED__`) and the hooks it can call
 // (`window.__bearagentMock`).
-import type { CommandSettings, EventPayload, WorkspaceView } from "../../bindings";
+import type { CommandSettings, EventPayload, ImageRef, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
 import type { ScenarioName } from "./scenario";
 import type { SeededRun } from "./runs";
@@ -55,6 +55,8 @@ export interface MockHooks {
   calls: { cmd: string; args: Record<string, unknown> }[];
   readonly quitCalled: boolean;
   releaseModelCall(): void;
+  /** Keep an image's bytes as the backend would (for a seeded event to reference, e.g. a tool's result). */
+  storeImage(name: string, dataBase64: string): Promise<ImageRef>;
   /** Let the next command waiting for its end finish (with `gateCommands`). */
   releaseCommand(): void;
   /** Store a run with these events (after its run_created) without pushing them; `commands` go in its run_created. */

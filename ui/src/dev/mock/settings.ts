@@ -57,7 +57,7 @@ export class MockSettings {
     if (window != null && (!Number.isInteger(window) || window < 1_000 || window > 10_000_000)) {
       fail("invalid_input", `context_window: must be between 1000 and 10000000 tokens, got ${window}`);
     }
-    const next: ProviderSettings = { ...input, contextWindow: window ?? null, keyPresent: false };
+    const next: ProviderSettings = { ...input, contextWindow: window ?? null, vision: input.vision ?? null, keyPresent: false };
     const at = this.#providers.findIndex((p) => p.name === input.name);
     if (at >= 0) this.#providers[at] = next;
     else this.#providers.push(next);

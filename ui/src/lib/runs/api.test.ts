@@ -15,6 +15,7 @@ const mocks = vi.hoisted(() => ({
     getThread: vi.fn(),
     compactRun: vi.fn(),
     eventText: vi.fn(),
+    runImage: vi.fn(),
   },
   listen: { live: vi.fn(), quit: vi.fn() },
 }));
@@ -48,11 +49,12 @@ describe("tauriRunsApi", () => {
 
   it("replies (a follow-up, or a fork at a seq) and reads threads", async () => {
     mocks.commands.replyToRun.mockResolvedValue({ status: "ok", data: { runId: "r2" } });
-    await expect(tauriRunsApi.reply("r1", "and the tests?", null)).resolves.toEqual({ ok: true, value: { runId: "r2" } });
-    expect(mocks.commands.replyToRun).toHaveBeenLastCalledWith("r1", "and the tests?", null);
+    const images = [{ name: "error.png", dataBase64: "iVBORw0KGgo=" }];
+    await expect(tauriRunsApi.reply("r1", "and the tests?", null, images)).resolves.toEqual({ ok: true, value: { runId: "r2" } });
+    expect(mocks.commands.replyToRun).toHaveBeenLastCalledWith("r1", "and the tests?", null, images);
     mocks.commands.replyToRun.mockResolvedValue({ status: "error", error: { code: "conflict", message: "still in progress" } });
-    await expect(tauriRunsApi.reply("r1", "try again", 7)).resolves.toEqual({ ok: false, error: { code: "conflict", message: "still in progress" } });
-    expect(mocks.commands.replyToRun).toHaveBeenLastCalledWith("r1", "try again", 7);
+    await expect(tauriRunsApi.reply("r1", "try again", 7, [])).resolves.toEqual({ ok: false, error: { code: "conflict", message: "still in progress" } });
+    expect(mocks.commands.replyToRun).toHaveBeenLastCalledWith("r1", "try again", 7, []);
 
     mocks.commands.getThread.mockResolvedValue({ status: "ok", data: [] });
     await expect(tauriRunsApi.thread("r2")).resolves.toEqual({ ok: true, value: [] });
@@ -69,6 +71,15 @@ describe("tauriRunsApi", () => {
     mocks.commands.eventText.mockResolvedValue({ status: "ok", data: "Goal: …" });
     await expect(tauriRunsApi.eventText("r1", "ab12")).resolves.toEqual({ ok: true, value: "Goal: …" });
     expect(mocks.commands.eventText).toHaveBeenCalledWith("r1", "ab12");
+  });
+
+  it("reads a run's image by its blob", async () => {
+    const view = { name: "shot.png", mediaType: "image/png", dataUrl: "data:image/png;base64,iVBORw0KGgo=" };
+    mocks.commands.runImage.mockResolvedValue({ status: "ok", data: view });
+    await expect(tauriRunsApi.runImage("r1", "ab12")).resolves.toEqual({ ok: true, value: view });
+    expect(mocks.commands.runImage).toHaveBeenCalledWith("r1", "ab12");
+    mocks.commands.runImage.mockResolvedValue({ status: "error", error: { code: "not_found", message: "image not found: ab12" } });
+    await expect(tauriRunsApi.runImage("r1", "ab12")).resolves.toEqual({ ok: false, error: { code: "not_found", message: "image not found: ab12" } });
   });
 
   it("delivers a batch of live updates to each kind's handlers in the order they happened, over one listener", async () => {

@@ -4,6 +4,7 @@ import type {
   CompactedView,
   DecisionInput,
   EventPage,
+  ImageUpload,
   LiveUpdate,
   ModelContextView,
   ModelTextDiscarded,
@@ -13,6 +14,7 @@ import type {
   RunDetailView,
   RunEventPushed,
   RunFilterInput,
+  RunImageView,
   RunSummaryView,
   StartRunRequest,
   StartedRun,
@@ -38,16 +40,18 @@ export interface RunsApi {
   commandOutput(runId: string, callId: string): Promise<Outcome<string>>;
   quit(): Promise<Outcome<null>>;
   /**
-   * Continues a finished run with `message` as the new run's goal; with
-   * `atSeq`, a fork keeping the run's events up to that one.
+   * Continues a finished run with `message` (and `images`) as the new run's
+   * goal; with `atSeq`, a fork keeping the run's events up to that one.
    */
-  reply(runId: string, message: string, atSeq: number | null): Promise<Outcome<StartedRun>>;
+  reply(runId: string, message: string, atSeq: number | null, images: ImageUpload[]): Promise<Outcome<StartedRun>>;
   /** The runs `runId` continues, oldest first, then the run itself. */
   thread(runId: string): Promise<Outcome<ThreadRunView[]>>;
   /** Summarises a finished run now, so its next follow-up starts from the summary (`conflict` while in progress). */
   compact(runId: string): Promise<Outcome<CompactedView>>;
   /** The text of a blob one of the run's events references (a compaction summary, instructions); `not_found` otherwise. */
   eventText(runId: string, blob: string): Promise<Outcome<string>>;
+  /** An image one of the run's events references (the goal's, a tool's), as a `data:` URL; `not_found` otherwise. */
+  runImage(runId: string, blob: string): Promise<Outcome<RunImageView>>;
   onRunEvent(handler: (pushed: RunEventPushed) => void): Promise<Unlisten>;
   onModelText(handler: (pushed: ModelTextPushed) => void): Promise<Unlisten>;
   /** Output of a running command as it arrives (not an event: `command_finished` is). */
@@ -98,10 +102,11 @@ export const tauriRunsApi: RunsApi = {
   modelContext: (runId, requestedSeq) => call(() => commands.modelContext(runId, requestedSeq)),
   commandOutput: (runId, callId) => call(() => commands.commandOutput(runId, callId)),
   quit: () => call(() => commands.quitApp()),
-  reply: (runId, message, atSeq) => call(() => commands.replyToRun(runId, message, atSeq)),
+  reply: (runId, message, atSeq, images) => call(() => commands.replyToRun(runId, message, atSeq, images)),
   thread: (runId) => call(() => commands.getThread(runId)),
   compact: (runId) => call(() => commands.compactRun(runId)),
   eventText: (runId, blob) => call(() => commands.eventText(runId, blob)),
+  runImage: (runId, blob) => call(() => commands.runImage(runId, blob)),
   onRunEvent: (handler) => onLive("run_event", handler),
   onModelText: (handler) => onLive("model_text", handler),
   onCommandOutput: (handler) => onLive("command_output", handler),

@@ -84,8 +84,14 @@ describe("new run form", () => {
     const form = { ...defaultNewRunForm("openai"), goal: "  write docs/plan.md  " };
     expect(buildStartRequest("ws-1", form)).toEqual({
       errors: null,
-      request: { workspaceId: "ws-1", goal: "write docs/plan.md", provider: "openai", approvalMode: "ask_writes", budgets: DEFAULT_BUDGETS },
+      request: { workspaceId: "ws-1", goal: "write docs/plan.md", provider: "openai", approvalMode: "ask_writes", budgets: DEFAULT_BUDGETS, images: [] },
     });
+  });
+
+  it("sends the goal's images with it", () => {
+    const form = { ...defaultNewRunForm("openai"), goal: "make it look like this" };
+    const images = [{ name: "mockup.png", dataBase64: "iVBORw0KGgo=" }];
+    expect(buildStartRequest("ws-1", form, true, images).request?.images).toEqual(images);
   });
 
   it("reports an empty goal and bad budgets without building a request", () => {

@@ -63,10 +63,23 @@ describe("ConversationFold", () => {
   it("reads the three-step run as the goal, the model's turns and one card per call", () => {
     const f = fold(THREE_STEPS);
     expect(kinds(f.items)).toEqual(["user", "model", "tool", "model", "tool", "model", "notice"]);
-    expect(f.items[0]).toMatchObject({ kind: "user", text: "Fix the failing test in calc.py", parent: null });
+    expect(f.items[0]).toMatchObject({ kind: "user", text: "Fix the failing test in calc.py", parent: null, images: [] });
     expect(f.items[1]).toMatchObject({ kind: "model", startedSeq: 4, requestedSeq: 3, estimatedTokens: 900, text: "Running the test first.", endSeq: 5 });
     expect(f.items[5]).toMatchObject({ kind: "model", text: "Fixed add.", answer: true });
     expect(f.items[6]).toMatchObject({ kind: "notice", title: "Run succeeded", tone: "success", outcome: true });
+  });
+
+  it("keeps the goal's images on the user's message and a tool's images on its card's result", () => {
+    const shot = { blob: "ab".repeat(32), media_type: "png" as const, bytes: 70, name: "error.png" };
+    const plot = { blob: "cd".repeat(32), media_type: "webp" as const, bytes: 900, name: "plot.webp" };
+    const withImages = THREE_STEPS.map((p): EventPayload => {
+      if (p.type === "run_created") return { ...p, images: [shot] };
+      if (p.type === "tool_call_failed") return { ...p, result: { ...p.result, images: [plot] } };
+      return p;
+    });
+    const f = fold(withImages);
+    expect(f.items[0]).toMatchObject({ kind: "user", images: [shot] });
+    expect(card(f, "c1").result?.images).toEqual([plot]);
   });
 
   it("folds a call's events into its card, with the range of events it covers", () => {

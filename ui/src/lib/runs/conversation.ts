@@ -4,7 +4,7 @@
 // notices for errors and the outcome. Items are replaced, never mutated, when
 // an event changes them, so a view keyed by item sees every change; the fold
 // touches only the items an event concerns (a 20k-event run is never refolded).
-import type { ApprovalScope, EventEnvelope, EventPayload, ParentRun, Receipt, TokenUsage, ToolResult, Value } from "../../bindings";
+import type { ApprovalScope, EventEnvelope, EventPayload, ImageRef, ParentRun, Receipt, TokenUsage, ToolResult, Value } from "../../bindings";
 import type { CommandFinished, CommandStarted } from "./commands";
 import { modelErrorLabel, rowInfo } from "./timeline";
 
@@ -15,6 +15,8 @@ export interface UserItem {
   text: string;
   /** The run continues another (a follow-up or a fork). */
   parent: ParentRun | null;
+  /** Images that went with the message. */
+  images: ImageRef[];
 }
 
 export interface ModelItem {
@@ -169,7 +171,7 @@ export class ConversationFold {
     const seq = event.seq;
     switch (p.type) {
       case "run_created":
-        this.#push({ kind: "user", key: `user:${seq}`, seq, text: p.goal, parent: p.parent ?? null });
+        this.#push({ kind: "user", key: `user:${seq}`, seq, text: p.goal, parent: p.parent ?? null, images: p.images ?? [] });
         return;
       case "run_started":
       case "review_intended":

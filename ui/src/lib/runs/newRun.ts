@@ -1,5 +1,5 @@
 import { DEMO_PROVIDER } from "../../bindings";
-import type { ApprovalMode, StartRunRequest } from "../../bindings";
+import type { ApprovalMode, ImageUpload, StartRunRequest } from "../../bindings";
 import { DEFAULT_BUDGETS, budgetsToForm, parseBudgets, type BudgetErrors, type BudgetForm } from "./budgets";
 
 /** Provider name of the scripted, offline demo model (from Rust). */
@@ -44,12 +44,13 @@ export function unpricedCostLimitError(provider: string): string {
 /**
  * Checks the form and builds the request, or says what is wrong with which
  * field. `priced`: whether the chosen provider has a price (a cost limit
- * needs one).
+ * needs one); `images`: those attached to the goal.
  */
 export function buildStartRequest(
   workspaceId: string,
   form: NewRunForm,
   priced = true,
+  images: ImageUpload[] = [],
 ): { request: StartRunRequest; errors: null } | { request: null; errors: NewRunErrors } {
   const errors: NewRunErrors = {};
   const goal = form.goal.trim();
@@ -69,6 +70,7 @@ export function buildStartRequest(
       provider: form.provider,
       approvalMode: form.approvalMode,
       budgets: budgets.budgets,
+      images,
     },
   };
 }

@@ -20,6 +20,7 @@ import type { RunPhase } from "./toolCards";
 import { EventTexts } from "./compaction.svelte";
 import { EventLog } from "./eventLog";
 import { otherOwnerOf, type OtherOwner } from "./ownership";
+import { RunImages } from "./runImages.svelte";
 import type { ActiveRewind } from "./rewind";
 import type { LoadedInstructions } from "./timeline";
 import { TimelineIndex } from "./timelineIndex";
@@ -71,6 +72,8 @@ export class RunViewStore {
   readonly outputs: CommandOutputs;
   /** Texts its events reference (compaction summaries), read on demand. */
   readonly texts: EventTexts;
+  /** Images its events reference (the goal's, tools'), read as thumbnails show. */
+  readonly images: RunImages;
 
   readonly #api: RunsApi;
   readonly #pageSize: number;
@@ -95,6 +98,7 @@ export class RunViewStore {
     this.#refreshDelayMs = options.refreshDelayMs ?? 60;
     this.outputs = new CommandOutputs((callId) => this.#api.commandOutput(this.runId, callId), options.commandOutput);
     this.texts = new EventTexts((blob) => this.#api.eventText(this.runId, blob));
+    this.images = new RunImages((blob) => this.#api.runImage(this.runId, blob));
   }
 
   // ---- reading -----------------------------------------------------------

@@ -1,11 +1,15 @@
 // Test doubles for the runs port (imported by *.test.ts only).
 import { vi } from "vitest";
-import type { Value, CommandOutputPushed, CompactedView, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
+import type { Value, CommandOutputPushed, CompactedView, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunImageView, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunsApi } from "./api";
 import type { ToolCardItem } from "./conversation";
 
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+
+/** A real 1×1 PNG, as base64 and as bytes. */
+export const PNG_BASE64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+export const PNG = Uint8Array.from(atob(PNG_BASE64), (c) => c.charCodeAt(0));
 
 export function envelope(seq: number, payload: EventPayload = { type: "run_started" }, cause: number | null = seq > 1 ? seq - 1 : null, runId = "run-1"): EventEnvelope {
   return { schema_version: 1, run_id: runId, seq, at: new Date(Date.UTC(2025, 2, 14, 9, 30, seq)).toISOString(), cause, payload };
@@ -80,6 +84,7 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
     thread: vi.fn(async (): Promise<Outcome<ThreadRunView[]>> => ok([])),
     compact: vi.fn(async (): Promise<Outcome<CompactedView>> => ok({ tokensBefore: 171_000, tokensAfter: 12_500 })),
     eventText: vi.fn(async (): Promise<Outcome<string>> => ok("Summary: the plan is written.")),
+    runImage: vi.fn(async (_runId: string, blob: string): Promise<Outcome<RunImageView>> => ok({ name: `${blob}.png`, mediaType: "image/png", dataUrl: "data:image/png;base64,AAAA" })),
     onRunEvent: vi.fn(async (handler: (e: RunEventPushed) => void) => {
       runHandlers.push(handler);
       return unlisten;

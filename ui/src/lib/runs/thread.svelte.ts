@@ -1,6 +1,7 @@
 import { SvelteSet } from "svelte/reactivity";
-import type { ApiError, ThreadRunView } from "../../bindings";
+import type { ApiError, ImageUpload, ThreadRunView } from "../../bindings";
 import type { RunsApi } from "./api";
+import { ImageDraft } from "./imageDraft.svelte";
 import { earlierRuns } from "./threads";
 
 /**
@@ -71,8 +72,9 @@ export type SendKind = "reply" | "fork";
  */
 export class ReplyStore {
   readonly runId: string;
-  /** The reply box's draft. */
+  /** The reply box's draft and the images pasted into it. */
   message = $state("");
+  readonly images = new ImageDraft();
   /** The row whose fork prompt is open. */
   forkAt = $state<number | null>(null);
   forkMessage = $state("");
@@ -91,7 +93,7 @@ export class ReplyStore {
   }
 
   get canReply(): boolean {
-    return this.sending === null && this.message.trim() !== "";
+    return this.sending === null && this.message.trim() !== "" && this.images.reading === 0;
   }
 
   get canFork(): boolean {
@@ -101,9 +103,13 @@ export class ReplyStore {
   async reply(): Promise<boolean> {
     if (!this.canReply) return false;
     this.replyError = null;
-    const error = await this.#send("reply", this.message, null);
-    if (error) this.replyError = error;
-    else this.message = "";
+    const error = await this.#send("reply", this.message, null, this.images.uploads);
+    if (error) {
+      this.replyError = error;
+    } else {
+      this.message = "";
+      this.images.clear();
+    }
     return error === null;
   }
 
@@ -126,7 +132,7 @@ export class ReplyStore {
     const seq = this.forkAt;
     if (!this.canFork || seq === null) return false;
     this.forkError = null;
-    const error = await this.#send("fork", this.forkMessage, seq);
+    const error = await this.#send("fork", this.forkMessage, seq, []);
     if (error) this.forkError = error;
     else this.closeFork();
     return error === null;
@@ -139,10 +145,10 @@ export class ReplyStore {
     return pending;
   }
 
-  async #send(kind: SendKind, message: string, atSeq: number | null): Promise<ApiError | null> {
+  async #send(kind: SendKind, message: string, atSeq: number | null, images: ImageUpload[]): Promise<ApiError | null> {
     this.sending = kind;
     try {
-      const outcome = await this.#api.reply(this.runId, message.trim(), atSeq);
+      const outcome = await this.#api.reply(this.runId, message.trim(), atSeq, images);
       if (!outcome.ok) return outcome.error;
       this.#onstarted(outcome.value.runId);
       return null;

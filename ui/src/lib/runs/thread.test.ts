@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { ApiError, StartedRun, ThreadRunView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import { ReplyStore, ThreadStore } from "./thread.svelte";
-import { ok, runSummary } from "./testSupport";
+import { PNG, PNG_BASE64, ok, runSummary } from "./testSupport";
 
 const fail = (code: ApiError["code"], message = "no"): Outcome<never> => ({ ok: false, error: { code, message } });
 
@@ -72,7 +72,7 @@ describe("ReplyStore", () => {
 
     store.message = "  and add tests  ";
     expect(await store.reply()).toBe(true);
-    expect(api.reply).toHaveBeenCalledWith("r1", "and add tests", null);
+    expect(api.reply).toHaveBeenCalledWith("r1", "and add tests", null, []);
     expect(started).toHaveBeenCalledWith("r9");
     expect(store.message).toBe("");
     expect(store.sending).toBeNull();
@@ -86,6 +86,27 @@ describe("ReplyStore", () => {
     expect(store.replyError).toEqual({ code: "conflict", message: "run r1 is still in progress" });
     expect(store.message).toBe("go on");
     expect(started).not.toHaveBeenCalled();
+  });
+
+  it("sends the box's images with the reply and clears them once it started; keeps them when refused", async () => {
+    const { api, store } = setup();
+    await store.images.add([new File([PNG], "error.png")]);
+    store.message = "this is what I see";
+    api.reply.mockResolvedValueOnce(fail("invalid_input", "provider local does not read images"));
+    expect(await store.reply()).toBe(false);
+    expect(store.images.items.map((i) => i.name)).toEqual(["error.png"]);
+    expect(await store.reply()).toBe(true);
+    expect(api.reply).toHaveBeenLastCalledWith("r1", "this is what I see", null, [{ name: "error.png", dataBase64: PNG_BASE64 }]);
+    expect(store.images.items).toEqual([]);
+  });
+
+  it("waits for images still being read before it can send", async () => {
+    const { store } = setup();
+    store.message = "look";
+    const reading = store.images.add([new File([PNG], "a.png")]);
+    expect(store.canReply).toBe(false);
+    await reading;
+    expect(store.canReply).toBe(true);
   });
 
   it("sends one request at a time", async () => {
@@ -123,7 +144,7 @@ describe("ReplyStore", () => {
     expect(store.forkAt).toBe(6);
 
     expect(await store.fork()).toBe(true);
-    expect(api.reply).toHaveBeenLastCalledWith("r1", "try the other way", 6);
+    expect(api.reply).toHaveBeenLastCalledWith("r1", "try the other way", 6, []);
     expect(started).toHaveBeenCalledWith("r9");
     expect(store.forkAt).toBeNull();
     expect(store.forkError).toBeNull();

@@ -5,3 +5,4 @@ export * from "./validation";
 export * from "./mcp";
 export * from "./context";
 export * from "./sandbox";
+export * from "./vision";

@@ -21,8 +21,17 @@ describe("provider validation", () => {
   it("accepts a complete provider and trims it", () => {
     expect(validateProvider(valid)).toEqual({
       errors: null,
-      input: { name: "openai", protocol: "openai-chat" as const, baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, toolMode: "native", price: null, contextWindow: null },
+      input: { name: "openai", protocol: "openai-chat" as const, baseUrl: "https://api.openai.com/v1", model: "gpt-4.1", keySource: { kind: "keychain" }, toolMode: "native", price: null, contextWindow: null, vision: null },
     });
+  });
+
+  it("carries the Reads images choice: by model family (null), yes or no", () => {
+    expect(validateProvider({ ...valid, vision: "yes" }).input?.vision).toBe(true);
+    expect(validateProvider({ ...valid, vision: "no" }).input?.vision).toBe(false);
+    const stored = { name: "local", protocol: "openai-chat" as const, baseUrl: "http://localhost:8080/v1", model: "llava", keySource: { kind: "none" as const }, keyPresent: false, toolMode: "native" as const, price: null };
+    expect(providerToForm({ ...stored, vision: true }).vision).toBe("yes");
+    expect(providerToForm({ ...stored, vision: false }).vision).toBe("no");
+    expect(providerToForm(stored).vision).toBe("auto");
   });
 
   it("carries the tool mode, so a json-text provider stays json-text when edited", () => {

@@ -3,6 +3,7 @@ import type { ApprovalMode, CommandRule, CommandSettings, PriceView, RuleDecisio
 import { DEFAULT_BUDGETS, MAX_USD, budgetsToForm, parseBudgets, parsePositiveInteger, parseUsd, type BudgetErrors, type BudgetForm } from "../runs/budgets";
 import { DEFAULT_COMPACT_AT_PERMILLE, compactionToForm, contextWindowToText, parseCompaction, parseContextWindow } from "./context";
 import { mcpRulesToForm, validateMcpRules, type McpRuleForm } from "./mcp";
+import { visionFromForm, visionToForm, type VisionChoice } from "./vision";
 import { PROTOCOLS, isProtocol, type KeySource, type ProfileSettings, type ProviderInput, type ProviderProtocol, type ProviderSettings } from "./types";
 
 /** Reserved: the offline demo model. */
@@ -24,6 +25,8 @@ export interface ProviderForm {
   priceCachedInput: string;
   /** Tokens; "" = the model family's default. */
   contextWindow: string;
+  /** Whether the model reads images ("auto": as its model family). */
+  vision: VisionChoice;
 }
 
 export type PriceField = "priceInput" | "priceOutput" | "priceCachedInput";
@@ -43,6 +46,7 @@ export function emptyProviderForm(): ProviderForm {
     priceOutput: "",
     priceCachedInput: "",
     contextWindow: "",
+    vision: "auto",
   };
 }
 
@@ -61,6 +65,7 @@ export function providerToForm(p: ProviderSettings): ProviderForm {
     priceOutput: priceText(p.price?.outputPerMtok),
     priceCachedInput: priceText(p.price?.cachedInputPerMtok),
     contextWindow: contextWindowToText(p.contextWindow),
+    vision: visionToForm(p.vision),
   };
 }
 
@@ -150,6 +155,7 @@ export function validateProvider(form: ProviderForm): { input: ProviderInput; er
       toolMode: form.toolMode,
       price: price.price,
       contextWindow: window.value,
+      vision: visionFromForm(form.vision),
     },
   };
 }
