@@ -51,6 +51,17 @@ export const commands = {
 	eventText: (runId: string, blob: string) => typedError<string, ApiError>(__TAURI_INVOKE("event_text", { runId, blob })),
 	/**  An image of the run (a goal's screenshot, an image a tool returned). */
 	runImage: (runId: string, blob: string) => typedError<RunImageView, ApiError>(__TAURI_INVOKE("run_image", { runId, blob })),
+	/**  Every worktree a run made and BearAgent has not removed, newest first. */
+	listWorktrees: () => typedError<WorktreeView[], ApiError>(__TAURI_INVOKE("list_worktrees")),
+	/**
+	 *  Applies the run's worktree to the main checkout: `paths`, or every
+	 *  file it changed when empty. Conflicting files are refused by name.
+	 */
+	applyWorktree: (runId: string, paths: string[]) => typedError<ApplyReportView, ApiError>(__TAURI_INVOKE("apply_worktree", { runId, paths })),
+	/**  Removes the run's worktree and branch without applying it. */
+	discardWorktree: (runId: string) => typedError<null, ApiError>(__TAURI_INVOKE("discard_worktree", { runId })),
+	/**  Removes the worktrees that were applied (or discarded and left behind). */
+	pruneWorktrees: () => typedError<WorktreeView[], ApiError>(__TAURI_INVOKE("prune_worktrees")),
 	getSettings: () => typedError<SettingsView, ApiError>(__TAURI_INVOKE("get_settings")),
 	saveProvider: (provider: ProviderInput) => typedError<null, ApiError>(__TAURI_INVOKE("save_provider", { provider })),
 	deleteProvider: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_provider", { name })),
@@ -128,6 +139,12 @@ export type Action = { type: "tool_calls"; calls: ToolCall[] } | {
 export type ApiError = {
 	code: ErrorCode,
 	message: string,
+};
+
+export type ApplyReportView = {
+	applied: string[],
+	merged: string[],
+	refused: RefusedFileView[],
 };
 
 /**  How much the user wants to be asked. */
@@ -374,6 +391,11 @@ mcp_rules?: { [key in string]: RuleDecision };
 parent?: ParentRun | null; 
 /**  Images that go with the goal (blob refs), in the order given. */
 images?: ImageRef[]; 
+/**
+ *  The git worktree the run works in (`workspace_path` is its
+ *  folder; `workspace_id` the main checkout's).
+ */
+worktree?: Worktree | null; 
 /**  Versions of config, prompt and context format in force. */
 config_versions: { [key in string]: string } } | 
 /**  The loop began executing the run. */
@@ -622,7 +644,19 @@ rewound_to?: EventSeq | null } |
  *  what it replaced — or, after a crash, neither version (nothing is
  *  assumed; the review stays as it was).
  */
-{ type: "review_abandoned"; path: string; reason: string };
+{ type: "review_abandoned"; path: string; reason: string } | 
+/**
+ *  The run's worktree was applied to the main checkout: files written
+ *  as the worktree holds them (`applied`), merged three-way with the
+ *  main checkout's own changes (`merged`), or refused by name.
+ */
+{ type: "worktree_applied"; applied: string[]; merged: string[]; refused: WorktreeRefusal[] } | 
+/**
+ *  The run's worktree folder and branch were removed: `discarded`
+ *  (its changes thrown away by the user) or pruned after it was
+ *  applied.
+ */
+{ type: "worktree_removed"; discarded: boolean };
 
 /**  Position of an event in its run's log, starting at 1. */
 export type EventSeq = number;
@@ -969,6 +1003,11 @@ export type Receipt = {
 	bytes_written: number,
 };
 
+export type RefusedFileView = {
+	path: string,
+	reason: string,
+};
+
 /**  What a review action puts back. */
 export type ReviewAction = 
 /**  The version from before the run. */
@@ -1205,6 +1244,8 @@ export type StartRunRequest = {
 	profile?: string | null,
 	/**  Images pasted or dropped into the goal box. */
 	images?: ImageUpload[],
+	/**  Run in a new git worktree of the workspace's repository. */
+	worktree?: WorktreeInput | null,
 };
 
 export type StartedRun = {
@@ -1305,6 +1346,58 @@ export type WorkspaceView = {
 	name: string,
 	/**  RFC 3339. */
 	lastOpenedAt: string,
+};
+
+/**
+ *  The worktree a run works in, recorded by the run that created it and
+ *  carried by its follow-ups.
+ */
+export type Worktree = {
+	/**  The main checkout: the workspace the user picked. */
+	repo: string,
+	/**  The worktree's folder, where the run works. */
+	path: string,
+	/**  The branch BearAgent made for it (`bearagent/<name>`). */
+	branch: string,
+	/**  The commit the user picked to start from. */
+	base: string,
+	/**
+	 *  The commit the run started from: `base`, or a commit of the main
+	 *  checkout's uncommitted changes on top of it (on `branch` only).
+	 */
+	start: string,
+	/**  The main checkout's uncommitted changes were copied in. */
+	carried_changes: boolean,
+};
+
+/**  "In a new worktree" on the new-run form. */
+export type WorktreeInput = {
+	/**  The worktree's and its branch's name (default: from the run id). */
+	name?: string | null,
+	/**  The commit to start from (default HEAD). */
+	base?: string | null,
+	/**  Copy the main checkout's uncommitted changes in. */
+	carryChanges?: boolean,
+};
+
+/**  A file of a worktree that was not applied to the main checkout, and why. */
+export type WorktreeRefusal = {
+	path: string,
+	reason: string,
+};
+
+export type WorktreeStateView = "running" | "waiting_for_approval" | "ready_to_apply" | "applied" | "discarded" | "removed" | "missing";
+
+export type WorktreeView = {
+	path: string,
+	repo: string,
+	branch: string,
+	base: string,
+	carriedChanges: boolean,
+	state: WorktreeStateView,
+	sizeBytes: number,
+	/**  The runs that worked in it, oldest first. */
+	runs: string[],
 };
 
 /* Tauri Specta runtime */

@@ -8,3 +8,4 @@ pub mod runs;
 pub mod settings;
 pub mod threads;
 pub mod workspace;
+pub mod worktrees;

@@ -171,3 +171,4 @@ pub mod runs;
 pub mod sandbox;
 pub mod settings;
 pub mod threads;
+pub mod worktrees;

@@ -37,6 +37,9 @@ pub struct StartRunRequest {
     /// Images pasted or dropped into the goal box.
     #[serde(default)]
     pub images: Vec<ImageUpload>,
+    /// Run in a new git worktree of the workspace's repository.
+    #[serde(default)]
+    pub worktree: Option<crate::dto::worktrees::WorktreeInput>,
 }
 
 impl StartRunRequest {
@@ -49,6 +52,7 @@ impl StartRunRequest {
             approval_mode: self.approval_mode,
             budgets: self.budgets,
             images: image_inputs(self.images)?,
+            worktree: self.worktree.map(Into::into),
         })
     }
 }

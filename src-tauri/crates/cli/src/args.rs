@@ -50,11 +50,41 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Apply a worktree run's changes to the main checkout (every file it
+    /// changed, or the PATHs given); conflicting files are refused by name.
+    Apply(ApplyArgs),
+    /// Remove a worktree run's worktree and branch without applying it.
+    Discard(InspectArgs),
+    /// List the worktrees runs made (`prune`: remove those applied or
+    /// discarded).
+    Worktrees(WorktreesArgs),
     /// Serve the Agent Client Protocol on stdin/stdout, for an editor that
     /// hosts agents (Zed, JetBrains, Neovim, Emacs): each session is a
     /// BearAgent thread, each prompt a run with BearAgent's own tools,
     /// sandbox, policy and record.
     Acp(AcpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    pub run_id: String,
+    /// Only these files (repository-relative); every changed file if none.
+    pub paths: Vec<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WorktreesArgs {
+    /// `prune`: remove the worktrees whose runs are finished and that were
+    /// applied or discarded.
+    #[arg(value_parser = ["prune"])]
+    pub action: Option<String>,
+    /// Also the worktrees already removed (discarded or pruned).
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -188,6 +218,17 @@ pub struct RunArgs {
     /// JSON lines instead of the human timeline.
     #[arg(long)]
     pub json: bool,
+    /// Run in a new git worktree of the workspace's repository (optionally
+    /// named NAME), on a branch `bearagent/NAME`; the main checkout is not
+    /// touched. Apply it with `bearagent apply RUN_ID`.
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["continue_run", "fork"])]
+    pub worktree: Option<String>,
+    /// With --worktree: the commit to start from (default HEAD).
+    #[arg(long, value_name = "REV", requires = "worktree")]
+    pub base: Option<String>,
+    /// With --worktree: copy the main checkout's uncommitted changes in.
+    #[arg(long, requires = "worktree")]
+    pub carry_changes: bool,
     /// An image (PNG, JPEG, WebP or GIF, at most 20 MB) that goes with the
     /// goal; repeat for more (at most 8). The model must read images.
     #[arg(long = "image", value_name = "PATH")]

@@ -23,6 +23,7 @@ mod run_cmd;
 mod sandbox_cmd;
 mod settings_cmd;
 mod timeline;
+mod worktree_cmd;
 
 use clap::Parser;
 use exit::Exit;
@@ -78,6 +79,9 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Events(q) => query_cmd::events(&app, q),
         args::Command::Changes(q) => changes_cmd::changes(&app, q),
         args::Command::Revert(q) => changes_cmd::revert(&app, q),
+        args::Command::Apply(q) => worktree_cmd::apply(&app, q),
+        args::Command::Discard(q) => worktree_cmd::discard(&app, q),
+        args::Command::Worktrees(q) => worktree_cmd::worktrees(&app, q),
         args::Command::Rewind(q) => rewind_cmd::rewind(&app, q),
         args::Command::Compact(q) => compact_cmd::compact(&app, q).await,
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),

@@ -102,6 +102,8 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
         | EventPayload::RewindStarted { .. }
         | EventPayload::ArtifactRewound { .. }
         | EventPayload::ArtifactEdited { .. }
+        | EventPayload::WorktreeApplied { .. }
+        | EventPayload::WorktreeRemoved { .. }
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
         | EventPayload::CommandStarted { .. }
@@ -158,6 +160,14 @@ fn tool_event_text(p: &EventPayload) -> String {
             format!("reverted {} of {path}", hunk_list(hunks))
         }
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
+        EventPayload::WorktreeApplied {
+            applied,
+            merged,
+            refused,
+        } => bearagent_kernel::worktree::applied_summary(applied, merged, refused),
+        EventPayload::WorktreeRemoved { discarded } => {
+            bearagent_kernel::worktree::removed_summary(*discarded)
+        }
         EventPayload::ReviewIntended { .. } => review::review_intended(p),
         EventPayload::ArtifactEdited { path, .. } => {
             format!("edited {path}: the user's version is kept")

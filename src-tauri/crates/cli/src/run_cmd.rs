@@ -296,9 +296,17 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
         provider,
         images,
     };
-    let started = match &parent {
-        Some(p) => app.start_follow_up(start, p.thread),
-        None => app.start_run(start),
+    let started = match (&parent, &args.worktree) {
+        (Some(p), _) => app.start_follow_up(start, p.thread),
+        (None, Some(name)) => app.start_run_in_worktree(
+            start,
+            bearagent_runtime::worktrees::WorktreeRequest {
+                name: (!name.is_empty()).then(|| name.clone()),
+                base: args.base.clone(),
+                carry_changes: args.carry_changes,
+            },
+        ),
+        (None, None) => app.start_run(start),
     };
     let run_id = match started {
         Ok(id) => id,

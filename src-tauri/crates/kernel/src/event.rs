@@ -152,6 +152,10 @@ pub enum EventPayload {
         /// Images that go with the goal (blob refs), in the order given.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         images: Vec<crate::image::ImageRef>,
+        /// The git worktree the run works in (`workspace_path` is its
+        /// folder; `workspace_id` the main checkout's).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worktree: Option<crate::worktree::Worktree>,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },
@@ -486,6 +490,18 @@ pub enum EventPayload {
     /// what it replaced — or, after a crash, neither version (nothing is
     /// assumed; the review stays as it was).
     ReviewAbandoned { path: String, reason: String },
+    /// The run's worktree was applied to the main checkout: files written
+    /// as the worktree holds them (`applied`), merged three-way with the
+    /// main checkout's own changes (`merged`), or refused by name.
+    WorktreeApplied {
+        applied: Vec<String>,
+        merged: Vec<String>,
+        refused: Vec<crate::worktree::WorktreeRefusal>,
+    },
+    /// The run's worktree folder and branch were removed: `discarded`
+    /// (its changes thrown away by the user) or pruned after it was
+    /// applied.
+    WorktreeRemoved { discarded: bool },
 }
 
 /// Three identical calls with identical results make a loop.

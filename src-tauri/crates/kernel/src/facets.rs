@@ -206,9 +206,9 @@ impl EventPayload {
         }
     }
 
-    /// A review of the run's files (keep, revert, re-apply, and a review's
-    /// intent or abandonment): not run activity, allowed after the run
-    /// ended.
+    /// A review of the run's files (keep, revert, re-apply, a review's
+    /// intent or abandonment, its worktree applied or removed): not run
+    /// activity, allowed after the run ended.
     pub fn is_review(&self) -> bool {
         self.file_effect()
             .is_some_and(|e| !matches!(e, FileEffect::Written { .. }))
@@ -217,6 +217,8 @@ impl EventPayload {
                 EventPayload::ReviewIntended { .. }
                     | EventPayload::ReviewAbandoned { .. }
                     | EventPayload::RewindStarted { .. }
+                    | EventPayload::WorktreeApplied { .. }
+                    | EventPayload::WorktreeRemoved { .. }
             )
     }
 
@@ -310,6 +312,8 @@ impl EventPayload {
             EventPayload::RewindStarted { .. } => "rewind_started",
             EventPayload::ArtifactEdited { .. } => "artifact_edited",
             EventPayload::ArtifactRewound { .. } => "artifact_rewound",
+            EventPayload::WorktreeApplied { .. } => "worktree_applied",
+            EventPayload::WorktreeRemoved { .. } => "worktree_removed",
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod review;
 pub mod settings;
 pub mod thread;
 pub mod units;
+pub mod worktree;
 
 pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
 pub use clock::{Clock, FixedClock, Timestamp};
@@ -45,6 +46,7 @@ pub use settings::{
     ApprovalMode, ContextCaps, ParseApprovalModeError, DEFAULT_COMPACT_AT_PERMILLE,
 };
 pub use thread::ParentRun;
+pub use worktree::{Worktree, WorktreeRefusal};
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testkit;

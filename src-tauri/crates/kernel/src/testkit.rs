@@ -33,6 +33,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         mcp_rules: Default::default(),
         parent: None,
         images: Vec::new(),
+        worktree: None,
     }
 }
 

@@ -15,12 +15,14 @@ mod fixture_runs;
 use bearagent_kernel::{
     apply, EventEnvelope, EventPayload, EventSeq, NewEvent, RunId, RunProjection, Timestamp,
 };
-use fixture_runs::{denied_and_exhausted_run, failed_run, interrupted_run, reviewed_write_run};
+use fixture_runs::{
+    denied_and_exhausted_run, failed_run, interrupted_run, reviewed_write_run, worktree_run,
+};
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 41;
+const EVENT_TYPES: usize = 43;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -67,6 +69,8 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::RewindStarted { .. } => 38,
         EventPayload::ArtifactRewound { .. } => 39,
         EventPayload::ArtifactEdited { .. } => 40,
+        EventPayload::WorktreeApplied { .. } => 41,
+        EventPayload::WorktreeRemoved { .. } => 42,
     }
 }
 
@@ -104,6 +108,11 @@ fn fixture() -> Value {
             "failed",
             "0190a000-0000-7000-8000-000000000104",
             failed_run(),
+        ),
+        (
+            "worktree",
+            "0190a000-0000-7000-8000-000000000105",
+            worktree_run(),
         ),
     ];
     let mut seen = BTreeSet::new();

@@ -18,6 +18,7 @@ mod system_clock;
 pub mod thread;
 mod views;
 pub mod watch;
+pub mod worktrees;
 
 pub use app::compact::Compacted;
 pub use app::images::RunImage;

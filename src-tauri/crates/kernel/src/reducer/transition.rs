@@ -160,6 +160,8 @@ impl Transition<'_> {
             | EventPayload::RewindStarted { .. }
             | EventPayload::ArtifactEdited { .. }
             | EventPayload::ArtifactRewound { .. }
+            | EventPayload::WorktreeApplied { .. }
+            | EventPayload::WorktreeRemoved { .. }
             | EventPayload::EffectVerified { .. } => Ok(()),
             EventPayload::ExternalChangeObserved { .. } => self.external_change_observed(),
             EventPayload::EffectUnknown { .. } => self.effect_unknown(),

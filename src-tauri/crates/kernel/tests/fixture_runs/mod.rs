@@ -65,6 +65,7 @@ fn created(
         mcp_rules: Default::default(),
         parent,
         images: Vec::new(),
+        worktree: None,
         config_versions: BTreeMap::from([("context".to_owned(), "2".to_owned())]),
     }
 }
@@ -542,5 +543,47 @@ pub fn failed_run() -> Vec<EventPayload> {
         EventPayload::RunFailed {
             reason: "the provider refused the key".into(),
         },
+    ]
+}
+
+/// A run in a git worktree that answered; its worktree applied (one file
+/// merged, one refused), then discarded.
+pub fn worktree_run() -> Vec<EventPayload> {
+    let mut created = created("fix add in a worktree", ApprovalMode::AllowAll, None, None);
+    if let EventPayload::RunCreated {
+        worktree,
+        workspace_path,
+        ..
+    } = &mut created
+    {
+        *workspace_path = "/home/me/.local/share/bearagent/worktrees/project-1a2b3c4d/w1".into();
+        *worktree = Some(bearagent_kernel::Worktree {
+            repo: "/home/me/project".into(),
+            path: workspace_path.clone(),
+            branch: "bearagent/w1".into(),
+            base: "a".repeat(40),
+            start: "a".repeat(40),
+            carried_changes: false,
+        });
+    }
+    vec![
+        created,
+        EventPayload::RunStarted,
+        requested(),
+        started(),
+        completed(answer("Done in the worktree."), usage(900, 20, 0), None),
+        EventPayload::RunSucceeded {
+            answer: "Done in the worktree.".into(),
+        },
+        EventPayload::WorktreeApplied {
+            applied: vec!["calc.py".into()],
+            merged: vec!["README.md".into()],
+            refused: vec![bearagent_kernel::WorktreeRefusal {
+                path: "notes.md".into(),
+                reason: "the main checkout changed the same lines since the worktree's start"
+                    .into(),
+            }],
+        },
+        EventPayload::WorktreeRemoved { discarded: true },
     ]
 }

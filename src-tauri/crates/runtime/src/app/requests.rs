@@ -24,6 +24,8 @@ pub struct RunRequest {
     pub budgets: Budgets,
     /// Images pasted or dropped into the goal box.
     pub images: Vec<crate::ImageInput>,
+    /// Run in a new git worktree of the workspace's repository.
+    pub worktree: Option<crate::worktrees::WorktreeRequest>,
 }
 
 /// A run, whether its loop runs in this process, and which process owns it.
@@ -43,13 +45,17 @@ impl Application {
         let (mut profile, _, _) = self.profile_named(name)?;
         profile.approval_mode = request.approval_mode;
         profile.budgets = request.budgets;
-        self.start_run(StartRun {
+        let start = StartRun {
             workspace,
             goal: request.goal,
             profile,
             provider,
             images: request.images,
-        })
+        };
+        match request.worktree {
+            Some(worktree) => self.start_run_in_worktree(start, worktree),
+            None => self.start_run(start),
+        }
     }
 
     pub fn run_detail(&self, run_id: RunId) -> Result<RunDetail, AppError> {
@@ -101,6 +107,7 @@ mod tests {
                 approval_mode: ApprovalMode::AllowAll,
                 budgets,
                 images: Vec::new(),
+                worktree: None,
             })
             .unwrap();
         let detail = app.run_detail(run).unwrap();
@@ -115,6 +122,7 @@ mod tests {
             approval_mode: ApprovalMode::AllowAll,
             budgets,
             images: Vec::new(),
+            worktree: None,
         });
         assert!(unknown.is_err());
         app.cancel_run(run).ok();

@@ -49,7 +49,7 @@ impl Application {
     /// background. Returns once `RunCreated` and `RunStarted` are committed.
     #[instrument(skip(self, start), fields(goal_len = start.goal.len()))]
     pub fn start_run(&self, start: StartRun) -> Result<RunId, AppError> {
-        self.create_run(start, None, RunId::new())
+        self.create_run(start, None, RunId::new(), None)
     }
 
     /// `start_run` with the id the run is to have: a client that named its
@@ -62,7 +62,7 @@ impl Application {
                 "a run with id {run_id} exists already"
             )));
         }
-        self.create_run(start, None, run_id)
+        self.create_run(start, None, run_id, None)
     }
 
     /// `start_run` for a run that continues `parent` (a follow-up or fork,
@@ -72,11 +72,25 @@ impl Application {
         start: StartRun,
         parent: Option<bearagent_kernel::ParentRun>,
         run_id: RunId,
+        worktree: Option<bearagent_kernel::Worktree>,
     ) -> Result<RunId, AppError> {
         if start.goal.trim().is_empty() {
             return Err(AppError::InvalidInput("a goal is required".into()));
         }
-        let workspace = self.open_workspace(&start.workspace)?;
+        // A worktree run belongs to its main checkout's workspace and works
+        // in the worktree's folder.
+        let mut workspace = match &worktree {
+            Some(w) => self.open_workspace(&w.repo)?,
+            None => self.open_workspace(&start.workspace)?,
+        };
+        if let Some(w) = &worktree {
+            if !std::path::Path::new(&w.path).is_dir() {
+                return Err(AppError::PathMissing {
+                    path: w.path.clone().into(),
+                });
+            }
+            workspace.path = w.path.clone();
+        }
         let mcp = self.mcp_plan()?;
         let root = WorkspaceRoot::new(std::path::Path::new(&workspace.path))
             .map_err(|e| AppError::InvalidInput(e.to_string()))?;
@@ -123,6 +137,7 @@ impl Application {
                 mcp_rules: start.profile.mcp_rules.clone(),
                 parent,
                 images,
+                worktree,
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;

@@ -129,7 +129,8 @@ impl Application {
         if start.workspace.trim().is_empty() {
             start.workspace = workspace;
         }
-        self.create_run(start, Some(parent), RunId::new())
+        let worktree = self.worktree_of(thread.run_id).ok();
+        self.create_run(start, Some(parent), RunId::new(), worktree)
     }
 
     /// Replies to a finished run (the desktop's reply box, or "Fork from

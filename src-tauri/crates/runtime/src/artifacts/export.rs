@@ -55,6 +55,8 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 out.extend(result.images.iter().map(|i| i.blob.clone()))
             }
             EventPayload::RunStarted
+            | EventPayload::WorktreeApplied { .. }
+            | EventPayload::WorktreeRemoved { .. }
             | EventPayload::ModelCallRequested { .. }
             | EventPayload::ModelCallStarted { .. }
             | EventPayload::ModelCallRetryScheduled { .. }
@@ -164,6 +166,14 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
             truncated,
             ..
         } => instructions_loaded(path, *bytes, *truncated),
+        EventPayload::WorktreeApplied {
+            applied,
+            merged,
+            refused,
+        } => bearagent_kernel::worktree::applied_summary(applied, merged, refused),
+        EventPayload::WorktreeRemoved { discarded } => {
+            bearagent_kernel::worktree::removed_summary(*discarded)
+        }
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }

@@ -194,6 +194,10 @@ pub struct ConfigFile {
     /// MCP servers whose tools runs may use.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub mcp_servers: BTreeMap<String, super::mcp::McpServerEntry>,
+    /// Where runs' git worktrees are made (None: `worktrees/` in the data
+    /// folder). Never inside a repository they are made of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktrees_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for ConfigFile {
@@ -203,6 +207,7 @@ impl Default for ConfigFile {
             providers: BTreeMap::new(),
             profiles: BTreeMap::new(),
             mcp_servers: BTreeMap::new(),
+            worktrees_dir: None,
         }
     }
 }

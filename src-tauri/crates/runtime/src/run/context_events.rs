@@ -115,7 +115,9 @@ fn push_items(
         | EventPayload::RewindStarted { .. }
         | EventPayload::ArtifactRewound { .. }
         | EventPayload::ArtifactEdited { .. }
-        | EventPayload::ReviewAbandoned { .. } => {}
+        | EventPayload::ReviewAbandoned { .. }
+        | EventPayload::WorktreeApplied { .. }
+        | EventPayload::WorktreeRemoved { .. } => {}
     }
 }
 

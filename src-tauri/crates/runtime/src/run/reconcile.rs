@@ -203,6 +203,7 @@ mod tests {
                 mcp_rules: Default::default(),
                 parent: None,
                 images: Vec::new(),
+                worktree: None,
             },
             EventPayload::RunStarted,
         ];
@@ -235,6 +236,7 @@ mod tests {
                 mcp_rules: Default::default(),
                 parent: None,
                 images: Vec::new(),
+                worktree: None,
             },
             EventPayload::RunStarted,
         ];

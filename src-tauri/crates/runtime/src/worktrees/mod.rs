@@ -1,0 +1,153 @@
+//! Runs in managed git worktrees: several agents on one repository, each
+//! in its own checkout. A worktree is made outside the repository on a
+//! branch of its own, recorded on the run's first event, reviewed as the
+//! run's Changes, then applied to the main checkout or discarded. Only
+//! worktrees a run recorded are ever removed; nothing is committed on the
+//! user's branches.
+
+mod apply;
+mod create;
+mod git;
+mod list;
+
+pub use apply::ApplyReport;
+pub use create::WorktreeRequest;
+pub use list::{WorktreeEntry, WorktreeState};
+
+use crate::app::runs::StartRun;
+use crate::app::Application;
+use crate::AppError;
+use bearagent_kernel::{EventPayload, RunId, Worktree};
+use std::path::Path;
+use tracing::instrument;
+
+impl Application {
+    /// Starts `start` in a new worktree of the repository `start.workspace`
+    /// is the top folder of. The main checkout is only read.
+    #[instrument(skip(self, start), fields(goal_len = start.goal.len()))]
+    pub fn start_run_in_worktree(
+        &self,
+        start: StartRun,
+        request: WorktreeRequest,
+    ) -> Result<RunId, AppError> {
+        let repo = self.open_workspace(&start.workspace)?;
+        let run_id = RunId::new();
+        let worktree = self.make_worktree(Path::new(&repo.path), run_id, &request)?;
+        let (folder, branch) = (worktree.path.clone(), worktree.branch.clone());
+        self.create_run(start, None, run_id, Some(worktree))
+            .inspect_err(|_| {
+                create::remove_quietly(Path::new(&repo.path), Path::new(&folder), &branch)
+            })
+    }
+
+    /// Applies the worktree of `run_id` (its thread's) to the main
+    /// checkout: `only` those files, or every file it changed. Recorded
+    /// on the run as `WorktreeApplied`.
+    #[instrument(skip(self, only))]
+    pub fn apply_worktree(&self, run_id: RunId, only: &[String]) -> Result<ApplyReport, AppError> {
+        let entry = self.settled_worktree(run_id)?;
+        let report = apply::apply(&entry.worktree, only)?;
+        self.append_beside(
+            run_id,
+            EventPayload::WorktreeApplied {
+                applied: report.applied.clone(),
+                merged: report.merged.clone(),
+                refused: report.refused.clone(),
+            },
+        )?;
+        Ok(report)
+    }
+
+    /// Removes the worktree of `run_id` and its branch, its changes not
+    /// applied. Recorded as `WorktreeRemoved { discarded: true }`.
+    #[instrument(skip(self))]
+    pub fn discard_worktree(&self, run_id: RunId) -> Result<(), AppError> {
+        let entry = self.settled_worktree(run_id)?;
+        remove(&entry.worktree)?;
+        self.append_beside(run_id, EventPayload::WorktreeRemoved { discarded: true })
+    }
+
+    /// The worktree of `run_id`, refused while a run of it is in progress
+    /// or after it was removed.
+    fn settled_worktree(&self, run_id: RunId) -> Result<WorktreeEntry, AppError> {
+        let worktree = self.worktree_of(run_id)?;
+        let entry = self
+            .worktrees()?
+            .into_iter()
+            .find(|e| e.worktree.path == worktree.path)
+            .ok_or_else(|| AppError::NotFound {
+                what: "worktree",
+                id: worktree.path.clone(),
+            })?;
+        match entry.state {
+            WorktreeState::Running | WorktreeState::WaitingForApproval => {
+                Err(AppError::Conflict(format!(
+                    "a run of worktree {} is still in progress; apply or discard it after it ends",
+                    worktree.path
+                )))
+            }
+            WorktreeState::Discarded | WorktreeState::Removed => Err(AppError::Conflict(format!(
+                "worktree {} was removed already",
+                worktree.path
+            ))),
+            WorktreeState::Missing => Err(AppError::PathMissing {
+                path: worktree.path.into(),
+            }),
+            WorktreeState::ReadyToApply | WorktreeState::Applied => Ok(entry),
+        }
+    }
+
+    /// The worktree `run_id` ran in, from its first event.
+    pub fn worktree_of(&self, run_id: RunId) -> Result<Worktree, AppError> {
+        let first = self.list_events(run_id, bearagent_kernel::EventSeq(0), 1)?;
+        match first.first().map(|e| &e.payload) {
+            Some(EventPayload::RunCreated {
+                worktree: Some(w), ..
+            }) => Ok(w.clone()),
+            Some(_) => Err(AppError::InvalidInput(format!(
+                "run {run_id} did not run in a worktree"
+            ))),
+            None => Err(AppError::NotFound {
+                what: "run",
+                id: run_id.to_string(),
+            }),
+        }
+    }
+
+    fn append_beside(&self, run_id: RunId, payload: EventPayload) -> Result<(), AppError> {
+        crate::run::recorder::append_beside(
+            &self.store,
+            self.clock.as_ref(),
+            &self.live,
+            run_id,
+            payload,
+        )?;
+        Ok(())
+    }
+}
+
+/// Removes the worktree's folder (if it is still there) and its branch.
+fn remove(wt: &Worktree) -> Result<(), AppError> {
+    let repo = Path::new(&wt.repo);
+    if Path::new(&wt.path).exists() {
+        git::run(repo, &["worktree", "remove", "--force", &wt.path])?;
+    } else {
+        git::run(repo, &["worktree", "prune"])?;
+    }
+    // The branch holds no commit of the user's: only BearAgent's own.
+    if git::output(
+        repo,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("refs/heads/{}", wt.branch),
+        ],
+    )?
+    .status
+    .success()
+    {
+        git::run(repo, &["branch", "-D", &wt.branch])?;
+    }
+    Ok(())
+}

@@ -1,0 +1,48 @@
+//! Worktree runs: list the worktrees, apply one to the main checkout,
+//! discard one, prune the finished ones.
+
+use crate::dto::runs::parse_run_id;
+use crate::dto::worktrees::{ApplyReportView, WorktreeView};
+use crate::dto::ApiError;
+use crate::state::AppState;
+use tauri::State;
+use tracing::instrument;
+
+/// Every worktree a run made and BearAgent has not removed, newest first.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn list_worktrees(state: State<'_, AppState>) -> Result<Vec<WorktreeView>, ApiError> {
+    Ok(state.app()?.worktrees()?.into_iter().map(Into::into).collect())
+}
+
+/// Applies the run's worktree to the main checkout: `paths`, or every
+/// file it changed when empty. Conflicting files are refused by name.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state, paths))]
+pub async fn apply_worktree(
+    state: State<'_, AppState>,
+    run_id: String,
+    paths: Vec<String>,
+) -> Result<ApplyReportView, ApiError> {
+    let run_id = parse_run_id(&run_id)?;
+    Ok(state.app()?.apply_worktree(run_id, &paths)?.into())
+}
+
+/// Removes the run's worktree and branch without applying it.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn discard_worktree(state: State<'_, AppState>, run_id: String) -> Result<(), ApiError> {
+    let run_id = parse_run_id(&run_id)?;
+    Ok(state.app()?.discard_worktree(run_id)?)
+}
+
+/// Removes the worktrees that were applied (or discarded and left behind).
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn prune_worktrees(state: State<'_, AppState>) -> Result<Vec<WorktreeView>, ApiError> {
+    Ok(state.app()?.prune_worktrees()?.into_iter().map(Into::into).collect())
+}
