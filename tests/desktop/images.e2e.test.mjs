@@ -94,7 +94,7 @@ test("images: a PNG pasted into the goal reaches the model as an image_url data:
     const how = await step(app, "img-attach", () => attachImage(app));
     console.log(`images e2e: attached by ${how}`);
     await step(app, "img-thumbnail", () => thumbnail(app).waitForDisplayed(WAIT));
-    assert.equal(await thumbnail(app).$('[data-testid="image-attachment-name"]').getText(), NAME);
+    assert.equal(await thumbnail(app).$('[data-testid="image-attachment-name"]').getProperty("textContent"), NAME);
     assert.equal(model.calls(), 0, "nothing is sent before Start");
     await screenshot(app, "images-01-goal-box");
 
