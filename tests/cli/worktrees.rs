@@ -63,8 +63,11 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     files
 }
 
-fn edit_script(env: &support::Env, n: u32) -> PathBuf {
+fn edit_script(env: &support::Env, repo: &Path, n: u32) -> PathBuf {
+    // The main checkout is read-only inside the run's sandbox.
+    let escape = format!("echo escaped > {}/escaped-{n}.txt", repo.display());
     env.script(json!([
+        {"tool_call": {"tool_name": "run_command", "arguments": {"command": escape}}},
         {"tool_call": {"tool_name": "edit_file", "arguments": {
             "path": "calc.py", "old_string": "def add(a, b):\n    return a - b",
             "new_string": format!("def add(a, b):\n    return a + b  # run {n}")}}},
@@ -140,7 +143,7 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
 
     let children: Vec<_> = (1..=3)
         .map(|n| {
-            worktree_run(&env, &repo, &edit_script(&env, n), &format!("w{n}"))
+            worktree_run(&env, &repo, &edit_script(&env, &repo, n), &format!("w{n}"))
                 .spawn()
                 .unwrap()
         })
@@ -163,8 +166,9 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
             .into_iter()
             .filter(|e| e["payload"]["type"] == "command_finished")
             .collect();
-        assert_eq!(finished.len(), 1, "the command ran in run {}", i + 1);
-        assert_eq!(finished[0]["payload"]["exit_code"], 0, "{}", finished[0]);
+        assert_eq!(finished.len(), 2, "the commands ran in run {}", i + 1);
+        assert_ne!(finished[0]["payload"]["exit_code"], 0, "writing to the main checkout failed: {}", finished[0]);
+        assert_eq!(finished[1]["payload"]["exit_code"], 0, "{}", finished[1]);
         runs.push(run);
     }
     assert_eq!(
@@ -217,6 +221,24 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
         .unwrap()
         .contains("same lines"));
     assert_eq!(snapshot(&repo), after_first);
+
+    // A follow-up of run 3 continues in its worktree.
+    let follow = env.script(json!([
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "extra.txt", "content": "more\n"}}},
+        {"final_answer": "more done"}
+    ]));
+    let out = env
+        .command()
+        .args(["run", "--json", "--approve", "all", "--continue", &runs[2], "--script"])
+        .arg(&follow)
+        .arg("and one more file")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let w3 = listed(&env).into_iter().find(|w| w["branch"] == "bearagent/w3").unwrap();
+    assert_eq!(w3["runs"].as_array().unwrap().len(), 2);
+    assert!(Path::new(w3["path"].as_str().unwrap()).join("extra.txt").exists());
+    assert!(!repo.join("extra.txt").exists());
 
     // Run 3 is discarded: its folder and branch are gone.
     let out = env.bearagent(&["discard", &runs[2]]);
