@@ -167,7 +167,11 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
             .filter(|e| e["payload"]["type"] == "command_finished")
             .collect();
         assert_eq!(finished.len(), 2, "the commands ran in run {}", i + 1);
-        assert_ne!(finished[0]["payload"]["exit_code"], 0, "writing to the main checkout failed: {}", finished[0]);
+        assert_ne!(
+            finished[0]["payload"]["exit_code"], 0,
+            "writing to the main checkout failed: {}",
+            finished[0]
+        );
         assert_eq!(finished[1]["payload"]["exit_code"], 0, "{}", finished[1]);
         runs.push(run);
     }
@@ -229,16 +233,73 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
     ]));
     let out = env
         .command()
-        .args(["run", "--json", "--approve", "all", "--continue", &runs[2], "--script"])
+        .args([
+            "run",
+            "--json",
+            "--approve",
+            "all",
+            "--continue",
+            &runs[2],
+            "--script",
+        ])
         .arg(&follow)
         .arg("and one more file")
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let w3 = listed(&env).into_iter().find(|w| w["branch"] == "bearagent/w3").unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let w3 = listed(&env)
+        .into_iter()
+        .find(|w| w["branch"] == "bearagent/w3")
+        .unwrap();
     assert_eq!(w3["runs"].as_array().unwrap().len(), 2);
-    assert!(Path::new(w3["path"].as_str().unwrap()).join("extra.txt").exists());
+    assert!(Path::new(w3["path"].as_str().unwrap())
+        .join("extra.txt")
+        .exists());
     assert!(!repo.join("extra.txt").exists());
+
+    // A fork of run 2 branches a new worktree from run 2's files.
+    let fork = env.script(json!([
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "fork.txt", "content": "forked\n"}}},
+        {"final_answer": "forked"}
+    ]));
+    let out = env
+        .command()
+        .args([
+            "run",
+            "--json",
+            "--approve",
+            "all",
+            "--fork",
+            &runs[1],
+            "--at",
+            "2",
+            "--worktree",
+            "f2",
+            "--script",
+        ])
+        .arg(&fork)
+        .arg("try another way")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let f2 = listed(&env)
+        .into_iter()
+        .find(|w| w["branch"] == "bearagent/f2")
+        .unwrap();
+    let f2_path = Path::new(f2["path"].as_str().unwrap());
+    assert!(std::fs::read_to_string(f2_path.join("calc.py"))
+        .unwrap()
+        .contains("# run 2"));
+    assert!(f2_path.join("fork.txt").exists());
+    assert_lists_agree(&env, &repo);
 
     // Run 3 is discarded: its folder and branch are gone.
     let out = env.bearagent(&["discard", &runs[2]]);
@@ -250,16 +311,20 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
     assert!(!git(&repo, &["branch", "--list", "bearagent/w3"]).contains("w3"));
     assert_lists_agree(&env, &repo);
 
-    // Prune removes the applied one only; run 2 (refused) stays to decide.
+    // Prune removes the applied one only; run 2 (refused) and the fork
+    // stay to decide.
     let out = env.bearagent(&["worktrees", "prune"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let left = listed(&env);
-    assert_eq!(left.len(), 1);
-    assert_eq!(left[0]["branch"], "bearagent/w2");
+    let mut left: Vec<String> = listed(&env)
+        .iter()
+        .map(|w| w["branch"].as_str().unwrap().to_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["bearagent/f2", "bearagent/w2"]);
     assert_lists_agree(&env, &repo);
     assert!(
         String::from_utf8_lossy(&env.bearagent(&["apply", &runs[0]]).stderr)
@@ -311,4 +376,32 @@ fn a_worktree_run_killed_mid_command_shows_interrupted_with_its_worktree_intact(
     );
     assert!(!repo.join("new.txt").exists());
     assert_lists_agree(&env, &repo);
+}
+
+#[test]
+fn a_repository_s_hooks_never_run_when_its_worktree_is_made() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = support::env();
+    let repo = repo(&env);
+    let marker = env.scratch.path().join("hook-ran");
+    let hook = repo.join(".git/hooks/post-checkout");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch {}\n", marker.display())).unwrap();
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = env.script(json!([{"final_answer": "nothing to do"}]));
+    let out = worktree_run(&env, &repo, &script, "hooked")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(listed(&env).len(), 1);
+    assert!(!marker.exists(), "the repository's post-checkout hook ran");
+    // Outside the repository's top folder, or not a repository: refused.
+    let sub = repo.join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let out = worktree_run(&env, &sub, &script, "sub").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("top folder"));
 }

@@ -13,7 +13,12 @@ use tracing::instrument;
 #[specta::specta]
 #[instrument(skip(state))]
 pub async fn list_worktrees(state: State<'_, AppState>) -> Result<Vec<WorktreeView>, ApiError> {
-    Ok(state.app()?.worktrees()?.into_iter().map(Into::into).collect())
+    Ok(state
+        .app()?
+        .worktrees()?
+        .into_iter()
+        .map(Into::into)
+        .collect())
 }
 
 /// Applies the run's worktree to the main checkout: `paths`, or every
@@ -44,5 +49,10 @@ pub async fn discard_worktree(state: State<'_, AppState>, run_id: String) -> Res
 #[specta::specta]
 #[instrument(skip(state))]
 pub async fn prune_worktrees(state: State<'_, AppState>) -> Result<Vec<WorktreeView>, ApiError> {
-    Ok(state.app()?.prune_worktrees()?.into_iter().map(Into::into).collect())
+    Ok(state
+        .app()?
+        .prune_worktrees()?
+        .into_iter()
+        .map(Into::into)
+        .collect())
 }

@@ -220,8 +220,9 @@ pub struct RunArgs {
     pub json: bool,
     /// Run in a new git worktree of the workspace's repository (optionally
     /// named NAME), on a branch `bearagent/NAME`; the main checkout is not
-    /// touched. Apply it with `bearagent apply RUN_ID`.
-    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", conflicts_with_all = ["continue_run", "fork"])]
+    /// touched. Apply it with `bearagent apply RUN_ID`. With --fork: a new
+    /// worktree from the forked run's worktree (its files as they are).
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", conflicts_with = "continue_run")]
     pub worktree: Option<String>,
     /// With --worktree: the commit to start from (default HEAD).
     #[arg(long, value_name = "REV", requires = "worktree")]

@@ -296,16 +296,18 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
         provider,
         images,
     };
-    let started = match (&parent, &args.worktree) {
-        (Some(p), _) => app.start_follow_up(start, p.thread),
-        (None, Some(name)) => app.start_run_in_worktree(
-            start,
-            bearagent_runtime::worktrees::WorktreeRequest {
+    let worktree =
+        args.worktree
+            .as_ref()
+            .map(|name| bearagent_runtime::worktrees::WorktreeRequest {
                 name: (!name.is_empty()).then(|| name.clone()),
                 base: args.base.clone(),
                 carry_changes: args.carry_changes,
-            },
-        ),
+            });
+    let started = match (&parent, worktree) {
+        (Some(p), Some(w)) => app.fork_in_worktree(start, p.thread, w),
+        (Some(p), None) => app.start_follow_up(start, p.thread),
+        (None, Some(w)) => app.start_run_in_worktree(start, w),
         (None, None) => app.start_run(start),
     };
     let run_id = match started {

@@ -27,31 +27,34 @@ static CREATING: Mutex<()> = Mutex::new(());
 
 impl Application {
     /// Makes the worktree `run_id` is to work in, of the repository whose
-    /// top folder is `repo`.
+    /// main checkout is `repo`, from `source`: the main checkout itself, or
+    /// (a fork) another worktree of it, whose HEAD and changes it starts
+    /// from.
     pub(crate) fn make_worktree(
         &self,
         repo: &Path,
+        source: &Path,
         run_id: RunId,
         request: &WorktreeRequest,
     ) -> Result<Worktree, AppError> {
-        let top = git::run(repo, &["rev-parse", "--show-toplevel"]).map_err(|_| {
+        let top = git::run(source, &["rev-parse", "--show-toplevel"]).map_err(|_| {
             AppError::InvalidInput(format!(
                 "{} is not in a git repository; a worktree needs one",
-                repo.display()
+                source.display()
             ))
         })?;
         let top = PathBuf::from(top.trim());
-        if top.canonicalize().ok().as_deref() != Some(repo) {
+        if top.canonicalize().ok().as_deref() != Some(source) {
             return Err(AppError::InvalidInput(format!(
                 "a worktree run needs the repository's top folder as its workspace: {} is inside {}",
-                repo.display(),
+                source.display(),
                 top.display()
             )));
         }
         let name = worktree_name(request.name.as_deref(), run_id)?;
         let base_rev = request.base.as_deref().unwrap_or("HEAD");
         let base = git::run(
-            repo,
+            source,
             &[
                 "rev-parse",
                 "--verify",
@@ -60,7 +63,10 @@ impl Application {
             ],
         )
         .map_err(|_| {
-            AppError::InvalidInput(format!("{base_rev} is not a commit of {}", repo.display()))
+            AppError::InvalidInput(format!(
+                "{base_rev} is not a commit of {}",
+                source.display()
+            ))
         })?
         .trim()
         .to_owned();
@@ -84,7 +90,8 @@ impl Application {
         }
         add_worktree(repo, &folder, &branch, &base)?;
         let start = if request.carry_changes {
-            carry_changes(repo, &folder).inspect_err(|_| remove_quietly(repo, &folder, &branch))?
+            carry_changes(source, &folder)
+                .inspect_err(|_| remove_quietly(repo, &folder, &branch))?
         } else {
             base.clone()
         };

@@ -31,13 +31,52 @@ impl Application {
         request: WorktreeRequest,
     ) -> Result<RunId, AppError> {
         let repo = self.open_workspace(&start.workspace)?;
+        let repo = Path::new(&repo.path);
+        self.start_in_new_worktree(start, None, repo, repo, request)
+    }
+
+    /// A fork of `thread` in a new worktree: of the parent's worktree (its
+    /// HEAD and the files it holds now), or of the parent's workspace's
+    /// repository when the parent did not run in one.
+    #[instrument(skip(self, start), fields(parent = %thread.run_id))]
+    pub fn fork_in_worktree(
+        &self,
+        start: StartRun,
+        thread: crate::ThreadStart,
+        mut request: WorktreeRequest,
+    ) -> Result<RunId, AppError> {
+        let (parent, workspace) = self.thread_parent(&thread)?;
+        let (repo, source) = match self.worktree_of(thread.run_id) {
+            Ok(w) => {
+                request.carry_changes = true;
+                (w.repo, w.path)
+            }
+            Err(_) => (workspace.clone(), workspace),
+        };
+        self.start_in_new_worktree(
+            start,
+            Some(parent),
+            Path::new(&repo),
+            Path::new(&source),
+            request,
+        )
+    }
+
+    /// Makes the worktree and creates the run in it; a worktree whose run
+    /// could not be created is removed again (it was never recorded).
+    fn start_in_new_worktree(
+        &self,
+        start: StartRun,
+        parent: Option<bearagent_kernel::ParentRun>,
+        repo: &Path,
+        source: &Path,
+        request: WorktreeRequest,
+    ) -> Result<RunId, AppError> {
         let run_id = RunId::new();
-        let worktree = self.make_worktree(Path::new(&repo.path), run_id, &request)?;
+        let worktree = self.make_worktree(repo, source, run_id, &request)?;
         let (folder, branch) = (worktree.path.clone(), worktree.branch.clone());
-        self.create_run(start, None, run_id, Some(worktree))
-            .inspect_err(|_| {
-                create::remove_quietly(Path::new(&repo.path), Path::new(&folder), &branch)
-            })
+        self.create_run(start, parent, run_id, Some(worktree))
+            .inspect_err(|_| create::remove_quietly(repo, Path::new(&folder), &branch))
     }
 
     /// Applies the worktree of `run_id` (its thread's) to the main
