@@ -96,6 +96,25 @@ fn worktree_run(env: &support::Env, repo: &Path, script: &Path, name: &str) -> C
     c
 }
 
+/// `bearagent run --json --approve all ARGS --script SCRIPT GOAL`, which
+/// must succeed.
+fn then_run(env: &support::Env, args: &[&str], script: &Path, goal: &str) {
+    let out = env
+        .command()
+        .args(["run", "--json", "--approve", "all"])
+        .args(args)
+        .arg("--script")
+        .arg(script)
+        .arg(goal)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn listed(env: &support::Env) -> Vec<Value> {
     let out = env.bearagent(&["worktrees", "--json"]);
     assert!(
@@ -231,25 +250,11 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
         {"tool_call": {"tool_name": "write_file", "arguments": {"path": "extra.txt", "content": "more\n"}}},
         {"final_answer": "more done"}
     ]));
-    let out = env
-        .command()
-        .args([
-            "run",
-            "--json",
-            "--approve",
-            "all",
-            "--continue",
-            &runs[2],
-            "--script",
-        ])
-        .arg(&follow)
-        .arg("and one more file")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    then_run(
+        &env,
+        &["--continue", &runs[2]],
+        &follow,
+        "and one more file",
     );
     let w3 = listed(&env)
         .into_iter()
@@ -266,29 +271,11 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
         {"tool_call": {"tool_name": "write_file", "arguments": {"path": "fork.txt", "content": "forked\n"}}},
         {"final_answer": "forked"}
     ]));
-    let out = env
-        .command()
-        .args([
-            "run",
-            "--json",
-            "--approve",
-            "all",
-            "--fork",
-            &runs[1],
-            "--at",
-            "2",
-            "--worktree",
-            "f2",
-            "--script",
-        ])
-        .arg(&fork)
-        .arg("try another way")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    then_run(
+        &env,
+        &["--fork", &runs[1], "--at", "2", "--worktree", "f2"],
+        &fork,
+        "try another way",
     );
     let f2 = listed(&env)
         .into_iter()
