@@ -396,6 +396,8 @@ images?: ImageRef[];
  *  folder; `workspace_id` the main checkout's).
  */
 worktree?: Worktree | null; 
+/**  Plan first: only reads run, and the final answer is the plan. */
+plan_mode?: boolean; 
 /**  Versions of config, prompt and context format in force. */
 config_versions: { [key in string]: string } } | 
 /**  The loop began executing the run. */
@@ -1246,6 +1248,8 @@ export type StartRunRequest = {
 	images?: ImageUpload[],
 	/**  Run in a new git worktree of the workspace's repository. */
 	worktree?: WorktreeInput | null,
+	/**  Plan first: the run only reads, and its answer is the plan. */
+	planMode?: boolean,
 };
 
 export type StartedRun = {

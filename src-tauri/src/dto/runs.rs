@@ -40,6 +40,9 @@ pub struct StartRunRequest {
     /// Run in a new git worktree of the workspace's repository.
     #[serde(default)]
     pub worktree: Option<crate::dto::worktrees::WorktreeInput>,
+    /// Plan first: the run only reads, and its answer is the plan.
+    #[serde(default)]
+    pub plan_mode: bool,
 }
 
 impl StartRunRequest {
@@ -53,6 +56,7 @@ impl StartRunRequest {
             budgets: self.budgets,
             images: image_inputs(self.images)?,
             worktree: self.worktree.map(Into::into),
+            plan_mode: self.plan_mode,
         })
     }
 }

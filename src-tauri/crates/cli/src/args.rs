@@ -234,8 +234,18 @@ pub struct RunArgs {
     /// goal; repeat for more (at most 8). The model must read images.
     #[arg(long = "image", value_name = "PATH")]
     pub images: Vec<PathBuf>,
+    /// Plan first: the run may only read and search; writes, edits and
+    /// commands are refused, and its answer is the plan. Carry it out with
+    /// `run --continue RUN_ID --approve-plan` (or a reply of your own).
+    #[arg(long, conflicts_with = "approve_plan")]
+    pub plan: bool,
+    /// With --continue of a plan run: carry the plan out (the goal may be
+    /// left out, or add your comments to the plan).
+    #[arg(long, requires = "continue_run")]
+    pub approve_plan: bool,
     /// What the agent should achieve.
-    pub goal: String,
+    #[arg(required_unless_present = "approve_plan")]
+    pub goal: Option<String>,
 }
 
 #[derive(Debug, Args)]

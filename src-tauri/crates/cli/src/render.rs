@@ -40,8 +40,16 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
             workspace_path,
             profile,
             images,
+            plan_mode,
             ..
-        } => run_created(goal, workspace_path, profile, images),
+        } => {
+            let text = run_created(goal, workspace_path, profile, images);
+            if *plan_mode {
+                format!("{text} [plan mode: reads only; the answer is the plan]")
+            } else {
+                text
+            }
+        }
         EventPayload::RunStarted => "run started".into(),
         EventPayload::ModelCallRequested {
             context_bytes,

@@ -223,6 +223,17 @@ fn print_live(event: &LiveEvent, json: bool, in_text: &mut bool, timeline: &mut 
     }
 }
 
+/// The goal given, or (approving a plan) the words that carry it out,
+/// with the user's comments after them.
+fn goal_of(args: &RunArgs) -> String {
+    const APPROVED: &str = "The plan is approved. Carry it out now, step by step.";
+    match (&args.goal, args.approve_plan) {
+        (Some(goal), true) => format!("{APPROVED}\n\n{goal}"),
+        (Some(goal), false) => goal.clone(),
+        (None, _) => APPROVED.to_owned(),
+    }
+}
+
 /// What a follow-up or fork takes from its parent unless told otherwise.
 struct ParentDefaults {
     thread: ThreadStart,
@@ -253,11 +264,19 @@ fn parent_of(app: &Application, args: &RunArgs) -> Result<Option<ParentDefaults>
         .list_events(thread.run_id, EventSeq(0), 1)
         .map_err(|e| exit::report(&e))?;
     let Some(EventPayload::RunCreated {
-        profile, provider, ..
+        profile,
+        provider,
+        plan_mode,
+        ..
     }) = first.into_iter().next().map(|e| e.payload)
     else {
         return Err(exit::usage(format!("run {id} has no RunCreated event")));
     };
+    if args.approve_plan && !plan_mode {
+        return Err(exit::usage(format!(
+            "run {id} was not a plan run (run --plan); continue it with a message instead"
+        )));
+    }
     Ok(Some(ParentDefaults {
         thread,
         profile,
@@ -270,10 +289,11 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
         Ok(parent) => parent,
         Err(code) => return code,
     };
-    let (profile, provider) = match choose(&app, &args, parent.as_ref()) {
+    let (mut profile, provider) = match choose(&app, &args, parent.as_ref()) {
         Ok(chosen) => chosen,
         Err(code) => return code,
     };
+    profile.plan_mode = args.plan;
     // Empty: the parent's workspace (start_follow_up fills it in).
     let workspace = match &args.workspace {
         Some(w) => match w.canonicalize() {
@@ -291,7 +311,7 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
     let mut live = app.subscribe();
     let start = StartRun {
         workspace,
-        goal: args.goal.clone(),
+        goal: goal_of(&args),
         profile,
         provider,
         images,

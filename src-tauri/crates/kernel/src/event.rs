@@ -156,6 +156,9 @@ pub enum EventPayload {
         /// folder; `workspace_id` the main checkout's).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         worktree: Option<crate::worktree::Worktree>,
+        /// Plan first: only reads run, and the final answer is the plan.
+        #[serde(default, skip_serializing_if = "is_false")]
+        plan_mode: bool,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
     },

@@ -34,6 +34,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         parent: None,
         images: Vec::new(),
         worktree: None,
+        plan_mode: false,
     }
 }
 

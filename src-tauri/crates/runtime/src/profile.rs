@@ -19,6 +19,11 @@ pub struct RunProfile {
     /// Per MCP server/tool allow / ask / deny (`server` or `server.tool`).
     #[serde(default)]
     pub mcp_rules: bearagent_kernel::McpRules,
+    /// Plan first: the run may read and search; writes, edits, commands and
+    /// MCP tools that act are refused without asking, and its final answer
+    /// is the plan (approved, it runs as a follow-up in the normal mode).
+    #[serde(default)]
+    pub plan_mode: bool,
 }
 
 impl Default for RunProfile {
@@ -32,6 +37,7 @@ impl Default for RunProfile {
             context: ContextCaps::default(),
             commands: CommandSettings::default(),
             mcp_rules: Default::default(),
+            plan_mode: false,
         }
     }
 }

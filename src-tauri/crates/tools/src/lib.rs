@@ -44,6 +44,7 @@ pub use error::{ArgumentError, ToolError};
 pub use executor::{ExecOutcome, Executor, ExecutorLimits};
 pub use policy::{
     describe_verdict, ApprovalMode, ParseApprovalModeError, Policy, PolicyDecision, ToolRule,
+    PLAN_MODE_REFUSAL,
 };
 pub use registry::{Registered, Registry, RegistryError};
 pub use spec::{

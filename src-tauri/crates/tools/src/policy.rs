@@ -37,7 +37,13 @@ pub struct Policy {
     pub commands: CommandSettings,
     /// Exposed tool name → its rule (MCP tools only).
     pub tool_rules: BTreeMap<String, ToolRule>,
+    /// Plan mode: only calls that read are decided as usual; the rest are
+    /// refused without asking.
+    pub planning: bool,
 }
+
+/// What the model is told when plan mode refuses a call.
+pub const PLAN_MODE_REFUSAL: &str = "plan mode: this run only reads and plans, so writes, edits, commands and tools that act are refused. Finish with your plan as the final answer; it is carried out after the user approves it";
 
 impl Policy {
     pub fn new(mode: ApprovalMode) -> Self {
@@ -45,7 +51,13 @@ impl Policy {
             mode,
             commands: CommandSettings::default(),
             tool_rules: BTreeMap::new(),
+            planning: false,
         }
+    }
+
+    pub fn planning(mut self, planning: bool) -> Self {
+        self.planning = planning;
+        self
     }
 
     pub fn with_tool_rules(mut self, rules: BTreeMap<String, ToolRule>) -> Self {
@@ -74,6 +86,9 @@ impl Policy {
         let runs_command = spec.effect == Effect::RunsCommand
             || call.effect() == Effect::RunsCommand
             || call.command_plan().is_some();
+        if self.planning && !reads_only(spec, &call) {
+            return deny(PLAN_MODE_REFUSAL.into());
+        }
         if runs_command {
             return self.decide_command(spec, call);
         }
@@ -102,6 +117,15 @@ impl Policy {
             }
         }
     }
+}
+
+/// The call only reads: neither the spec nor the call says it writes,
+/// runs a command or acts outside.
+fn reads_only(spec: &ToolSpec, call: &PreparedCall) -> bool {
+    spec.effect == Effect::ReadOnly
+        && call.effect() == Effect::ReadOnly
+        && call.write_target().is_none()
+        && call.command_plan().is_none()
 }
 
 impl Policy {

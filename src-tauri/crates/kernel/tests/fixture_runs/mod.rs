@@ -66,6 +66,7 @@ fn created(
         parent,
         images: Vec::new(),
         worktree: None,
+        plan_mode: false,
         config_versions: BTreeMap::from([("context".to_owned(), "2".to_owned())]),
     }
 }

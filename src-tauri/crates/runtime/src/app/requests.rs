@@ -26,6 +26,8 @@ pub struct RunRequest {
     pub images: Vec<crate::ImageInput>,
     /// Run in a new git worktree of the workspace's repository.
     pub worktree: Option<crate::worktrees::WorktreeRequest>,
+    /// Plan first (the form's "Plan first" switch).
+    pub plan_mode: bool,
 }
 
 /// A run, whether its loop runs in this process, and which process owns it.
@@ -45,6 +47,7 @@ impl Application {
         let (mut profile, _, _) = self.profile_named(name)?;
         profile.approval_mode = request.approval_mode;
         profile.budgets = request.budgets;
+        profile.plan_mode = request.plan_mode;
         let start = StartRun {
             workspace,
             goal: request.goal,
@@ -108,6 +111,7 @@ mod tests {
                 budgets,
                 images: Vec::new(),
                 worktree: None,
+                plan_mode: false,
             })
             .unwrap();
         let detail = app.run_detail(run).unwrap();
@@ -123,6 +127,7 @@ mod tests {
             budgets,
             images: Vec::new(),
             worktree: None,
+            plan_mode: false,
         });
         assert!(unknown.is_err());
         app.cancel_run(run).ok();

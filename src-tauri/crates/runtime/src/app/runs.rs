@@ -138,6 +138,7 @@ impl Application {
                 parent,
                 images,
                 worktree,
+                plan_mode: start.profile.plan_mode,
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;

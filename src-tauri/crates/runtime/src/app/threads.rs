@@ -48,6 +48,9 @@ impl RecordedRun {
                 context: *context_caps,
                 commands: commands.clone(),
                 mcp_rules: mcp_rules.clone(),
+                // A follow-up carries the plan out (or keeps planning when
+                // asked again with --plan).
+                plan_mode: false,
             },
             provider: provider.clone(),
             model: model.clone(),

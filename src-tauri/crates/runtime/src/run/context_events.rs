@@ -46,9 +46,19 @@ fn push_items(
     flavour: Flavour,
 ) {
     match payload {
-        EventPayload::RunCreated { goal, images, .. } => history.push(HistoryItem::Message(
-            Message::new(Role::User, goal.clone()).with_images(images.clone()),
-        )),
+        EventPayload::RunCreated {
+            goal,
+            images,
+            plan_mode,
+            ..
+        } => {
+            history.push(HistoryItem::Message(
+                Message::new(Role::User, goal.clone()).with_images(images.clone()),
+            ));
+            if *plan_mode {
+                history.push(user(PLAN_MODE_NOTE.into()));
+            }
+        }
         EventPayload::ModelCallCompleted { action, text, .. } => {
             push_turn(history, action, text, flavour)
         }
@@ -120,6 +130,12 @@ fn push_items(
         | EventPayload::WorktreeRemoved { .. } => {}
     }
 }
+
+/// What a plan-mode run's model is told after the goal.
+pub(super) const PLAN_MODE_NOTE: &str = "[BearAgent] Plan mode: first make a plan, do not change anything. \
+You may read files, list folders and search; writes, edits, commands and tools that act are refused. \
+When you know enough, give your plan as the final answer, in Markdown: the steps, the files each touches, \
+and how you will check the result. The user approves, edits or comments on it; then it is carried out.";
 
 fn user(text: String) -> HistoryItem {
     HistoryItem::Message(Message::new(Role::User, text))

@@ -91,3 +91,29 @@ fn large_results_are_previewed_and_old_ones_dropped_to_fit() {
         matches!(&history[3], HistoryItem::ToolResult(r) if r.content.contains("bytes omitted"))
     );
 }
+
+#[test]
+fn a_plan_mode_run_s_model_is_told_it_plans_right_after_the_goal() {
+    let mut created = run_created(WorkspaceId::new(), "fix add");
+    if let EventPayload::RunCreated { plan_mode, .. } = &mut created {
+        *plan_mode = true;
+    }
+    let events = vec![NewEvent::new(at(0), None, created).into_envelope(RunId::new(), EventSeq(1))];
+    let history = simple(&events, &ContextCaps::default()).request.history;
+    assert!(matches!(&history[0], HistoryItem::Message(m) if m.content == "fix add"));
+    assert!(
+        matches!(&history[1], HistoryItem::Message(m) if m.content.starts_with("[BearAgent] Plan mode: first make a plan"))
+    );
+    // Without plan mode, the goal alone.
+    let plain = vec![
+        NewEvent::new(at(0), None, run_created(WorkspaceId::new(), "fix add"))
+            .into_envelope(RunId::new(), EventSeq(1)),
+    ];
+    assert_eq!(
+        simple(&plain, &ContextCaps::default())
+            .request
+            .history
+            .len(),
+        1
+    );
+}

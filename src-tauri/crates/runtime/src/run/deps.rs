@@ -71,6 +71,7 @@ impl LoopDeps {
         Policy::new(self.profile.approval_mode)
             .with_commands(commands)
             .with_tool_rules(self.tool_rules.clone())
+            .planning(self.profile.plan_mode)
     }
 
     /// Exact lookup among the workspace tools and the run's MCP tools.

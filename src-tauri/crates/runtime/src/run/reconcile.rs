@@ -204,6 +204,7 @@ mod tests {
                 parent: None,
                 images: Vec::new(),
                 worktree: None,
+                plan_mode: false,
             },
             EventPayload::RunStarted,
         ];
@@ -237,6 +238,7 @@ mod tests {
                 parent: None,
                 images: Vec::new(),
                 worktree: None,
+                plan_mode: false,
             },
             EventPayload::RunStarted,
         ];
