@@ -124,3 +124,49 @@ fn a_plan_run_changes_nothing_and_its_approved_follow_up_writes() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("was not a plan run"));
 }
+
+#[test]
+fn update_plan_keeps_a_live_todo_list_even_while_planning() {
+    let env = support::env();
+    env.write("calc.py", "def add(a, b):\n    return a - b\n");
+    let plan = |second: &str| {
+        json!({"tool_call": {"tool_name": "update_plan", "arguments": {"plan": [
+            {"step": "read calc.py", "status": "completed"},
+            {"step": "write the plan", "status": second}
+        ]}}})
+    };
+    let r = env.run(
+        json!([
+            plan("in_progress"),
+            {"tool_call": {"tool_name": "update_plan", "arguments": {"plan": [
+                {"step": "a", "status": "in_progress"}, {"step": "b", "status": "in_progress"}]}}},
+            plan("completed"),
+            {"final_answer": PLAN}
+        ]),
+        &["--plan"],
+        "plan the fix",
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let updates = r.of_type("todo_updated");
+    assert_eq!(
+        updates.len(),
+        2,
+        "the invalid list is refused, not recorded"
+    );
+    assert_eq!(updates[1]["payload"]["items"][1]["status"], "completed");
+    let failed = r.of_type("tool_call_failed");
+    assert!(failed[0]["payload"]["result"]["content"]
+        .as_str()
+        .unwrap()
+        .contains("at most one step may be in_progress"));
+    let out = env.bearagent(&["inspect", &r.run_id(), "--json"]);
+    let inspected: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(inspected["todo"][0]["step"], "read calc.py", "{inspected}");
+    // The human timeline prints the list.
+    let out = env.bearagent(&["events", &r.run_id()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("plan: 2 of 2 done\n[x] read calc.py\n[x] write the plan"),
+        "{text}"
+    );
+}

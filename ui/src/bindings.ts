@@ -647,6 +647,8 @@ rewound_to?: EventSeq | null } |
  *  assumed; the review stays as it was).
  */
 { type: "review_abandoned"; path: string; reason: string } | 
+/**  The model's todo list as `update_plan` left it (replacing the last). */
+{ type: "todo_updated"; items: TodoItem[] } | 
 /**
  *  The run's worktree was applied to the main checkout: files written
  *  as the worktree holds them (`applied`), merged three-way with the
@@ -1150,6 +1152,8 @@ export type RunProjection = {
 	loops_detected?: number,
 	/**  The run this one follows up or forks. */
 	parent?: ParentRun | null,
+	/**  The model's todo list as it last updated it. */
+	todo?: TodoItem[],
 };
 
 export type RunStatus = { kind: "created" } | { kind: "running" } | { kind: "awaiting_approval" } | { kind: "succeeded" } | { kind: "failed"; reason: string } | { kind: "cancelled" } | { kind: "budget_exhausted"; which: BudgetKind } | { kind: "interrupted" };
@@ -1265,6 +1269,13 @@ export type ThreadRunView = {
 	/**  For a fork: the event of the run before it that it branched at. */
 	forkedAt: number | null,
 };
+
+export type TodoItem = {
+	step: string,
+	status: TodoStatus,
+};
+
+export type TodoStatus = "pending" | "in_progress" | "completed";
 
 export type TokenUsage = {
 	/**  Every input token, including those served from a prompt cache. */

@@ -112,6 +112,7 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
         | EventPayload::ArtifactEdited { .. }
         | EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
+        | EventPayload::TodoUpdated { .. }
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
         | EventPayload::CommandStarted { .. }
@@ -176,6 +177,11 @@ fn tool_event_text(p: &EventPayload) -> String {
         EventPayload::WorktreeRemoved { discarded } => {
             bearagent_kernel::worktree::removed_summary(*discarded)
         }
+        EventPayload::TodoUpdated { items } => format!(
+            "plan: {}\n{}",
+            bearagent_kernel::todo_progress(items),
+            bearagent_kernel::todo_checklist(items)
+        ),
         EventPayload::ReviewIntended { .. } => review::review_intended(p),
         EventPayload::ArtifactEdited { path, .. } => {
             format!("edited {path}: the user's version is kept")

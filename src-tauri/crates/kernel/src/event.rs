@@ -493,6 +493,8 @@ pub enum EventPayload {
     /// what it replaced — or, after a crash, neither version (nothing is
     /// assumed; the review stays as it was).
     ReviewAbandoned { path: String, reason: String },
+    /// The model's todo list as `update_plan` left it (replacing the last).
+    TodoUpdated { items: Vec<crate::todo::TodoItem> },
     /// The run's worktree was applied to the main checkout: files written
     /// as the worktree holds them (`applied`), merged three-way with the
     /// main checkout's own changes (`merged`), or refused by name.

@@ -312,6 +312,7 @@ impl EventPayload {
             EventPayload::RewindStarted { .. } => "rewind_started",
             EventPayload::ArtifactEdited { .. } => "artifact_edited",
             EventPayload::ArtifactRewound { .. } => "artifact_rewound",
+            EventPayload::TodoUpdated { .. } => "todo_updated",
             EventPayload::WorktreeApplied { .. } => "worktree_applied",
             EventPayload::WorktreeRemoved { .. } => "worktree_removed",
         }

@@ -17,6 +17,7 @@ pub mod reducer;
 pub mod review;
 pub mod settings;
 pub mod thread;
+pub mod todo;
 pub mod units;
 pub mod worktree;
 
@@ -46,6 +47,9 @@ pub use settings::{
     ApprovalMode, ContextCaps, ParseApprovalModeError, DEFAULT_COMPACT_AT_PERMILLE,
 };
 pub use thread::ParentRun;
+pub use todo::{
+    todo_checklist, todo_from_arguments, todo_progress, TodoError, TodoItem, TodoStatus,
+};
 pub use worktree::{Worktree, WorktreeRefusal};
 
 #[cfg(any(test, feature = "test-support"))]

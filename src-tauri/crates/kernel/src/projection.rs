@@ -127,6 +127,9 @@ pub struct RunProjection {
     /// The run this one follows up or forks.
     #[serde(default)]
     pub parent: Option<crate::thread::ParentRun>,
+    /// The model's todo list as it last updated it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub todo: Vec<crate::todo::TodoItem>,
 }
 
 impl RunProjection {

@@ -136,6 +136,7 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         external_changes: 0,
         loops_detected: 0,
         parent: *parent,
+        todo: Vec::new(),
     })
 }
 

@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 43;
+const EVENT_TYPES: usize = 44;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -71,6 +71,7 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::ArtifactEdited { .. } => 40,
         EventPayload::WorktreeApplied { .. } => 41,
         EventPayload::WorktreeRemoved { .. } => 42,
+        EventPayload::TodoUpdated { .. } => 43,
     }
 }
 

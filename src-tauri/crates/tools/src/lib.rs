@@ -51,4 +51,5 @@ pub use spec::{
     CommandPlan, Effect, PreparedCall, Tool, ToolOutput, ToolSpec, WorkspaceTool, WriteTarget,
 };
 pub use text::floor_char_boundary;
+pub use tools::update_plan::NAME as UPDATE_PLAN;
 pub use workspace::{PathError, WorkspaceRoot};

@@ -113,6 +113,7 @@ mod tests {
                 "read_file",
                 "run_command",
                 "search_text",
+                "update_plan",
                 "write_file"
             ]
         );

@@ -224,6 +224,9 @@ impl Follower<'_> {
                 let update = updates::status(&id, ToolCallStatus::Failed, content);
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
+            EventPayload::TodoUpdated { items } => {
+                self.send(SessionUpdate::Plan(updates::plan(items)))
+            }
             _ => Ok(()),
         }
     }

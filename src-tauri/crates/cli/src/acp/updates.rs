@@ -80,6 +80,25 @@ pub fn tail(text: &str, max: usize) -> String {
     format!("[… {} earlier bytes]\n{}", start, &text[start..])
 }
 
+/// The model's todo list as an ACP `plan` (the whole list each time; the
+/// editor replaces the last).
+pub fn plan(items: &[bearagent_kernel::TodoItem]) -> agent_client_protocol::v1::schema::Plan {
+    use agent_client_protocol::v1::schema::{Plan, PlanEntry, PlanEntryPriority, PlanEntryStatus};
+    use bearagent_kernel::TodoStatus;
+    let entries = items
+        .iter()
+        .map(|item| {
+            let status = match item.status {
+                TodoStatus::Pending => PlanEntryStatus::Pending,
+                TodoStatus::InProgress => PlanEntryStatus::InProgress,
+                TodoStatus::Completed => PlanEntryStatus::Completed,
+            };
+            PlanEntry::new(item.step.clone(), PlanEntryPriority::Medium, status)
+        })
+        .collect();
+    Plan::new(entries)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

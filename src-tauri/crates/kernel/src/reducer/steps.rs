@@ -98,6 +98,16 @@ impl Transition<'_> {
     pub(super) fn loop_setup_observed(&mut self) -> Result<(), ReduceError> {
         self.require_status(&["running"])
     }
+
+    /// The model's todo list replaces the last (during the run only).
+    pub(super) fn todo_updated(
+        &mut self,
+        items: &[crate::todo::TodoItem],
+    ) -> Result<(), ReduceError> {
+        self.require_status(&["running"])?;
+        self.state.todo = items.to_vec();
+        Ok(())
+    }
 }
 
 /// Model calls: requested, started, retried, completed or failed; and

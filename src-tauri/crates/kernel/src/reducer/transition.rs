@@ -163,6 +163,7 @@ impl Transition<'_> {
             | EventPayload::WorktreeApplied { .. }
             | EventPayload::WorktreeRemoved { .. }
             | EventPayload::EffectVerified { .. } => Ok(()),
+            EventPayload::TodoUpdated { items } => self.todo_updated(items),
             EventPayload::ExternalChangeObserved { .. } => self.external_change_observed(),
             EventPayload::EffectUnknown { .. } => self.effect_unknown(),
             EventPayload::RunSucceeded { answer } => self.run_succeeded(answer),

@@ -570,6 +570,18 @@ pub fn worktree_run() -> Vec<EventPayload> {
     vec![
         created,
         EventPayload::RunStarted,
+        EventPayload::TodoUpdated {
+            items: vec![
+                bearagent_kernel::TodoItem {
+                    step: "fix add".into(),
+                    status: bearagent_kernel::TodoStatus::Completed,
+                },
+                bearagent_kernel::TodoItem {
+                    step: "run the tests".into(),
+                    status: bearagent_kernel::TodoStatus::InProgress,
+                },
+            ],
+        },
         requested(),
         started(),
         completed(answer("Done in the worktree."), usage(900, 20, 0), None),

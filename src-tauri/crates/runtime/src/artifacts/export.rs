@@ -55,6 +55,7 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 out.extend(result.images.iter().map(|i| i.blob.clone()))
             }
             EventPayload::RunStarted
+            | EventPayload::TodoUpdated { .. }
             | EventPayload::WorktreeApplied { .. }
             | EventPayload::WorktreeRemoved { .. }
             | EventPayload::ModelCallRequested { .. }
@@ -174,6 +175,11 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::WorktreeRemoved { discarded } => {
             bearagent_kernel::worktree::removed_summary(*discarded)
         }
+        EventPayload::TodoUpdated { items } => format!(
+            "plan updated ({}):\n{}",
+            bearagent_kernel::todo_progress(items),
+            bearagent_kernel::todo_checklist(items)
+        ),
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }

@@ -371,6 +371,16 @@ fn unfitted_history(input: &ContextInput<'_>, flavour: Flavour) -> Vec<HistoryIt
             Role::User,
             format!("{SUMMARY_HEAD}\n{summary}"),
         )));
+        // The todo list outlives the summary: its calls were summarised.
+        if let Some(items) = latest_todo(input) {
+            history.push(HistoryItem::Message(Message::new(
+                Role::User,
+                format!(
+                    "[BearAgent] Your todo list so far (keep it with update_plan):\n{}",
+                    bearagent_kernel::todo_checklist(items)
+                ),
+            )));
+        }
     }
     let runs = input
         .ancestors
@@ -393,6 +403,17 @@ fn unfitted_history(input: &ContextInput<'_>, flavour: Flavour) -> Vec<HistoryIt
         history.extend(part);
     }
     history
+}
+
+/// The thread's latest todo list, newest run first.
+fn latest_todo<'a>(input: &'a ContextInput<'_>) -> Option<&'a [bearagent_kernel::TodoItem]> {
+    std::iter::once(input.events)
+        .chain(input.ancestors.iter().rev().map(Vec::as_slice))
+        .flat_map(|run| run.iter().rev())
+        .find_map(|e| match &e.payload {
+            EventPayload::TodoUpdated { items } => Some(items.as_slice()),
+            _ => None,
+        })
 }
 
 #[cfg(test)]

@@ -127,7 +127,9 @@ fn push_items(
         | EventPayload::ArtifactEdited { .. }
         | EventPayload::ReviewAbandoned { .. }
         | EventPayload::WorktreeApplied { .. }
-        | EventPayload::WorktreeRemoved { .. } => {}
+        | EventPayload::WorktreeRemoved { .. }
+        // The update_plan call and its result carry the list already.
+        | EventPayload::TodoUpdated { .. } => {}
     }
 }
 

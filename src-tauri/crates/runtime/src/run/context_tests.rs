@@ -117,3 +117,65 @@ fn a_plan_mode_run_s_model_is_told_it_plans_right_after_the_goal() {
         1
     );
 }
+
+#[test]
+fn the_todo_list_stays_in_the_context_after_a_compaction() {
+    use bearagent_kernel::{ContentHash, TodoItem, TodoStatus};
+    let item = |step: &str, status| TodoItem {
+        step: step.into(),
+        status,
+    };
+    let payloads = vec![
+        run_created(WorkspaceId::new(), "fix add"),
+        EventPayload::RunStarted,
+        EventPayload::TodoUpdated {
+            items: vec![item("read calc.py", TodoStatus::InProgress)],
+        },
+        EventPayload::TodoUpdated {
+            items: vec![
+                item("read calc.py", TodoStatus::Completed),
+                item("fix add", TodoStatus::InProgress),
+            ],
+        },
+        EventPayload::ContextCompacted {
+            summary: ContentHash::parse(&"c".repeat(64)).unwrap(),
+            replaced_through_seq: EventSeq(4),
+            tokens_before: 1000,
+            tokens_after: 100,
+            usage: Default::default(),
+            cost_micro_usd: None,
+        },
+    ];
+    let run = RunId::new();
+    let events: Vec<EventEnvelope> = payloads
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            NewEvent::new(at(i as i64), None, p).into_envelope(run, EventSeq(i as u64 + 1))
+        })
+        .collect();
+    let built = build(&ContextInput {
+        ancestors: &[],
+        events: &events,
+        tools: &[],
+        caps: &ContextCaps::default(),
+        workspace: "/w",
+        instructions: &[],
+        summary: Some("we read calc.py"),
+    });
+    let texts: Vec<&str> = built
+        .request
+        .history
+        .iter()
+        .filter_map(|i| match i {
+            HistoryItem::Message(m) => Some(m.content.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(texts[0], "fix add");
+    assert!(texts[1].contains("we read calc.py"));
+    assert_eq!(
+        texts[2],
+        "[BearAgent] Your todo list so far (keep it with update_plan):\n[x] read calc.py\n[>] fix add"
+    );
+}

@@ -65,6 +65,15 @@ pub(crate) async fn execute_file_tool(
             original_bytes: outcome.original_bytes,
         },
     )?;
+    // The todo list, from the arguments the tool checked when prepared.
+    if prepared.tool().as_str() == bearagent_tools::UPDATE_PLAN {
+        if let Ok(items) = prepared.args().as_object().map_or(
+            Err(bearagent_kernel::TodoError::Shape("not an object".into())),
+            bearagent_kernel::todo_from_arguments,
+        ) {
+            rec.record(Some(done), EventPayload::TodoUpdated { items })?;
+        }
+    }
     if let Some(receipt) = receipt {
         rec.record(
             Some(done),

@@ -6,6 +6,7 @@ pub mod proposal;
 pub mod read_file;
 pub mod run_command;
 pub mod search_text;
+pub mod update_plan;
 mod walk;
 pub mod write_file;
 
@@ -35,9 +36,10 @@ default_is_new!(
     write_file::WriteFile,
     edit_file::EditFile,
     run_command::RunCommand,
+    update_plan::UpdatePlan,
 );
 
-/// The five workspace tools (run by the executor).
+/// The workspace tools (run by the executor).
 pub(crate) fn workspace_tools() -> Vec<Arc<dyn WorkspaceTool>> {
     vec![
         Arc::new(list_dir::ListDir::new()),
@@ -45,6 +47,7 @@ pub(crate) fn workspace_tools() -> Vec<Arc<dyn WorkspaceTool>> {
         Arc::new(search_text::SearchText::new()),
         Arc::new(write_file::WriteFile::new()),
         Arc::new(edit_file::EditFile::new()),
+        Arc::new(update_plan::UpdatePlan::new()),
     ]
 }
 
