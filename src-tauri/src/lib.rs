@@ -53,6 +53,8 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::settings::save_profile,
             commands::settings::delete_profile,
             commands::settings::sandbox_view,
+            commands::settings::remembered_rules,
+            commands::settings::forget_rule,
             commands::mcp::save_mcp_server,
             commands::mcp::delete_mcp_server,
             commands::mcp::set_mcp_secret,

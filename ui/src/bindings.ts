@@ -75,6 +75,10 @@ export const commands = {
 	 *  configuration passed, credentials hidden, PATH, network.
 	 */
 	sandboxView: (profile: string) => typedError<CommandSandboxView, ApiError>(__TAURI_INVOKE("sandbox_view", { profile })),
+	/**  The approvals remembered beyond their runs. */
+	rememberedRules: () => typedError<RememberedRuleView[], ApiError>(__TAURI_INVOKE("remembered_rules")),
+	/**  Forgets the remembered rule numbered `number` (from 1, as listed). */
+	forgetRule: (number: number) => typedError<null, ApiError>(__TAURI_INVOKE("forget_rule", { number })),
 	saveMcpServer: (server: McpServerView) => typedError<null, ApiError>(__TAURI_INVOKE("save_mcp_server", { server })),
 	deleteMcpServer: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_mcp_server", { name })),
 	/**  Stores a server secret in the OS keychain. It is never sent back. */
@@ -308,6 +312,11 @@ export type DecisionInput = {
 	 *  (and so do the commands `allow_prefix` allows).
 	 */
 	network?: boolean,
+	/**
+	 *  With an allowed prefix: keep it beyond the run, for this workspace
+	 *  or every workspace.
+	 */
+	remember?: RememberScopeView | null,
 };
 
 export type DiffHunkView = {
@@ -1010,6 +1019,20 @@ export type Receipt = {
 export type RefusedFileView = {
 	path: string,
 	reason: string,
+};
+
+export type RememberScopeView = "workspace" | "everywhere";
+
+/**  An approval remembered beyond its run, as Settings lists it. */
+export type RememberedRuleView = {
+	/**  Its place in the list, from 1 (what `forget_rule` takes). */
+	number: number,
+	prefix: string,
+	network: boolean,
+	/**  The workspace folder it holds for; absent: every workspace. */
+	workspace: string | null,
+	fromRun: string,
+	at: string,
 };
 
 /**  What a review action puts back. */

@@ -57,9 +57,13 @@ pub async fn decide_approval(
     decision: DecisionInput,
 ) -> Result<(), ApiError> {
     let run_id = parse_run_id(&run_id)?;
-    Ok(state
-        .app()?
-        .decide_approval(run_id, &call_id, decision.into_decision())?)
+    let remember = decision.remember.map(Into::into);
+    Ok(state.app()?.decide_approval_remembering(
+        run_id,
+        &call_id,
+        decision.into_decision(),
+        remember,
+    )?)
 }
 
 #[tauri::command]

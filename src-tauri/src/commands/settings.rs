@@ -2,7 +2,9 @@
 //! "Test connection", and what a profile's commands see.
 
 use crate::dto::sandbox::CommandSandboxView;
-use crate::dto::settings::{ProfileView, ProviderInput, ProviderTestView, SettingsView};
+use crate::dto::settings::{
+    ProfileView, ProviderInput, ProviderTestView, RememberedRuleView, SettingsView,
+};
 use crate::dto::ApiError;
 use crate::state::AppState;
 use bearagent_runtime::config::ProviderOverrides;
@@ -89,4 +91,34 @@ pub async fn sandbox_view(
 ) -> Result<CommandSandboxView, ApiError> {
     let (settings, view) = state.app()?.command_view(&profile)?;
     Ok(CommandSandboxView::new(profile, &settings, view))
+}
+
+/// The approvals remembered beyond their runs.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn remembered_rules(
+    state: State<'_, AppState>,
+) -> Result<Vec<RememberedRuleView>, ApiError> {
+    Ok(RememberedRuleView::list(
+        state.app()?.remembered_commands()?,
+    ))
+}
+
+/// Forgets the remembered rule numbered `number` (from 1, as listed).
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn forget_rule(state: State<'_, AppState>, number: u32) -> Result<(), ApiError> {
+    let index = number
+        .checked_sub(1)
+        .and_then(|i| usize::try_from(i).ok())
+        .ok_or_else(|| {
+            ApiError::new(
+                crate::dto::ErrorCode::InvalidInput,
+                "rules are numbered from 1",
+            )
+        })?;
+    state.app()?.forget_command(index)?;
+    Ok(())
 }

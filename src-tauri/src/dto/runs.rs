@@ -91,6 +91,22 @@ pub fn image_inputs(uploads: Vec<ImageUpload>) -> Result<Vec<ImageInput>, ApiErr
         .collect()
 }
 
+#[derive(Debug, Clone, Copy, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum RememberScopeView {
+    Workspace,
+    Everywhere,
+}
+
+impl From<RememberScopeView> for bearagent_runtime::RememberScope {
+    fn from(s: RememberScopeView) -> Self {
+        match s {
+            RememberScopeView::Workspace => Self::Workspace,
+            RememberScopeView::Everywhere => Self::Everywhere,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct StartedRun {
@@ -112,6 +128,10 @@ pub struct DecisionInput {
     /// (and so do the commands `allow_prefix` allows).
     #[serde(default)]
     pub network: bool,
+    /// With an allowed prefix: keep it beyond the run, for this workspace
+    /// or every workspace.
+    #[serde(default)]
+    pub remember: Option<RememberScopeView>,
 }
 
 impl DecisionInput {

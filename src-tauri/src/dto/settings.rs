@@ -311,3 +311,34 @@ impl From<ProviderTest> for ProviderTestView {
         }
     }
 }
+
+/// An approval remembered beyond its run, as Settings lists it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct RememberedRuleView {
+    /// Its place in the list, from 1 (what `forget_rule` takes).
+    pub number: u32,
+    pub prefix: String,
+    pub network: bool,
+    /// The workspace folder it holds for; absent: every workspace.
+    pub workspace: Option<String>,
+    pub from_run: String,
+    pub at: String,
+}
+
+impl RememberedRuleView {
+    pub fn list(rules: Vec<bearagent_runtime::config::RememberedCommand>) -> Vec<Self> {
+        rules
+            .into_iter()
+            .zip(1u32..)
+            .map(|(r, number)| Self {
+                number,
+                prefix: r.prefix,
+                network: r.network,
+                workspace: r.workspace,
+                from_run: r.from_run,
+                at: r.at,
+            })
+            .collect()
+    }
+}

@@ -58,6 +58,9 @@ pub enum Command {
     /// List the worktrees runs made (`prune`: remove those applied or
     /// discarded).
     Worktrees(WorktreesArgs),
+    /// Approvals remembered beyond a run (`P WORDS` at the prompt, or the
+    /// app's "remember"): list them, or `forget N`.
+    Rules(RulesArgs),
     /// Serve the Agent Client Protocol on stdin/stdout, for an editor that
     /// hosts agents (Zed, JetBrains, Neovim, Emacs): each session is a
     /// BearAgent thread, each prompt a run with BearAgent's own tools,
@@ -70,6 +73,17 @@ pub struct ApplyArgs {
     pub run_id: String,
     /// Only these files (repository-relative); every changed file if none.
     pub paths: Vec<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// `forget`: remove the rule numbered N (as listed).
+    #[arg(value_parser = ["forget"], requires = "number")]
+    pub action: Option<String>,
+    /// The rule's number, from 1, as `bearagent rules` lists them.
+    pub number: Option<usize>,
     #[arg(long)]
     pub json: bool,
 }

@@ -19,6 +19,7 @@ mod render;
 mod render_command;
 mod render_review;
 mod rewind_cmd;
+mod rules_cmd;
 mod run_cmd;
 mod sandbox_cmd;
 mod settings_cmd;
@@ -82,6 +83,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Apply(q) => worktree_cmd::apply(&app, q),
         args::Command::Discard(q) => worktree_cmd::discard(&app, q),
         args::Command::Worktrees(q) => worktree_cmd::worktrees(&app, q),
+        args::Command::Rules(q) => rules_cmd::rules(&app, q),
         args::Command::Rewind(q) => rewind_cmd::rewind(&app, q),
         args::Command::Compact(q) => compact_cmd::compact(&app, q).await,
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),

@@ -86,7 +86,14 @@ fn choose(
     }
 }
 
-async fn ask_on_terminal(prompt: String) -> Decision {
+/// A decision typed at the prompt, and whether its command prefix is to
+/// be remembered for the workspace (`P WORDS`, `PW WORDS`).
+struct Answer {
+    decision: Decision,
+    remember: bool,
+}
+
+async fn ask_on_terminal(prompt: String) -> Answer {
     let answer = tokio::task::spawn_blocking(move || {
         eprint!("{prompt}");
         let _ = std::io::stderr().flush();
@@ -97,20 +104,33 @@ async fn ask_on_terminal(prompt: String) -> Decision {
     })
     .await;
     match answer {
-        Ok(Ok(line)) => terminal_decision(&line),
-        _ => cli_decision(
-            false,
-            ApprovalScope::Once,
-            Some("the terminal closed".into()),
-        ),
+        Ok(Ok(line)) => Answer {
+            remember: remembers(&line),
+            decision: terminal_decision(&line),
+        },
+        _ => Answer {
+            decision: cli_decision(
+                false,
+                ApprovalScope::Once,
+                Some("the terminal closed".into()),
+            ),
+            remember: false,
+        },
     }
+}
+
+/// `P WORDS` / `PW WORDS`: the prefix is remembered beyond the run.
+fn remembers(line: &str) -> bool {
+    let line = line.trim();
+    (line.starts_with("P ") || line.starts_with("PW "))
+        && terminal_decision(line).allow_prefix.is_some()
 }
 
 /// The decision a line typed at the approval prompt stands for: anything
 /// that is not a yes is a denial, with the line as its reason.
 fn terminal_decision(line: &str) -> Decision {
     let line = line.trim();
-    for (key, network) in [("pw ", true), ("p ", false)] {
+    for (key, network) in [("pw ", true), ("p ", false), ("PW ", true), ("P ", false)] {
         if let Some(prefix) = line.strip_prefix(key).map(str::trim) {
             if !prefix.is_empty() {
                 return Decision {
@@ -145,17 +165,24 @@ fn cli_decision(approve: bool, scope: ApprovalScope, reason: Option<String>) -> 
     }
 }
 
-fn no_terminal_denial() -> Decision {
+/// Denied for want of a terminal, with the fix that fits the question.
+fn no_terminal_denial(app: &Application, run_id: RunId, summary: &str) -> Decision {
+    let all = app
+        .get_run(run_id)
+        .is_ok_and(|p| p.approval_mode == bearagent_kernel::ApprovalMode::AllowAll);
+    let reason = if summary.starts_with(bearagent_runtime::LOOP_QUESTION) {
+        "no terminal to ask whether the repeating agent may go on; raise max_repeated_calls in \
+         the profile to let it repeat more, or run in a terminal to decide"
+    } else if all {
+        "no terminal to ask for approval, and this call asks even under --approve all (a command \
+         without the sandbox or that the rules cannot prove harmless, or an MCP rule that asks); \
+         add an allow rule for it to the profile, or run in a terminal to decide"
+    } else {
+        "no terminal to ask for approval; rerun with --approve reads or --approve all"
+    };
     Decision {
         by: "cli:no-terminal".into(),
-        ..cli_decision(
-            false,
-            ApprovalScope::Once,
-            Some(
-                "no terminal to ask for approval; rerun with --approve reads or --approve all"
-                    .into(),
-            ),
-        )
+        ..cli_decision(false, ApprovalScope::Once, Some(reason.into()))
     }
 }
 
@@ -446,16 +473,22 @@ async fn handle(
         EventPayload::ApprovalRequested {
             call_id, summary, ..
         } => {
-            let decision = match asking {
+            let answer = match asking {
                 Some(timeline) => {
                     let preview = preview(app, run_id, timeline.open_call(call_id));
                     let colour =
                         std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
                     ask_on_terminal(approval_prompt::prompt(summary, &preview, colour)).await
                 }
-                None => no_terminal_denial(),
+                None => Answer {
+                    decision: no_terminal_denial(app, run_id, summary),
+                    remember: false,
+                },
             };
-            if let Err(e) = app.decide_approval(run_id, call_id.as_str(), decision) {
+            if answer.remember {
+                remember(app, run_id, &answer.decision);
+            }
+            if let Err(e) = app.decide_approval(run_id, call_id.as_str(), answer.decision) {
                 eprintln!("bearagent: {e}");
             }
             Flow::Continue
@@ -463,6 +496,24 @@ async fn handle(
         // The run ended: nothing more to answer.
         payload if payload.is_terminal() => Flow::Settled,
         _ => Flow::Continue,
+    }
+}
+
+/// Keeps a `P WORDS` prefix for the run's workspace, saying so.
+fn remember(app: &Application, run_id: RunId, decision: &Decision) {
+    let Some(prefix) = &decision.allow_prefix else {
+        return;
+    };
+    match app.remember_command(
+        run_id,
+        prefix,
+        decision.network,
+        bearagent_runtime::RememberScope::Workspace,
+    ) {
+        Ok(_) => eprintln!(
+            "bearagent: remembered: commands starting with `{prefix}` run without asking in this workspace (`bearagent rules` lists them)"
+        ),
+        Err(e) => eprintln!("bearagent: could not remember the rule: {e}"),
     }
 }
 
@@ -498,6 +549,12 @@ mod tests {
         let rule = terminal_decision("p cargo test");
         assert_eq!(rule.allow_prefix.as_deref(), Some("cargo test"));
         assert!(rule.approve && !rule.network);
+        assert!(remembers("P cargo test") && remembers("PW cargo fetch"));
+        assert!(!remembers("p cargo test") && !remembers("P "));
+        assert_eq!(
+            terminal_decision("P cargo test").allow_prefix.as_deref(),
+            Some("cargo test")
+        );
         let net_rule = terminal_decision("pw cargo fetch");
         assert_eq!(net_rule.allow_prefix.as_deref(), Some("cargo fetch"));
         assert!(net_rule.approve && net_rule.network);

@@ -24,6 +24,7 @@ pub use app::compact::Compacted;
 pub use app::images::RunImage;
 pub use app::mcp::McpServerTest;
 pub use app::proposal::ProposedChange;
+pub use app::remembered::RememberScope;
 pub use app::requests::{RunDetail, RunRequest};
 pub use app::runs::{ImageInput, StartRun};
 pub use app::settings::{ProviderSummary, ProviderTest, Settings};
@@ -33,6 +34,7 @@ pub use bearagent_kernel::{ApprovalMode, ContextCaps};
 pub use bearagent_mcp::McpTool;
 pub use bearagent_providers::{Protocol, ToolMode};
 pub use bearagent_store::{Ownership, RunFilter, RunOwner};
+pub use run::loops::LOOP_QUESTION;
 /// What a command of a profile sees of this machine
 /// ([`Application::command_view`]), and the credentials it never reads.
 pub mod sandbox_view {

@@ -6,6 +6,7 @@ pub(crate) mod compact;
 pub(crate) mod images;
 pub(crate) mod mcp;
 pub(crate) mod proposal;
+pub(crate) mod remembered;
 pub(crate) mod requests;
 mod resume;
 pub(crate) mod runs;

@@ -69,7 +69,7 @@ impl Application {
     /// already validated by the caller).
     pub(crate) fn create_run(
         &self,
-        start: StartRun,
+        mut start: StartRun,
         parent: Option<bearagent_kernel::ParentRun>,
         run_id: RunId,
         worktree: Option<bearagent_kernel::Worktree>,
@@ -83,6 +83,13 @@ impl Application {
             Some(w) => self.open_workspace(&w.repo)?,
             None => self.open_workspace(&start.workspace)?,
         };
+        // Remembered approvals of this workspace (or every one), after the
+        // profile's rules: a deny rule still wins.
+        for rule in self.remembered_rules_for(&workspace.path)? {
+            if !start.profile.commands.rules.contains(&rule) {
+                start.profile.commands.rules.push(rule);
+            }
+        }
         if let Some(w) = &worktree {
             if !std::path::Path::new(&w.path).is_dir() {
                 return Err(AppError::PathMissing {
@@ -531,6 +538,10 @@ mod tests;
 #[cfg(test)]
 #[path = "images_tests.rs"]
 mod images_tests;
+
+#[cfg(test)]
+#[path = "remembered_tests.rs"]
+mod remembered_tests;
 
 #[cfg(test)]
 #[path = "edits_tests.rs"]

@@ -198,6 +198,28 @@ pub struct ConfigFile {
     /// folder). Never inside a repository they are made of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub worktrees_dir: Option<std::path::PathBuf>,
+    /// Command prefixes the user allowed from an approval and asked to
+    /// remember beyond the run (kept here, never in a workspace).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub remembered_commands: Vec<RememberedCommand>,
+}
+
+/// "Always allow commands starting with PREFIX", remembered from an
+/// approval: for one workspace (its folder) or every workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RememberedCommand {
+    pub prefix: String,
+    /// The commands get the network in the sandbox.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub network: bool,
+    /// The workspace folder it holds for; absent: every workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// The run whose approval it was remembered from.
+    pub from_run: String,
+    /// When, RFC 3339.
+    pub at: String,
 }
 
 impl Default for ConfigFile {
@@ -208,6 +230,7 @@ impl Default for ConfigFile {
             profiles: BTreeMap::new(),
             mcp_servers: BTreeMap::new(),
             worktrees_dir: None,
+            remembered_commands: Vec::new(),
         }
     }
 }

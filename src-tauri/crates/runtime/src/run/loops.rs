@@ -25,6 +25,10 @@ pub(crate) enum Guarded {
 /// Checks `prepared` against the run's recent calls before the policy:
 /// a repeat is refused and recorded; a repeat after that asks the user,
 /// whose "no" stops the run.
+/// How the question about a repeating agent begins (front ends that
+/// cannot ask say how to let it go on instead).
+pub const LOOP_QUESTION: &str = "The agent keeps repeating";
+
 pub(super) async fn guard(
     rec: &mut Recorder,
     deps: &LoopDeps,
@@ -67,7 +71,7 @@ pub(super) async fn guard(
         }
         LoopCheck::AskUser { repeats } => {
             let summary = format!(
-                "The agent keeps repeating {} ({repeats} identical calls, same result). \
+                "{LOOP_QUESTION} {} ({repeats} identical calls, same result). \
                  Approve to let it continue, deny to stop the run.",
                 prepared.summary()
             );

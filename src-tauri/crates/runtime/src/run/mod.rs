@@ -33,7 +33,7 @@ mod file_step;
 pub(crate) mod images;
 pub(crate) mod instructions;
 mod loop_guard;
-mod loops;
+pub(crate) mod loops;
 mod mcp_step;
 mod outcome;
 mod preview;
