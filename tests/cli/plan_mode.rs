@@ -71,7 +71,12 @@ fn a_plan_run_changes_nothing_and_its_approved_follow_up_writes() {
 
     let run = planning.run_id();
 
-    // Approved: a follow-up in the normal mode, with the plan in its context.
+    approve_the_plan(&env, &run);
+}
+
+/// Approved: a follow-up in the normal mode, with the plan in its context,
+/// writes; approving a run that did not plan is a usage error.
+fn approve_the_plan(env: &support::Env, run: &str) {
     let script = env.script(json!([
         {"tool_call": {"tool_name": "edit_file", "arguments": {"path": "calc.py", "old_string": "a - b", "new_string": "a + b"}}},
         {"final_answer": "done"}
@@ -84,7 +89,7 @@ fn a_plan_run_changes_nothing_and_its_approved_follow_up_writes() {
             "--approve",
             "all",
             "--continue",
-            &run,
+            run,
             "--approve-plan",
             "--script",
         ])

@@ -153,16 +153,12 @@ fn run_id_of(stdout: &[u8]) -> String {
     first["event"]["run_id"].as_str().unwrap().to_owned()
 }
 
-#[test]
-fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
-    let env = support::env();
-    let repo = repo(&env);
-    let before = snapshot(&repo);
-    let status_before = git(&repo, &["status", "--porcelain"]);
-
+/// Starts the three edit runs as three processes at once; their run ids,
+/// each checked: the write to the main checkout failed, the test ran.
+fn three_at_once(env: &support::Env, repo: &Path) -> Vec<String> {
     let children: Vec<_> = (1..=3)
         .map(|n| {
-            worktree_run(&env, &repo, &edit_script(&env, &repo, n), &format!("w{n}"))
+            worktree_run(env, repo, &edit_script(env, repo, n), &format!("w{n}"))
                 .spawn()
                 .unwrap()
         })
@@ -194,14 +190,11 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
         assert_eq!(finished[1]["payload"]["exit_code"], 0, "{}", finished[1]);
         runs.push(run);
     }
-    assert_eq!(
-        snapshot(&repo),
-        before,
-        "the main checkout is byte-identical"
-    );
-    assert_eq!(git(&repo, &["status", "--porcelain"]), status_before);
+    runs
+}
 
-    let worktrees = listed(&env);
+fn assert_each_holds_its_own_change(env: &support::Env, repo: &Path) {
+    let worktrees = listed(env);
     assert_eq!(worktrees.len(), 3);
     for n in 1..=3 {
         let w = worktrees
@@ -210,11 +203,70 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
             .unwrap();
         assert_eq!(w["state"], "ready to apply");
         let path = Path::new(w["path"].as_str().unwrap());
-        assert!(!path.starts_with(&repo), "never inside the repository");
+        assert!(!path.starts_with(repo), "never inside the repository");
         let calc = std::fs::read_to_string(path.join("calc.py")).unwrap();
         assert!(calc.contains(&format!("return a + b  # run {n}")), "{calc}");
         assert_eq!(calc.matches("# run").count(), 1, "only its own change");
     }
+}
+
+/// A follow-up of run 3 continues in its worktree; a fork of run 2
+/// branches a new worktree from run 2's files.
+fn follow_up_and_fork(env: &support::Env, repo: &Path, runs: &[String]) {
+    let follow = env.script(json!([
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "extra.txt", "content": "more\n"}}},
+        {"final_answer": "more done"}
+    ]));
+    then_run(env, &["--continue", &runs[2]], &follow, "and one more file");
+    let w3 = listed(env)
+        .into_iter()
+        .find(|w| w["branch"] == "bearagent/w3")
+        .unwrap();
+    assert_eq!(w3["runs"].as_array().unwrap().len(), 2);
+    assert!(Path::new(w3["path"].as_str().unwrap())
+        .join("extra.txt")
+        .exists());
+    assert!(!repo.join("extra.txt").exists());
+
+    // A fork of run 2 branches a new worktree from run 2's files.
+    let fork = env.script(json!([
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "fork.txt", "content": "forked\n"}}},
+        {"final_answer": "forked"}
+    ]));
+    then_run(
+        env,
+        &["--fork", &runs[1], "--at", "2", "--worktree", "f2"],
+        &fork,
+        "try another way",
+    );
+    let f2 = listed(env)
+        .into_iter()
+        .find(|w| w["branch"] == "bearagent/f2")
+        .unwrap();
+    let f2_path = Path::new(f2["path"].as_str().unwrap());
+    assert!(std::fs::read_to_string(f2_path.join("calc.py"))
+        .unwrap()
+        .contains("# run 2"));
+    assert!(f2_path.join("fork.txt").exists());
+    assert_lists_agree(env, repo);
+}
+
+#[test]
+fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
+    let env = support::env();
+    let repo = repo(&env);
+    let before = snapshot(&repo);
+    let status_before = git(&repo, &["status", "--porcelain"]);
+
+    let runs = three_at_once(&env, &repo);
+    assert_eq!(
+        snapshot(&repo),
+        before,
+        "the main checkout is byte-identical"
+    );
+    assert_eq!(git(&repo, &["status", "--porcelain"]), status_before);
+
+    assert_each_holds_its_own_change(&env, &repo);
     assert_lists_agree(&env, &repo);
 
     // Run 1 lands; the main checkout's own changes stay.
@@ -245,48 +297,7 @@ fn three_worktree_runs_at_once_then_apply_conflict_discard_and_prune() {
         .contains("same lines"));
     assert_eq!(snapshot(&repo), after_first);
 
-    // A follow-up of run 3 continues in its worktree.
-    let follow = env.script(json!([
-        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "extra.txt", "content": "more\n"}}},
-        {"final_answer": "more done"}
-    ]));
-    then_run(
-        &env,
-        &["--continue", &runs[2]],
-        &follow,
-        "and one more file",
-    );
-    let w3 = listed(&env)
-        .into_iter()
-        .find(|w| w["branch"] == "bearagent/w3")
-        .unwrap();
-    assert_eq!(w3["runs"].as_array().unwrap().len(), 2);
-    assert!(Path::new(w3["path"].as_str().unwrap())
-        .join("extra.txt")
-        .exists());
-    assert!(!repo.join("extra.txt").exists());
-
-    // A fork of run 2 branches a new worktree from run 2's files.
-    let fork = env.script(json!([
-        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "fork.txt", "content": "forked\n"}}},
-        {"final_answer": "forked"}
-    ]));
-    then_run(
-        &env,
-        &["--fork", &runs[1], "--at", "2", "--worktree", "f2"],
-        &fork,
-        "try another way",
-    );
-    let f2 = listed(&env)
-        .into_iter()
-        .find(|w| w["branch"] == "bearagent/f2")
-        .unwrap();
-    let f2_path = Path::new(f2["path"].as_str().unwrap());
-    assert!(std::fs::read_to_string(f2_path.join("calc.py"))
-        .unwrap()
-        .contains("# run 2"));
-    assert!(f2_path.join("fork.txt").exists());
-    assert_lists_agree(&env, &repo);
+    follow_up_and_fork(&env, &repo, &runs);
 
     // Run 3 is discarded: its folder and branch are gone.
     let out = env.bearagent(&["discard", &runs[2]]);

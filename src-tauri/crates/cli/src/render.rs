@@ -42,14 +42,7 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
             images,
             plan_mode,
             ..
-        } => {
-            let text = run_created(goal, workspace_path, profile, images);
-            if *plan_mode {
-                format!("{text} [plan mode: reads only; the answer is the plan]")
-            } else {
-                text
-            }
-        }
+        } => run_created(goal, workspace_path, profile, images, *plan_mode),
         EventPayload::RunStarted => "run started".into(),
         EventPayload::ModelCallRequested {
             context_bytes,
@@ -169,19 +162,9 @@ fn tool_event_text(p: &EventPayload) -> String {
             format!("reverted {} of {path}", hunk_list(hunks))
         }
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
-        EventPayload::WorktreeApplied {
-            applied,
-            merged,
-            refused,
-        } => bearagent_kernel::worktree::applied_summary(applied, merged, refused),
-        EventPayload::WorktreeRemoved { discarded } => {
-            bearagent_kernel::worktree::removed_summary(*discarded)
-        }
-        EventPayload::TodoUpdated { items } => format!(
-            "plan: {}\n{}",
-            bearagent_kernel::todo_progress(items),
-            bearagent_kernel::todo_checklist(items)
-        ),
+        EventPayload::WorktreeApplied { .. }
+        | EventPayload::WorktreeRemoved { .. }
+        | EventPayload::TodoUpdated { .. } => p.steering_text().unwrap_or_default(),
         EventPayload::ReviewIntended { .. } => review::review_intended(p),
         EventPayload::ArtifactEdited { path, .. } => {
             format!("edited {path}: the user's version is kept")
@@ -234,6 +217,7 @@ fn run_created(
     workspace_path: &str,
     profile: &str,
     images: &[bearagent_kernel::ImageRef],
+    plan_mode: bool,
 ) -> String {
     let mut text = format!(
         "run created in {workspace_path} (profile {profile}): {}",
@@ -251,6 +235,9 @@ fn run_created(
             })
             .collect();
         text.push_str(&format!(" [images: {}]", names.join(", ")));
+    }
+    if plan_mode {
+        text.push_str(" [plan mode: reads only; the answer is the plan]");
     }
     text
 }

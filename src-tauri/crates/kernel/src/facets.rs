@@ -222,6 +222,27 @@ impl EventPayload {
             )
     }
 
+    /// How the CLI and reports word a worktree's fate or the todo list
+    /// (None for every other event).
+    pub fn steering_text(&self) -> Option<String> {
+        match self {
+            EventPayload::WorktreeApplied {
+                applied,
+                merged,
+                refused,
+            } => Some(crate::worktree::applied_summary(applied, merged, refused)),
+            EventPayload::WorktreeRemoved { discarded } => {
+                Some(crate::worktree::removed_summary(*discarded))
+            }
+            EventPayload::TodoUpdated { items } => Some(format!(
+                "plan: {}\n{}",
+                crate::todo::todo_progress(items),
+                crate::todo::todo_checklist(items)
+            )),
+            _ => None,
+        }
+    }
+
     /// The run ended here: succeeded, failed, cancelled, out of budget or
     /// interrupted. Nothing follows but review.
     pub fn is_terminal(&self) -> bool {

@@ -134,6 +134,23 @@ fn push(turns: &mut Vec<Turn>, role: &'static str, block: Block) {
     }
 }
 
+/// A user message with images: the images first, then the words about
+/// them (as the API's guide advises).
+fn push_user_images(turns: &mut Vec<Turn>, request: &ModelRequest, m: &bearagent_kernel::Message) {
+    for image in &m.images {
+        push(turns, "user", image_block(request, image));
+    }
+    if !m.content.is_empty() {
+        push(
+            turns,
+            "user",
+            Block::Text {
+                text: m.content.clone(),
+            },
+        );
+    }
+}
+
 pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> Value {
     let mut system = request.system.clone();
     let mut turns: Vec<Turn> = Vec::new();
@@ -141,20 +158,7 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
         match item {
             HistoryItem::Message(m) if m.content.is_empty() && m.images.is_empty() => {}
             HistoryItem::Message(m) if m.role == Role::User && !m.images.is_empty() => {
-                // Images first, then the words about them (as the API's
-                // guide advises).
-                for image in &m.images {
-                    push(&mut turns, "user", image_block(request, image));
-                }
-                if !m.content.is_empty() {
-                    push(
-                        &mut turns,
-                        "user",
-                        Block::Text {
-                            text: m.content.clone(),
-                        },
-                    );
-                }
+                push_user_images(&mut turns, request, m)
             }
             HistoryItem::Message(m) => match m.role {
                 Role::System => {

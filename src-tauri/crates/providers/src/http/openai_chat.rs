@@ -127,50 +127,19 @@ fn images_message(parts: Vec<Part>) -> ChatMessage {
     m
 }
 
-pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> Value {
-    let mut messages = Vec::new();
-    if !request.system.is_empty() {
-        messages.push(message("system", Some(request.system.clone())));
-    }
-    // Tool messages carry text only: the images a turn's tools returned
-    // follow its tool messages as one user message.
+/// The history as chat messages. Tool messages carry text only: the
+/// images a turn's tools returned follow its tool messages as one user
+/// message.
+fn history_messages(request: &ModelRequest) -> Vec<ChatMessage> {
+    let mut messages: Vec<ChatMessage> = Vec::new();
     let mut tool_images: Vec<Part> = Vec::new();
     for item in request.history.iter() {
         if !matches!(item, HistoryItem::ToolResult(_)) && !tool_images.is_empty() {
             messages.push(images_message(std::mem::take(&mut tool_images)));
         }
         match item {
-            HistoryItem::Message(m) if m.images.is_empty() => {
-                messages.push(message(role(m.role), Some(m.content.clone())))
-            }
-            HistoryItem::Message(m) => {
-                let mut parts = vec![Part::Text {
-                    text: m.content.clone(),
-                }];
-                parts.extend(m.images.iter().map(|i| image_part(request, i)));
-                let mut wire = message(role(m.role), None);
-                wire.content = Some(Content::Parts(parts));
-                messages.push(wire);
-            }
-            HistoryItem::ToolCall(call) => {
-                let wire = ChatToolCall {
-                    id: call.call_id.as_str().to_owned(),
-                    kind: "function",
-                    function: ChatFunctionCall {
-                        name: call.tool_name.as_str().to_owned(),
-                        arguments: Value::Object(call.arguments.clone()).to_string(),
-                    },
-                };
-                // Narration and the calls of one turn are one assistant message.
-                match messages.last_mut() {
-                    Some(last) if last.role == "assistant" => last.tool_calls.push(wire),
-                    _ => {
-                        let mut m = message("assistant", None);
-                        m.tool_calls.push(wire);
-                        messages.push(m);
-                    }
-                }
-            }
+            HistoryItem::Message(m) => messages.push(user_or_assistant(request, m)),
+            HistoryItem::ToolCall(call) => push_call(&mut messages, call),
             HistoryItem::ToolResult(result) => {
                 let mut m = message("tool", Some(result.content.clone()));
                 m.tool_call_id = Some(result.call_id.as_str().to_owned());
@@ -187,6 +156,49 @@ pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> V
     if !tool_images.is_empty() {
         messages.push(images_message(tool_images));
     }
+    messages
+}
+
+/// A message as text, or as parts when images go with it.
+fn user_or_assistant(request: &ModelRequest, m: &bearagent_kernel::Message) -> ChatMessage {
+    if m.images.is_empty() {
+        return message(role(m.role), Some(m.content.clone()));
+    }
+    let mut parts = vec![Part::Text {
+        text: m.content.clone(),
+    }];
+    parts.extend(m.images.iter().map(|i| image_part(request, i)));
+    let mut wire = message(role(m.role), None);
+    wire.content = Some(Content::Parts(parts));
+    wire
+}
+
+/// Narration and the calls of one turn are one assistant message.
+fn push_call(messages: &mut Vec<ChatMessage>, call: &bearagent_kernel::ToolCall) {
+    let wire = ChatToolCall {
+        id: call.call_id.as_str().to_owned(),
+        kind: "function",
+        function: ChatFunctionCall {
+            name: call.tool_name.as_str().to_owned(),
+            arguments: Value::Object(call.arguments.clone()).to_string(),
+        },
+    };
+    match messages.last_mut() {
+        Some(last) if last.role == "assistant" => last.tool_calls.push(wire),
+        _ => {
+            let mut m = message("assistant", None);
+            m.tool_calls.push(wire);
+            messages.push(m);
+        }
+    }
+}
+
+pub(crate) fn request_body(settings: &BodySettings, request: &ModelRequest) -> Value {
+    let mut messages = Vec::new();
+    if !request.system.is_empty() {
+        messages.push(message("system", Some(request.system.clone())));
+    }
+    messages.extend(history_messages(request));
     let tools: Vec<ChatTool<'_>> = request
         .tools
         .iter()

@@ -77,27 +77,7 @@ impl Application {
         if start.goal.trim().is_empty() {
             return Err(AppError::InvalidInput("a goal is required".into()));
         }
-        // A worktree run belongs to its main checkout's workspace and works
-        // in the worktree's folder.
-        let mut workspace = match &worktree {
-            Some(w) => self.open_workspace(&w.repo)?,
-            None => self.open_workspace(&start.workspace)?,
-        };
-        // Remembered approvals of this workspace (or every one), after the
-        // profile's rules: a deny rule still wins.
-        for rule in self.remembered_rules_for(&workspace.path)? {
-            if !start.profile.commands.rules.contains(&rule) {
-                start.profile.commands.rules.push(rule);
-            }
-        }
-        if let Some(w) = &worktree {
-            if !std::path::Path::new(&w.path).is_dir() {
-                return Err(AppError::PathMissing {
-                    path: w.path.clone().into(),
-                });
-            }
-            workspace.path = w.path.clone();
-        }
+        let workspace = self.run_workspace(&mut start, worktree.as_ref())?;
         let mcp = self.mcp_plan()?;
         let root = WorkspaceRoot::new(std::path::Path::new(&workspace.path))
             .map_err(|e| AppError::InvalidInput(e.to_string()))?;
@@ -158,6 +138,35 @@ impl Application {
             mcp,
         );
         Ok(run_id)
+    }
+
+    /// The workspace a new run belongs to and works in, with the approvals
+    /// remembered for it added to the profile's rules (after them: a deny
+    /// rule still wins). A worktree run belongs to its main checkout's
+    /// workspace and works in the worktree's folder.
+    fn run_workspace(
+        &self,
+        start: &mut StartRun,
+        worktree: Option<&bearagent_kernel::Worktree>,
+    ) -> Result<crate::Workspace, AppError> {
+        let mut workspace = match worktree {
+            Some(w) => self.open_workspace(&w.repo)?,
+            None => self.open_workspace(&start.workspace)?,
+        };
+        for rule in self.remembered_rules_for(&workspace.path)? {
+            if !start.profile.commands.rules.contains(&rule) {
+                start.profile.commands.rules.push(rule);
+            }
+        }
+        if let Some(w) = worktree {
+            if !std::path::Path::new(&w.path).is_dir() {
+                return Err(AppError::PathMissing {
+                    path: w.path.clone().into(),
+                });
+            }
+            workspace.path = w.path.clone();
+        }
+        Ok(workspace)
     }
 
     /// The goal's images checked (count, size, type by magic bytes, a

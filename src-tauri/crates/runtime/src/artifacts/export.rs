@@ -167,19 +167,9 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
             truncated,
             ..
         } => instructions_loaded(path, *bytes, *truncated),
-        EventPayload::WorktreeApplied {
-            applied,
-            merged,
-            refused,
-        } => bearagent_kernel::worktree::applied_summary(applied, merged, refused),
-        EventPayload::WorktreeRemoved { discarded } => {
-            bearagent_kernel::worktree::removed_summary(*discarded)
-        }
-        EventPayload::TodoUpdated { items } => format!(
-            "plan updated ({}):\n{}",
-            bearagent_kernel::todo_progress(items),
-            bearagent_kernel::todo_checklist(items)
-        ),
+        EventPayload::WorktreeApplied { .. }
+        | EventPayload::WorktreeRemoved { .. }
+        | EventPayload::TodoUpdated { .. } => e.payload.steering_text()?,
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }

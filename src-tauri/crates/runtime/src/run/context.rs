@@ -349,22 +349,8 @@ fn unfitted_history(input: &ContextInput<'_>, flavour: Flavour) -> Vec<HistoryIt
     let compaction = latest_compaction(input.ancestors, input.events);
     if let (Some((at, _, _)), Some(summary)) = (compaction, input.summary) {
         if at == current {
-            if let Some(EventPayload::RunCreated {
-                goal,
-                images,
-                plan_mode,
-                ..
-            }) = input.events.first().map(|e| &e.payload)
-            {
-                history.push(HistoryItem::Message(
-                    Message::new(Role::User, goal.clone()).with_images(images.clone()),
-                ));
-                if *plan_mode {
-                    history.push(HistoryItem::Message(Message::new(
-                        Role::User,
-                        super::context_events::PLAN_MODE_NOTE,
-                    )));
-                }
+            if let Some(created) = input.events.first() {
+                history.extend(super::context_events::goal_items(&created.payload));
             }
         }
         history.push(HistoryItem::Message(Message::new(

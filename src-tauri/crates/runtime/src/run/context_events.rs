@@ -46,19 +46,7 @@ fn push_items(
     flavour: Flavour,
 ) {
     match payload {
-        EventPayload::RunCreated {
-            goal,
-            images,
-            plan_mode,
-            ..
-        } => {
-            history.push(HistoryItem::Message(
-                Message::new(Role::User, goal.clone()).with_images(images.clone()),
-            ));
-            if *plan_mode {
-                history.push(user(PLAN_MODE_NOTE.into()));
-            }
-        }
+        EventPayload::RunCreated { .. } => history.extend(goal_items(payload)),
         EventPayload::ModelCallCompleted { action, text, .. } => {
             push_turn(history, action, text, flavour)
         }
@@ -131,6 +119,27 @@ fn push_items(
         // The update_plan call and its result carry the list already.
         | EventPayload::TodoUpdated { .. } => {}
     }
+}
+
+/// The goal (with its images), and in plan mode what the model is told
+/// after it.
+pub(super) fn goal_items(created: &EventPayload) -> Vec<HistoryItem> {
+    let EventPayload::RunCreated {
+        goal,
+        images,
+        plan_mode,
+        ..
+    } = created
+    else {
+        return Vec::new();
+    };
+    let mut items = vec![HistoryItem::Message(
+        Message::new(Role::User, goal.clone()).with_images(images.clone()),
+    )];
+    if *plan_mode {
+        items.push(user(PLAN_MODE_NOTE.into()));
+    }
+    items
 }
 
 /// What a plan-mode run's model is told after the goal.
