@@ -5,7 +5,7 @@
 // back as the user decides (playback.ts); settings live in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
-import type { EventPayload, ImageUpload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
+import type { EventPayload, ImageUpload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView, Worktree } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts, untrackedOf } from "./artifacts";
 import { compactByHand, eventText } from "./compaction";
@@ -18,6 +18,7 @@ import { createdOf, localise, SCENARIOS, scenarioFor, takesFor, takeToContinue, 
 import { checkReply, parentsFirst, threadOf } from "./threads";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
+import { MockWorktrees } from "./worktrees";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
 
 export type { MockSeed } from "./seed";
@@ -49,6 +50,13 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     engine.commit(runOf(engine, runId), payload, null);
   });
   const images = new MockImages();
+  const worktrees = new MockWorktrees({
+    engine,
+    commit: (runId, payload) => void engine.commit(runOf(engine, runId), payload, null),
+    repos: new Set(config.repos.map(normalise)),
+    folders: directories,
+    files,
+  });
 
   /** Lists a file a recorded run changed, as the recording lists it; the workspace has it or not. */
   function recordArtifact(run: MockRun, recorded: RecordedRun, payload: Extract<EventPayload, { type: "artifact_recorded" }>): void {
@@ -140,6 +148,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const workspace = checkStart(request, workspaceById(request.workspaceId), known, price !== null);
     const goalImages = await images.store(request.images, imageReader(request.provider));
     open(workspace.path);
+    // Made last, like the runtime: a request refused above leaves no worktree behind.
+    const worktree: Worktree | null = request.worktree ? worktrees.make(workspace, engine.nextId(), request.worktree) : null;
     const profile = settings.view().profiles.find((p) => p.name === request.profile);
     const spec: NewRun = {
       workspace,
@@ -151,6 +161,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       budgets: request.budgets,
       price,
       images: goalImages,
+      worktree,
     };
     const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal);
     const shape = {
@@ -190,6 +201,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       budgets: created.budgets,
       parent,
       images: replyImages,
+      // A follow-up continues in its parent's worktree.
+      worktree: created.worktree ?? null,
       recorded: createdOf(recorded),
     });
     run.role = role;
@@ -299,6 +312,14 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return eventText(engine, String(input.runId), String(input.blob ?? ""));
           case "run_image":
             return images.view(engine, String(input.runId), String(input.blob ?? ""));
+          case "list_worktrees":
+            return worktrees.list();
+          case "apply_worktree":
+            return worktrees.apply(String(input.runId), (input.paths as string[] | undefined) ?? []);
+          case "discard_worktree":
+            return worktrees.discard(String(input.runId));
+          case "prune_worktrees":
+            return worktrees.prune();
           case "cancel_run":
             runOf(engine, String(input.runId));
             if (!engine.cancel(String(input.runId))) throw new MockError({ code: "conflict", message: "the run is not in progress" });
@@ -457,6 +478,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     },
     editFile: (runId: string, path: string) => artifacts.touch(runId, path),
     removeFolder: (path: string) => void directories.delete(normalise(path)),
+    hasFile: (path: string) => files.has(normalise(path)),
     requestQuit() {
       const active = [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);
       void emit("quit-requested", { activeRuns: active });

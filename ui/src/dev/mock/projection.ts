@@ -83,6 +83,8 @@ const REVIEW_TYPES: ReadonlySet<string> = new Set([
   "rewind_started",
   "artifact_rewound",
   "artifact_edited",
+  "worktree_applied",
+  "worktree_removed",
 ]);
 
 export function apply(run: RunProjection, event: EventEnvelope): void {
@@ -161,6 +163,12 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "loop_detected":
       run.loops_detected = (run.loops_detected ?? 0) + 1;
       break;
+    // Like the kernel: the model's list replaces the last, during the run only (absent when empty).
+    case "todo_updated":
+      if (run.status.kind !== "running") throw new Error(`invalid event ${p.type} at seq ${event.seq}: the run is ${run.status.kind}`);
+      if (p.items.length > 0) run.todo = p.items.map((item) => ({ ...item }));
+      else delete run.todo;
+      break;
     case "model_call_retry_scheduled":
       if (p.usage) spend(run, p.usage, p.cost_micro_usd);
       break;
@@ -198,6 +206,8 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "rewind_started":
     case "artifact_rewound":
     case "artifact_edited":
+    case "worktree_applied":
+    case "worktree_removed":
       break;
     default: {
       // A new event type must be handled above (a type error otherwise).

@@ -19,6 +19,7 @@ import type {
   RunOwnerView,
   RunProjection,
   WorkspaceView,
+  Worktree,
 } from "../../bindings";
 import { DEFAULT_COMPACT_AT_PERMILLE } from "../../lib/runs/compaction";
 import { DEFAULT_COMMAND_SETTINGS } from "../../lib/settings/validation";
@@ -79,6 +80,8 @@ export interface NewRun {
   parent?: ParentRun | null;
   /** Images that went with the goal (stored by MockImages). */
   images?: ImageRef[];
+  /** The git worktree it works in (its folder is the run's workspace path). */
+  worktree?: Worktree | null;
   /** The recorded run's `run_created`: its settings, with this run's goal, ids, provider and parent. */
   recorded?: Extract<EventPayload, { type: "run_created" }>;
 }
@@ -95,17 +98,28 @@ export class MockRunEngine {
 
   constructor(readonly options: EngineOptions) {}
 
-  create(spec: NewRun, at = new Date().toISOString(), id = `run-${String(this.#next++).padStart(4, "0")}`): MockRun {
+  /** The id the next run created without one gets (a worktree is named from it before the run exists). */
+  nextId(): string {
+    return `run-${String(this.#next).padStart(4, "0")}`;
+  }
+
+  create(spec: NewRun, at = new Date().toISOString(), id?: string): MockRun {
+    if (id === undefined) {
+      id = this.nextId();
+      this.#next += 1;
+    }
     const own = {
       goal: spec.goal,
       workspace_id: spec.workspace.id,
-      workspace_path: spec.workspace.path,
+      // Like the runtime: a worktree run works in the worktree, listed under the main checkout's workspace.
+      workspace_path: spec.worktree?.path ?? spec.workspace.path,
       profile: spec.profile,
       provider: spec.provider,
       model: spec.model,
       parent: spec.parent ?? null,
       // Like the kernel: absent when there are none.
       ...(spec.images && spec.images.length > 0 ? { images: spec.images } : {}),
+      ...(spec.worktree ? { worktree: spec.worktree } : {}),
     };
     const payload: EventPayload = spec.recorded
       ? { ...spec.recorded, ...own }

@@ -31,6 +31,8 @@ export interface MockSeed {
   gateCommands?: boolean;
   /** Finished runs the Rust app recorded (a scenario's take), by workspace path, stored with their own ids. */
   recorded?: Record<string, { runId: string; scenario: ScenarioName; take?: number }[]>;
+  /** Top folders of git repositories: a run "In a new worktree" needs its workspace to be one. */
+  repos?: string[];
 }
 
 export const DEFAULT_SEED: Required<MockSeed> = {
@@ -46,6 +48,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   gateModelCalls: false,
   gateCommands: false,
   recorded: {},
+  repos: ["/home/dev/projects/bear-demo"],
 };
 
 export interface MockHooks {
@@ -79,6 +82,8 @@ export interface MockHooks {
   editFile(runId: string, path: string): void;
   /** The folder is gone (deleted or moved): runs in it cannot be continued. */
   removeFolder(path: string): void;
+  /** Whether the mock's disk holds this file (a run wrote it, or a worktree was applied there). */
+  hasFile(path: string): boolean;
   /** Like closing the window: asks before quitting when runs are active. */
   requestQuit(): void;
 }

@@ -84,8 +84,19 @@ describe("new run form", () => {
     const form = { ...defaultNewRunForm("openai"), goal: "  write docs/plan.md  " };
     expect(buildStartRequest("ws-1", form)).toEqual({
       errors: null,
-      request: { workspaceId: "ws-1", goal: "write docs/plan.md", provider: "openai", approvalMode: "ask_writes", budgets: DEFAULT_BUDGETS, images: [] },
+      request: { workspaceId: "ws-1", goal: "write docs/plan.md", provider: "openai", approvalMode: "ask_writes", budgets: DEFAULT_BUDGETS, images: [], worktree: null },
     });
+  });
+
+  it("sends the worktree choice when the switch is on, and checks its name first", () => {
+    const form = { ...defaultNewRunForm("openai"), goal: "fix calc.py" };
+    form.worktree = { enabled: true, name: "fix-add", base: "", carryChanges: true };
+    expect(buildStartRequest("ws-1", form).request?.worktree).toEqual({ name: "fix-add", base: null, carryChanges: true });
+    form.worktree.name = "fix add";
+    expect(buildStartRequest("ws-1", form).errors?.worktreeName).toMatch(/letters, digits/);
+    // Off: the name is not looked at and nothing is sent.
+    form.worktree.enabled = false;
+    expect(buildStartRequest("ws-1", form).request?.worktree).toBeNull();
   });
 
   it("sends the goal's images with it", () => {

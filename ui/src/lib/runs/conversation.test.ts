@@ -141,6 +141,21 @@ describe("ConversationFold", () => {
     ]);
   });
 
+  it("notes a worktree applied or removed after the answer, louder when files were refused", () => {
+    const f = fold([
+      created,
+      { type: "run_succeeded", answer: "done" },
+      { type: "worktree_applied", applied: ["calc.py"], merged: [], refused: [] },
+      { type: "worktree_applied", applied: ["calc.py"], merged: ["README.md"], refused: [{ path: "notes.md", reason: "the main checkout changed the same lines since the worktree's start" }] },
+      { type: "worktree_removed", discarded: true },
+    ]);
+    expect(f.items.slice(2).map((i) => (i.kind === "note" ? [i.tone, i.text] : [i.kind]))).toEqual([
+      ["muted", "Applied 1 file to the main checkout"],
+      ["attention", "Applied 2 files to the main checkout; merged README.md; refused notes.md (the main checkout changed the same lines since the worktree's start)"],
+      ["muted", "Worktree discarded"],
+    ]);
+  });
+
   it("marks a denial, a loop and a write's new file on the card", () => {
     const write = call("c3", "write_file", { path: "new.txt", content: "hi\n" });
     const f = fold([

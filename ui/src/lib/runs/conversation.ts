@@ -221,6 +221,7 @@ export class ConversationFold {
         this.#note(seq, p, "attention");
         return;
       case "run_resumed":
+      case "todo_updated":
       case "instructions_loaded":
       case "context_compacted":
       case "mcp_server_started":
@@ -234,6 +235,13 @@ export class ConversationFold {
       case "rewind_started":
       case "artifact_rewound":
         this.#review(seq, p);
+        return;
+      // The worktree landed in the main checkout (or went): a note after the answer, louder when files were refused.
+      case "worktree_applied":
+        this.#note(seq, p, p.refused.length > 0 ? "attention" : "muted");
+        return;
+      case "worktree_removed":
+        this.#note(seq, p, "muted");
         return;
       default: {
         // A new event kind fails the type check here until it is placed; at

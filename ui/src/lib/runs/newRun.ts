@@ -1,5 +1,6 @@
 import { DEMO_PROVIDER } from "../../bindings";
 import type { ApprovalMode, ImageUpload, StartRunRequest } from "../../bindings";
+import { defaultWorktreeForm, worktreeInput, worktreeNameError, type WorktreeForm } from "../worktrees/input";
 import { DEFAULT_BUDGETS, budgetsToForm, parseBudgets, type BudgetErrors, type BudgetForm } from "./budgets";
 
 /** Provider name of the scripted, offline demo model (from Rust). */
@@ -16,16 +17,19 @@ export interface NewRunForm {
   provider: string;
   approvalMode: ApprovalMode;
   budgets: BudgetForm;
+  /** "In a new worktree" and its fields. */
+  worktree: WorktreeForm;
 }
 
 export interface NewRunErrors {
   goal?: string;
   provider?: string;
   budgets?: BudgetErrors;
+  worktreeName?: string;
 }
 
 export function defaultNewRunForm(provider: string): NewRunForm {
-  return { goal: "", provider, approvalMode: "ask_writes", budgets: budgetsToForm(DEFAULT_BUDGETS) };
+  return { goal: "", provider, approvalMode: "ask_writes", budgets: budgetsToForm(DEFAULT_BUDGETS), worktree: defaultWorktreeForm() };
 }
 
 /** The cost field's hint when the chosen provider has no price. */
@@ -61,6 +65,8 @@ export function buildStartRequest(
   else if (budgets.budgets.max_cost_micro_usd != null && !priced) {
     errors.budgets = { maxCostUsd: unpricedCostLimitError(form.provider) };
   }
+  const nameError = form.worktree.enabled ? worktreeNameError(form.worktree.name) : null;
+  if (nameError) errors.worktreeName = nameError;
   if (Object.keys(errors).length > 0 || budgets.budgets === null) return { request: null, errors };
   return {
     errors: null,
@@ -71,6 +77,7 @@ export function buildStartRequest(
       approvalMode: form.approvalMode,
       budgets: budgets.budgets,
       images,
+      worktree: worktreeInput(form.worktree),
     },
   };
 }

@@ -85,6 +85,23 @@ describe("row presentation", () => {
     expect(rowInfo({ ...loaded, path: "src/AGENTS.md", bytes: 40_000, truncated: true }).title).toBe("Instructions: src/AGENTS.md, 39.1 KB (cut to fit)");
   });
 
+  it("counts a todo list's finished steps", () => {
+    const items = [{ step: "fix add", status: "completed" as const }, { step: "run the tests", status: "in_progress" as const }];
+    expect(rowInfo({ type: "todo_updated", items })).toEqual({ title: "Todo list: 1 of 2 done", tone: "muted", compact: true });
+  });
+
+  it("titles a worktree's apply with its report and its removal by why", () => {
+    const refused = [{ path: "notes.md", reason: "the main checkout changed the same lines since the worktree's start" }];
+    expect(rowInfo({ type: "worktree_applied", applied: ["calc.py", "a.py"], merged: [], refused: [] })).toEqual({ title: "Applied 2 files to the main checkout", tone: "success", compact: true });
+    expect(rowInfo({ type: "worktree_applied", applied: [], merged: [], refused })).toEqual({
+      title: "Applied nothing to the main checkout; refused notes.md (the main checkout changed the same lines since the worktree's start)",
+      tone: "attention",
+      compact: true,
+    });
+    expect(rowInfo({ type: "worktree_removed", discarded: true })).toEqual({ title: "Worktree discarded", tone: "attention", compact: true });
+    expect(rowInfo({ type: "worktree_removed", discarded: false })).toMatchObject({ title: "Worktree removed after it was applied", tone: "muted" });
+  });
+
   it("shows a command's start in full and its end by how it exited", () => {
     expect(rowInfo({ type: "command_started", call_id: "c", command: "ls", cwd: ".", sandboxed: true, network: false, rule: "r" })).toMatchObject({ compact: false });
     const end = { type: "command_finished" as const, call_id: "c", exit_code: 0 as number | null, signal: null, duration_ms: 5, output: null, output_bytes: 0, output_truncated: false, timed_out: false, cancelled: false, changed_files: 0 };

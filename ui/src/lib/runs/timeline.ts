@@ -1,5 +1,6 @@
 import type { Action, EventPayload, ModelErrorClass, Value } from "../../bindings";
 import { exitInfo } from "./commands";
+import { applyReportText, removedText } from "../worktrees/report";
 import { formatBytes, type StatusTone } from "./format";
 
 /** Tool results above this many bytes are collapsed to a preview. */
@@ -220,5 +221,13 @@ export function rowInfo(p: EventPayload): RowInfo {
       const exit = exitInfo(p);
       return { title: exit.title, tone: TONE_ROW[exit.tone], compact: true };
     }
+    case "todo_updated": {
+      const done = p.items.filter((item) => item.status === "completed").length;
+      return { title: `Todo list: ${done} of ${p.items.length} done`, tone: "muted", compact: true };
+    }
+    case "worktree_applied":
+      return { title: applyReportText(p), tone: p.refused.length > 0 ? "attention" : "success", compact: true };
+    case "worktree_removed":
+      return { title: removedText(p.discarded), tone: p.discarded ? "attention" : "muted", compact: true };
   }
 }
