@@ -43,8 +43,15 @@ async function demoAwaitingApproval(app) {
 }
 
 async function approveAndFinish(app) {
-  await byTestId(app, "approve").click();
-  await app.$('[data-testid="run-outcome"][data-status="succeeded"]').waitForDisplayed({ timeout: 30_000 });
+  const done = app.$('[data-testid="run-outcome"][data-status="succeeded"]');
+  // The card can re-render under the click (a change seen outside the run
+  // arrives as a note beside it): click again while it still asks.
+  for (let i = 0; i < 3 && !(await done.isDisplayed()); i++) {
+    const approve = byTestId(app, "approve");
+    if (await approve.isExisting()) await approve.click().catch(() => {});
+    await done.waitForDisplayed({ timeout: 10_000 }).catch(() => {});
+  }
+  await done.waitForDisplayed({ timeout: 30_000 });
 }
 
 const row = (app, path) => app.$(`[data-testid="artifact-row"][data-path="${path}"]`);
