@@ -6,6 +6,7 @@ mod commands;
 mod dto;
 mod events;
 mod live;
+mod notify;
 #[cfg(test)]
 mod scenarios;
 mod state;
@@ -117,6 +118,7 @@ pub fn run() -> ExitCode {
     let builder = specta_builder();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .manage(state)
         .invoke_handler(builder.invoke_handler())
         .setup(move |app| {

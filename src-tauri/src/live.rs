@@ -21,6 +21,7 @@ pub fn forward(app: Arc<Application>, handle: AppHandle) {
             if batch.events.is_empty() {
                 continue;
             }
+            crate::notify::notify_batch(&app, &handle, &batch.events);
             let updates = LiveUpdates {
                 updates: batch.events.into_iter().map(update).collect(),
             };
