@@ -15,10 +15,12 @@ import { MockRunEngine, type MockRun, type NewRun } from "./runEngine";
 import { MockReview } from "./review";
 import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
 import { createdOf, localise, SCENARIOS, scenarioFor, takesFor, takeToContinue, type RecordedRun, type ScenarioName, type Take } from "./scenario";
-import { checkReply, parentsFirst, threadOf } from "./threads";
+import { checkReply, parentsFirst, replySpec, threadOf } from "./threads";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
 import { MockWorktrees } from "./worktrees";
+import { MockRemembered } from "./remembered";
+import { MockSteering } from "./steering";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
 
 export type { MockSeed } from "./seed";
@@ -50,6 +52,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     engine.commit(runOf(engine, runId), payload, null);
   });
   const images = new MockImages();
+  const remembered = new MockRemembered();
+  const steering = new MockSteering(engine, config.stepMs);
   const worktrees = new MockWorktrees({
     engine,
     commit: (runId, payload) => void engine.commit(runOf(engine, runId), payload, null),
@@ -163,6 +167,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       images: goalImages,
       worktree,
     };
+    if (request.planMode) return steering.startPlan(spec);
     const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal);
     const shape = {
       approvalMode: request.approvalMode,
@@ -183,6 +188,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       provider: (name) => name === "demo" || settings.hasProvider(name),
       folder: (path) => directories.has(path),
     });
+    const workspace = workspaceById(created.workspace_id) ?? open(created.workspace_path);
+    if (steering.continues(runId, atSeq)) return steering.followUp(replySpec(created, workspace, goal, parent));
     const take = takeToContinue(parentRun.takes, parentRun.decided.length);
     const role = atSeq === null ? "follow_up" : "fork";
     const recorded = take?.[role];
@@ -190,21 +197,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       throw new MockError({ code: "internal", message: `the UI mock has no recorded ${role.replace("_", "-")} of run ${runId}: record one in src-tauri/src/scenarios/` });
     }
     const replyImages = await images.store(uploads, imageReader(created.provider));
-    const workspace = workspaceById(created.workspace_id) ?? open(created.workspace_path);
-    const run = engine.create({
-      workspace,
-      goal,
-      provider: created.provider,
-      model: created.model,
-      profile: created.profile,
-      approvalMode: created.approval_mode,
-      budgets: created.budgets,
-      parent,
-      images: replyImages,
-      // A follow-up continues in its parent's worktree.
-      worktree: created.worktree ?? null,
-      recorded: createdOf(recorded),
-    });
+    const run = engine.create({ ...replySpec(created, workspace, goal, parent), images: replyImages, recorded: createdOf(recorded) });
     run.role = role;
     const runs = role === "follow_up" ? [parentRun.id, run.id] : [parentRun.id, null, run.id];
     return play(run, parentRun.scenario, [take], (t) => t[role], runs);
@@ -329,7 +322,12 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             if (!engine.decide(String(input.runId), String(input.callId), input.decision as never)) {
               throw new MockError({ code: "not_found", message: `pending approval not found: ${String(input.runId)}/${String(input.callId)}` });
             }
+            remembered.record(String(input.runId), runOf(engine, String(input.runId)).projection.workspace_path, input.decision as never);
             return null;
+          case "remembered_rules":
+            return remembered.list();
+          case "forget_rule":
+            return remembered.forget(Number(input.number));
           case "search_runs":
             return search(engine, input.filter as never);
           case "get_run":

@@ -82,6 +82,8 @@ export interface NewRun {
   images?: ImageRef[];
   /** The git worktree it works in (its folder is the run's workspace path). */
   worktree?: Worktree | null;
+  /** Plan first: recorded as `plan_mode` on its `run_created`. */
+  planMode?: boolean;
   /** The recorded run's `run_created`: its settings, with this run's goal, ids, provider and parent. */
   recorded?: Extract<EventPayload, { type: "run_created" }>;
 }
@@ -120,6 +122,7 @@ export class MockRunEngine {
       // Like the kernel: absent when there are none.
       ...(spec.images && spec.images.length > 0 ? { images: spec.images } : {}),
       ...(spec.worktree ? { worktree: spec.worktree } : {}),
+      ...(spec.planMode ? { plan_mode: true } : {}),
     };
     const payload: EventPayload = spec.recorded
       ? { ...spec.recorded, ...own }

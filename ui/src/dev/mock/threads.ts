@@ -1,9 +1,9 @@
 // Development-only: follow-ups, forks and threads in the mock backend,
 // checked in the order the Rust app checks them.
-import type { EventEnvelope, EventPayload, ParentRun, RunProjection, ThreadRunView } from "../../bindings";
+import type { EventEnvelope, EventPayload, ParentRun, RunProjection, ThreadRunView, WorkspaceView } from "../../bindings";
 import { canReply } from "../../lib/runs/threads";
 import { summary } from "./projection";
-import type { MockRun, MockRunEngine } from "./runEngine";
+import type { MockRun, MockRunEngine, NewRun } from "./runEngine";
 import { runOf } from "./runs";
 import { MockError } from "./settings";
 
@@ -84,4 +84,19 @@ export function parentsFirst<T extends { runId: string; parentRunId?: string | n
     rest = rest.filter((r) => !done.has(r.runId));
   }
   return out;
+}
+
+/** A reply's run: its parent's workspace, provider and settings (a follow-up continues in its parent's worktree). */
+export function replySpec(created: RunCreated, workspace: WorkspaceView, goal: string, parent: ParentRun): NewRun {
+  return {
+    workspace,
+    goal,
+    provider: created.provider,
+    model: created.model,
+    profile: created.profile,
+    approvalMode: created.approval_mode,
+    budgets: created.budgets,
+    parent,
+    worktree: created.worktree ?? null,
+  };
 }

@@ -1,4 +1,4 @@
-import type { DecisionInput } from "../../bindings";
+import type { DecisionInput, RememberScopeView } from "../../bindings";
 
 /** The keys an approval row answers to (when it, not a text field, has focus). */
 export interface ApprovalKey {
@@ -28,16 +28,17 @@ export function choiceForKey(event: ApprovalKey): ApprovalChoice | null {
 /**
  * The decision sent for a choice; a denial carries the reason (blank →
  * none), an `allow_prefix` approval the command prefix (and, with
- * `network`, the network for the commands it allows).
+ * `network`, the network for the commands it allows; with `remember`,
+ * kept beyond the run for the workspace or every workspace).
  */
-export function decisionFor(choice: ApprovalChoice, reason = "", prefix = "", network = false): DecisionInput {
+export function decisionFor(choice: ApprovalChoice, reason = "", prefix = "", network = false, remember: RememberScopeView | null = null): DecisionInput {
   switch (choice) {
     case "approve":
       return { approve: true, scope: "once", reason: null };
     case "approve_network":
       return { approve: true, scope: "once", reason: null, network: true };
     case "allow_prefix":
-      return { approve: true, scope: "once", reason: null, allowPrefix: prefix.trim().split(/\s+/).join(" "), ...(network ? { network: true } : {}) };
+      return { approve: true, scope: "once", reason: null, allowPrefix: prefix.trim().split(/\s+/).join(" "), ...(network ? { network: true } : {}), ...(remember ? { remember } : {}) };
     case "always":
       return { approve: true, scope: "tool_for_run", reason: null };
     case "deny":

@@ -7,6 +7,7 @@
 import type { ApprovalScope, EventEnvelope, EventPayload, ImageRef, ParentRun, Receipt, TokenUsage, ToolResult, Value } from "../../bindings";
 import type { CommandFinished, CommandStarted } from "./commands";
 import { modelErrorLabel, rowInfo } from "./timeline";
+import { todoNote } from "./todo";
 
 export interface UserItem {
   kind: "user";
@@ -31,6 +32,8 @@ export interface ModelItem {
   /** What the model wrote: narration before tool calls, or the answer. */
   text: string;
   answer: boolean;
+  /** The answer of a plan-mode run: the plan, to approve or comment on. */
+  plan: boolean;
   usage: TokenUsage | null;
   costMicroUsd: number | null;
   /** Retries of this call, oldest first ("overloaded — retried after 2 s"). */
@@ -125,6 +128,7 @@ export class ConversationFold {
   readonly #writers = new Map<string, Set<string>>();
   readonly #reviewed = new Set<string>();
   #openModel: number | null = null;
+  #planMode = false;
   #lastRequested: { seq: number; tokens: number | null } | null = null;
 
   get size(): number {
@@ -162,6 +166,7 @@ export class ConversationFold {
     this.#cards.clear();
     this.#models.clear();
     this.#openModel = null;
+    this.#planMode = false;
     this.#lastRequested = null;
   }
 
@@ -171,6 +176,7 @@ export class ConversationFold {
     const seq = event.seq;
     switch (p.type) {
       case "run_created":
+        this.#planMode = p.plan_mode === true;
         this.#push({ kind: "user", key: `user:${seq}`, seq, text: p.goal, parent: p.parent ?? null, images: p.images ?? [] });
         return;
       case "run_started":
@@ -220,8 +226,10 @@ export class ConversationFold {
       case "review_abandoned":
         this.#note(seq, p, "attention");
         return;
-      case "run_resumed":
       case "todo_updated":
+        this.#push({ kind: "note", key: `note:${seq}`, seq, text: todoNote(p.items), tone: "muted" });
+        return;
+      case "run_resumed":
       case "instructions_loaded":
       case "context_compacted":
       case "mcp_server_started":
@@ -280,6 +288,7 @@ export class ConversationFold {
       estimatedTokens: requested?.tokens ?? null,
       text: "",
       answer: false,
+      plan: false,
       usage: null,
       costMicroUsd: null,
       retries: [],
@@ -306,7 +315,7 @@ export class ConversationFold {
     const answer = p.action.type === "final_answer";
     // Streamed narration often ends in a space or a newline: not worth a line of its own.
     const text = (p.text && p.text.trim() !== "" ? p.text : p.action.type === "final_answer" ? p.action.content : "").trimEnd();
-    this.items[index] = { ...item, endSeq: event.seq, usage: p.usage, costMicroUsd: p.cost_micro_usd ?? null, text, answer };
+    this.items[index] = { ...item, endSeq: event.seq, usage: p.usage, costMicroUsd: p.cost_micro_usd ?? null, text, answer, plan: answer && this.#planMode };
   }
 
   #request(seq: number, callId: string, name: string, args: Record<string, Value>): void {

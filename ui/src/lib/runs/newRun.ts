@@ -19,6 +19,8 @@ export interface NewRunForm {
   budgets: BudgetForm;
   /** "In a new worktree" and its fields. */
   worktree: WorktreeForm;
+  /** "Plan first": the run only reads and ends with a plan to approve. */
+  planMode: boolean;
 }
 
 export interface NewRunErrors {
@@ -29,7 +31,7 @@ export interface NewRunErrors {
 }
 
 export function defaultNewRunForm(provider: string): NewRunForm {
-  return { goal: "", provider, approvalMode: "ask_writes", budgets: budgetsToForm(DEFAULT_BUDGETS), worktree: defaultWorktreeForm() };
+  return { goal: "", provider, approvalMode: "ask_writes", budgets: budgetsToForm(DEFAULT_BUDGETS), worktree: defaultWorktreeForm(), planMode: false };
 }
 
 /** The cost field's hint when the chosen provider has no price. */
@@ -78,6 +80,7 @@ export function buildStartRequest(
       budgets: budgets.budgets,
       images,
       worktree: worktreeInput(form.worktree),
+      ...(form.planMode ? { planMode: true } : {}),
     },
   };
 }

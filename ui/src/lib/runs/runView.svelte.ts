@@ -8,6 +8,7 @@ import type {
   ModelTextPushed,
   RunAborted,
   RunDetailView,
+  RememberScopeView,
   RunEventPushed,
 } from "../../bindings";
 import type { RunsApi, Unlisten } from "./api";
@@ -313,10 +314,10 @@ export class RunViewStore {
   // ---- commands ----------------------------------------------------------
 
   /** `prefix`: with `allow_prefix`, the command words allowed for the rest of the run. */
-  async decide(callId: string, choice: ApprovalChoice, reason = "", prefix = "", network = false): Promise<boolean> {
+  async decide(callId: string, choice: ApprovalChoice, reason = "", prefix = "", network = false, remember: RememberScopeView | null = null): Promise<boolean> {
     if (!this.isAnswerable(callId)) return false;
     this.decisions.set(callId, { kind: "sending", choice });
-    const outcome = await this.#api.decide(this.runId, callId, decisionFor(choice, reason, prefix, network));
+    const outcome = await this.#api.decide(this.runId, callId, decisionFor(choice, reason, prefix, network, remember));
     if (!outcome.ok) {
       this.decisions.set(callId, { kind: "failed", choice, ...outcome.error });
       return false;

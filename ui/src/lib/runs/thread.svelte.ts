@@ -3,6 +3,7 @@ import type { ApiError, ImageUpload, ThreadRunView } from "../../bindings";
 import type { RunsApi } from "./api";
 import { ImageDraft } from "./imageDraft.svelte";
 import { earlierRuns } from "./threads";
+import { PLAN_APPROVAL_MESSAGE } from "./plan";
 
 /**
  * The thread of one open run: the runs it continues (from `getThread`),
@@ -110,6 +111,15 @@ export class ReplyStore {
       this.message = "";
       this.images.clear();
     }
+    return error === null;
+  }
+
+  /** "Approve plan": the follow-up that carries a plan-mode run's plan out, opened like a reply. */
+  async approvePlan(): Promise<boolean> {
+    if (this.sending !== null) return false;
+    this.replyError = null;
+    const error = await this.#send("reply", PLAN_APPROVAL_MESSAGE, null, []);
+    if (error) this.replyError = error;
     return error === null;
   }
 

@@ -2,6 +2,8 @@ import type { Action, EventPayload, ModelErrorClass, Value } from "../../binding
 import { exitInfo } from "./commands";
 import { applyReportText, removedText } from "../worktrees/report";
 import { formatBytes, type StatusTone } from "./format";
+import { createdTitle } from "./plan";
+import { todoSummary } from "./todo";
 
 /** Tool results above this many bytes are collapsed to a preview. */
 export const COLLAPSE_BYTES = 2048;
@@ -136,7 +138,7 @@ interface RowInfo {
 export function rowInfo(p: EventPayload): RowInfo {
   switch (p.type) {
     case "run_created":
-      return { title: "Run created", tone: "plain", compact: false };
+      return { title: createdTitle(p), tone: "plain", compact: false };
     case "run_started":
       return { title: "Run started", tone: "muted", compact: true };
     case "model_call_requested":
@@ -221,10 +223,8 @@ export function rowInfo(p: EventPayload): RowInfo {
       const exit = exitInfo(p);
       return { title: exit.title, tone: TONE_ROW[exit.tone], compact: true };
     }
-    case "todo_updated": {
-      const done = p.items.filter((item) => item.status === "completed").length;
-      return { title: `Todo list: ${done} of ${p.items.length} done`, tone: "muted", compact: true };
-    }
+    case "todo_updated":
+      return { title: `Todo list: ${todoSummary(p.items)}`, tone: "muted", compact: true };
     case "worktree_applied":
       return { title: applyReportText(p), tone: p.refused.length > 0 ? "attention" : "success", compact: true };
     case "worktree_removed":
