@@ -202,11 +202,19 @@ impl Follower<'_> {
                 let update = updates::status(&id, ToolCallStatus::InProgress, vec![]);
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
-            EventPayload::ToolCallCompleted { result, .. } => {
+            EventPayload::ToolCallCompleted {
+                result, receipt, ..
+            } => {
                 let id = &result.call_id;
-                let mut content: Vec<_> = self
-                    .changes
-                    .remove(id)
+                // What the write did, from its receipt: the diff computed
+                // when it was requested may already see the write itself
+                // (a call not asked about runs before we look).
+                let asked = self.changes.remove(id);
+                let done = receipt
+                    .as_ref()
+                    .and_then(|r| self.ctx.app.recorded_change(id, r).ok())
+                    .or(asked);
+                let mut content: Vec<_> = done
                     .map(|c| updates::diff_content(&c, self.workspace))
                     .into_iter()
                     .collect();

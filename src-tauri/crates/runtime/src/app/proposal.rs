@@ -50,6 +50,37 @@ impl Application {
         }))
     }
 
+    /// What a finished write of the call `call_id` changed, from its
+    /// receipt's recorded versions (what the file held before and after):
+    /// exact even when the file changed again since.
+    pub fn recorded_change(
+        &self,
+        call_id: &bearagent_kernel::CallId,
+        receipt: &bearagent_kernel::Receipt,
+    ) -> Result<ProposedChange, AppError> {
+        let read =
+            |hash: &Option<bearagent_kernel::ContentHash>| -> Result<Option<Vec<u8>>, AppError> {
+                match hash {
+                    Some(h) => Ok(Some(self.store.get_blob(h)?.ok_or_else(|| {
+                        AppError::Corrupt(format!("the version {h} of {} is missing", receipt.path))
+                    })?)),
+                    None => Ok(None),
+                }
+            };
+        let before = read(&receipt.before_hash)?;
+        let after = read(&receipt.after_hash)?.unwrap_or_default();
+        Ok(ProposedChange {
+            call_id: call_id.clone(),
+            new_file: before.is_none(),
+            diff: diff_versions(before.as_deref(), Some(&after), false),
+            before_text: before
+                .as_deref()
+                .map(|b| String::from_utf8_lossy(b).into_owned()),
+            after_text: String::from_utf8_lossy(&after).into_owned(),
+            path: receipt.path.clone(),
+        })
+    }
+
     /// What the call `run_id` waits for approval of would change (as
     /// [`Application::proposed_change`]): `None` when nothing waits or the
     /// call writes no workspace file.
