@@ -1208,6 +1208,8 @@ export type RunSummaryView = {
 	costMicroUsd: number | null,
 	/**  The run this one follows up or forks (part of its thread). */
 	parentRunId: string | null,
+	/**  The model's todo list, when it keeps one: steps done of steps. */
+	todo?: TodoCountView | null,
 };
 
 /**  Home paths are as the command sees them (under its `HOME`). */
@@ -1291,6 +1293,11 @@ export type ThreadRunView = {
 	finalAnswer: string | null,
 	/**  For a fork: the event of the run before it that it branched at. */
 	forkedAt: number | null,
+};
+
+export type TodoCountView = {
+	done: number,
+	total: number,
 };
 
 export type TodoItem = {

@@ -128,6 +128,16 @@ pub struct RunSummaryView {
     pub cost_micro_usd: Option<u64>,
     /// The run this one follows up or forks (part of its thread).
     pub parent_run_id: Option<String>,
+    /// The model's todo list, when it keeps one: steps done of steps.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub todo: Option<TodoCountView>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct TodoCountView {
+    pub done: u32,
+    pub total: u32,
 }
 
 impl From<RunSummary> for RunSummaryView {
@@ -155,6 +165,7 @@ impl From<RunSummary> for RunSummaryView {
             created_at: r.created_at.to_rfc3339(),
             updated_at: r.updated_at.to_rfc3339(),
             parent_run_id: r.parent_run_id.map(|p| p.to_string()),
+            todo: r.todo.map(|(done, total)| TodoCountView { done, total }),
             model_calls: r.model_calls,
             tool_calls: r.tool_calls,
             input_tokens: r.input_tokens,

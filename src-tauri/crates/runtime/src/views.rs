@@ -42,6 +42,8 @@ pub struct RunSummary {
     pub cost_micro_usd: Option<u64>,
     /// The run this one follows up or forks.
     pub parent_run_id: Option<RunId>,
+    /// The model's todo list: (steps done, steps), when it keeps one.
+    pub todo: Option<(u32, u32)>,
 }
 
 impl From<RunProjection> for RunSummary {
@@ -61,6 +63,14 @@ impl From<RunProjection> for RunSummary {
             output_tokens: p.usage.output,
             cost_micro_usd: p.cost_micro_usd,
             parent_run_id: p.parent.map(|p| p.run_id),
+            todo: (!p.todo.is_empty()).then(|| {
+                let done = p
+                    .todo
+                    .iter()
+                    .filter(|i| i.status == bearagent_kernel::TodoStatus::Completed)
+                    .count();
+                (done as u32, p.todo.len() as u32)
+            }),
         }
     }
 }
