@@ -94,7 +94,7 @@ fn on_a_terminal(env: &support::Env, args: &[String], answer: &str) -> String {
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }
-        if !answered && String::from_utf8_lossy(&seen).contains("(pw WORDS: with the network): ") {
+        if !answered && String::from_utf8_lossy(&seen).contains("remember it for this workspace): ") {
             let stdin = child.stdin.as_mut().unwrap();
             stdin.write_all(answer.as_bytes()).unwrap();
             stdin.flush().unwrap();
