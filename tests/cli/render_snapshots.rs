@@ -94,7 +94,8 @@ fn on_a_terminal(env: &support::Env, args: &[String], answer: &str) -> String {
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
         }
-        if !answered && String::from_utf8_lossy(&seen).contains("remember it for this workspace): ") {
+        if !answered && String::from_utf8_lossy(&seen).contains("remember it for this workspace): ")
+        {
             let stdin = child.stdin.as_mut().unwrap();
             stdin.write_all(answer.as_bytes()).unwrap();
             stdin.flush().unwrap();

@@ -250,10 +250,10 @@ fn a_looping_model_runs_at_most_three_identical_calls_then_the_run_stops() {
     assert_eq!(loops[0]["payload"]["tool_name"], "read_file");
     assert_eq!(loops[0]["payload"]["repeats"], 3);
     let failed = r.of_type("run_failed");
-    assert!(failed[0]["payload"]["reason"]
-        .as_str()
-        .unwrap()
-        .contains("kept repeating"));
+    let reason = failed[0]["payload"]["reason"].as_str().unwrap();
+    assert!(reason.contains("kept repeating"), "{reason}");
+    // Without a terminal the denial says how to let it go on.
+    assert!(reason.contains("raise max_repeated_calls"), "{reason}");
     // Thresholds come from the profile.
     std::fs::write(
         env.home.path().join("config.toml"),
