@@ -69,14 +69,7 @@ fn push_items(
             history.push(user(review_note(path, payload)))
         }
         EventPayload::ToolCallCompleted { result, .. }
-        | EventPayload::ToolCallFailed { result } => {
-            history.push(HistoryItem::ToolResult(ToolResult {
-                call_id: result.call_id.clone(),
-                content: preview(&result.content, caps.max_tool_result_bytes as usize),
-                is_error: result.is_error,
-                images: result.images.clone(),
-            }));
-        }
+        | EventPayload::ToolCallFailed { result } => history.push(previewed(result, caps)),
         EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }
         | EventPayload::ModelCallStarted { .. }
@@ -119,6 +112,16 @@ fn push_items(
         // The update_plan call and its result carry the list already.
         | EventPayload::TodoUpdated { .. } => {}
     }
+}
+
+/// A tool's result as the model sees it: a large one previewed.
+fn previewed(result: &ToolResult, caps: &ContextCaps) -> HistoryItem {
+    HistoryItem::ToolResult(ToolResult {
+        call_id: result.call_id.clone(),
+        content: preview(&result.content, caps.max_tool_result_bytes as usize),
+        is_error: result.is_error,
+        images: result.images.clone(),
+    })
 }
 
 /// The goal (with its images), and in plan mode what the model is told

@@ -72,18 +72,7 @@ impl Application {
         .to_owned();
         let folder = self.worktree_folder(repo, &name)?;
         let branch = format!("bearagent/{name}");
-        if git::output(
-            repo,
-            &[
-                "rev-parse",
-                "--verify",
-                "--quiet",
-                &format!("refs/heads/{branch}"),
-            ],
-        )?
-        .status
-        .success()
-        {
+        if git::branch_exists(repo, &branch)? {
             return Err(AppError::Conflict(format!(
                 "branch {branch} exists already; choose another worktree name"
             )));

@@ -66,6 +66,16 @@ pub fn run_as_bearagent(dir: &Path, args: &[&str]) -> Result<String, AppError> {
     run(dir, &full)
 }
 
+/// The local branch `branch` exists in the repository.
+pub fn branch_exists(dir: &Path, branch: &str) -> Result<bool, AppError> {
+    let reference = format!("refs/heads/{branch}");
+    Ok(
+        output(dir, &["rev-parse", "--verify", "--quiet", &reference])?
+            .status
+            .success(),
+    )
+}
+
 /// A file's bytes at `commit` (None: the file is not in that commit).
 pub fn show(dir: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8>>, AppError> {
     let spec = format!("{commit}:{path}");

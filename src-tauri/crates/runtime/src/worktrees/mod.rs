@@ -174,18 +174,7 @@ fn remove(wt: &Worktree) -> Result<(), AppError> {
         git::run(repo, &["worktree", "prune"])?;
     }
     // The branch holds no commit of the user's: only BearAgent's own.
-    if git::output(
-        repo,
-        &[
-            "rev-parse",
-            "--verify",
-            "--quiet",
-            &format!("refs/heads/{}", wt.branch),
-        ],
-    )?
-    .status
-    .success()
-    {
+    if git::branch_exists(repo, &wt.branch)? {
         git::run(repo, &["branch", "-D", &wt.branch])?;
     }
     Ok(())
