@@ -507,6 +507,40 @@ pub enum EventPayload {
     /// (its changes thrown away by the user) or pruned after it was
     /// applied.
     WorktreeRemoved { discarded: bool },
+    /// One of the user's hooks ran: at which moment, from where, its exit
+    /// code, how long, what it decided, and its output (bounded). On the
+    /// call it decided when `call_id` is set.
+    HookRan {
+        hook: crate::hook::HookEvent,
+        source: crate::hook::HookSource,
+        command: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<CallId>,
+        exit_code: Option<i32>,
+        #[serde(default, skip_serializing_if = "is_false")]
+        timed_out: bool,
+        duration_ms: u64,
+        decision: crate::hook::HookDecision,
+        /// Why it decided so (shown to the user).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// What the model reads of it, after the event it followed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        for_model: Option<String>,
+        /// Something went wrong with the hook itself (a timeout, an exit
+        /// code other than 0 or 2, unreadable JSON); the run went on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        warning: Option<String>,
+        stdout: String,
+        stderr: String,
+    },
+    /// The workspace has project hooks the user has not trusted (or that
+    /// changed since): they did not run. Recorded once, at the run's start.
+    HooksNotTrusted {
+        file: String,
+        content_hash: ContentHash,
+        commands: Vec<String>,
+    },
 }
 
 /// Three identical calls with identical results make a loop.

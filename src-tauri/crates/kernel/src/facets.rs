@@ -222,8 +222,8 @@ impl EventPayload {
             )
     }
 
-    /// How the CLI and reports word a worktree's fate or the todo list
-    /// (None for every other event).
+    /// How the CLI and reports word a worktree's fate, the todo list or a
+    /// hook (None for every other event).
     pub fn steering_text(&self) -> Option<String> {
         match self {
             EventPayload::WorktreeApplied {
@@ -239,6 +239,9 @@ impl EventPayload {
                 crate::todo::todo_progress(items),
                 crate::todo::todo_checklist(items)
             )),
+            EventPayload::HookRan { .. } | EventPayload::HooksNotTrusted { .. } => {
+                crate::hook::hook_text(self)
+            }
             _ => None,
         }
     }
@@ -336,6 +339,8 @@ impl EventPayload {
             EventPayload::TodoUpdated { .. } => "todo_updated",
             EventPayload::WorktreeApplied { .. } => "worktree_applied",
             EventPayload::WorktreeRemoved { .. } => "worktree_removed",
+            EventPayload::HookRan { .. } => "hook_ran",
+            EventPayload::HooksNotTrusted { .. } => "hooks_not_trusted",
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod cost;
 pub mod event;
 pub mod facets;
 pub mod history;
+pub mod hook;
 pub mod ids;
 pub mod image;
 pub mod mcp;
@@ -34,6 +35,7 @@ pub use event::{
 };
 pub use facets::{hunk_list, FileEffect, ModelSpend, ReceiptStep};
 pub use history::{validate_history, HistoryViolation};
+pub use hook::{HookDecision, HookEvent, HookSource, HOOK_OUTPUT_CAP};
 pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, WorkspaceId};
 pub use image::{
     check_image, check_image_count, ImageError, ImageRef, ImageType, MAX_IMAGES, MAX_IMAGE_BYTES,

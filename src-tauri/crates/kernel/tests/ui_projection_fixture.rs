@@ -16,13 +16,14 @@ use bearagent_kernel::{
     apply, EventEnvelope, EventPayload, EventSeq, NewEvent, RunId, RunProjection, Timestamp,
 };
 use fixture_runs::{
-    denied_and_exhausted_run, failed_run, interrupted_run, reviewed_write_run, worktree_run,
+    denied_and_exhausted_run, failed_run, hooks_run, interrupted_run, reviewed_write_run,
+    worktree_run,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 44;
+const EVENT_TYPES: usize = 46;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -72,6 +73,8 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::WorktreeApplied { .. } => 41,
         EventPayload::WorktreeRemoved { .. } => 42,
         EventPayload::TodoUpdated { .. } => 43,
+        EventPayload::HookRan { .. } => 44,
+        EventPayload::HooksNotTrusted { .. } => 45,
     }
 }
 
@@ -115,6 +118,7 @@ fn fixture() -> Value {
             "0190a000-0000-7000-8000-000000000105",
             worktree_run(),
         ),
+        ("hooks", "0190a000-0000-7000-8000-000000000106", hooks_run()),
     ];
     let mut seen = BTreeSet::new();
     let runs: Vec<Value> = runs

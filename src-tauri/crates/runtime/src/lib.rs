@@ -9,6 +9,7 @@ pub mod demo;
 mod error;
 pub mod follow;
 pub mod home;
+pub mod hooks;
 pub mod live;
 pub mod logging;
 pub mod mcp;

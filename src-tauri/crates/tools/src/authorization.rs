@@ -79,7 +79,9 @@
 //! ```
 
 use crate::spec::PreparedCall;
-use bearagent_kernel::{ApprovalScope, CallId, EventEnvelope, EventPayload, EventSeq};
+use bearagent_kernel::{
+    ApprovalScope, CallId, EventEnvelope, EventPayload, EventSeq, HookDecision,
+};
 use std::ops::Deref;
 
 /// Who allowed a call.
@@ -90,6 +92,9 @@ pub enum Authority {
     /// The user approved it; the approval is the event with this seq (for
     /// "always for this run", the approval that granted the tool).
     User { approval: EventSeq },
+    /// A PreToolUse hook the user configured allowed it where the policy
+    /// would have asked; its recorded `HookRan` has this seq.
+    Hook { decision: EventSeq },
 }
 
 /// A prepared call the policy allowed or the user approved: the only thing
@@ -136,6 +141,12 @@ impl AuthorizedCall {
 
     pub fn prepared(&self) -> &PreparedCall {
         &self.call
+    }
+
+    /// A hook wants the user asked about a call the policy allowed: the
+    /// call goes back to being a request (tightening is always allowed).
+    pub fn into_request(self) -> ApprovalRequest {
+        ApprovalRequest::new(self.call)
     }
 
     /// Test-only: execute a call the policy would refuse, to test a tool's
@@ -218,6 +229,42 @@ impl ApprovalRequest {
                 approval: granted.seq,
             },
             network,
+        })
+    }
+}
+
+impl ApprovalRequest {
+    /// A PreToolUse hook allowed `call_id`: `decision` must be its recorded
+    /// `HookRan` for that very call, deciding `allow`. Only an "ask" of the
+    /// policy gets here; a deny never reaches a hook's allow.
+    pub fn allow_by_hook(
+        self,
+        call_id: &CallId,
+        decision: &EventEnvelope,
+    ) -> Result<AuthorizedCall, NotApproved> {
+        let allowed = matches!(
+            &decision.payload,
+            EventPayload::HookRan {
+                call_id: Some(id),
+                decision: HookDecision::Allow,
+                ..
+            } if id == call_id
+        );
+        if !allowed {
+            return Err(NotApproved {
+                seq: decision.seq,
+                why: format!(
+                    "event {} is not a hook's allow for call {call_id}",
+                    decision.seq.0
+                ),
+            });
+        }
+        Ok(AuthorizedCall {
+            call: self.call,
+            authority: Authority::Hook {
+                decision: decision.seq,
+            },
+            network: false,
         })
     }
 }
@@ -392,5 +439,52 @@ mod tests {
             PolicyDecision::Allow(call) => assert!(!call.network_granted()),
             other => panic!("expected allow, got {other:?}"),
         }
+    }
+
+    fn hook_ran(seq: u64, call: &str, decision: HookDecision) -> EventEnvelope {
+        event(
+            seq,
+            EventPayload::HookRan {
+                hook: bearagent_kernel::HookEvent::PreToolUse,
+                source: bearagent_kernel::HookSource::User,
+                command: "check".into(),
+                call_id: Some(CallId::new(call).unwrap()),
+                exit_code: Some(0),
+                timed_out: false,
+                duration_ms: 1,
+                decision,
+                reason: None,
+                for_model: None,
+                warning: None,
+                stdout: String::new(),
+                stderr: String::new(),
+            },
+        )
+    }
+
+    #[test]
+    fn only_a_hooks_allow_for_this_very_call_authorises_it() {
+        let call = CallId::new("c1").unwrap();
+        let ok = request()
+            .allow_by_hook(&call, &hook_ran(7, "c1", HookDecision::Allow))
+            .unwrap();
+        assert_eq!(
+            ok.authority(),
+            Authority::Hook {
+                decision: EventSeq(7)
+            }
+        );
+        assert!(request()
+            .allow_by_hook(&call, &hook_ran(7, "c2", HookDecision::Allow))
+            .is_err());
+        assert!(request()
+            .allow_by_hook(&call, &hook_ran(7, "c1", HookDecision::Ask))
+            .is_err());
+        assert!(request()
+            .allow_by_hook(&call, &granted(7, "c1", ApprovalScope::Once))
+            .is_err());
+        // A hook's "ask" turns an allowed call back into a request.
+        let back = ok.into_request();
+        assert_eq!(back.call().tool().as_str(), "write_file");
     }
 }

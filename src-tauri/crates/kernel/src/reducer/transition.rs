@@ -149,7 +149,9 @@ impl Transition<'_> {
             EventPayload::ToolCallFailed { result } => self.tool_call_failed(result),
             EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
-            | EventPayload::InstructionsLoaded { .. } => self.loop_setup_observed(),
+            | EventPayload::InstructionsLoaded { .. }
+            | EventPayload::HookRan { .. }
+            | EventPayload::HooksNotTrusted { .. } => self.loop_setup_observed(),
             EventPayload::ArtifactRecorded { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }

@@ -13,7 +13,9 @@ use bearagent_kernel::{
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
+mod hooks;
 mod worktree;
+pub use hooks::hooks_run;
 pub use worktree::worktree_run;
 
 fn hash(c: char) -> ContentHash {

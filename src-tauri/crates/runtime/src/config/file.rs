@@ -202,6 +202,26 @@ pub struct ConfigFile {
     /// remember beyond the run (kept here, never in a workspace).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub remembered_commands: Vec<RememberedCommand>,
+    /// `[[hooks.PreToolUse]]` …: the user's own hooks, for every run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hooks: crate::hooks::HooksTable,
+    /// Project hooks files the user trusted, by workspace and exact
+    /// content (a changed file is untrusted again).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trusted_hooks: Vec<TrustedHooks>,
+}
+
+/// A workspace's `.bearagent/hooks.toml`, trusted as it was when the user
+/// read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrustedHooks {
+    /// The workspace folder (a worktree run's main checkout).
+    pub workspace: String,
+    /// SHA-256 of the file's bytes.
+    pub sha256: String,
+    /// When, RFC 3339.
+    pub at: String,
 }
 
 /// "Always allow commands starting with PREFIX", remembered from an
@@ -231,6 +251,8 @@ impl Default for ConfigFile {
             mcp_servers: BTreeMap::new(),
             worktrees_dir: None,
             remembered_commands: Vec::new(),
+            hooks: BTreeMap::new(),
+            trusted_hooks: Vec::new(),
         }
     }
 }

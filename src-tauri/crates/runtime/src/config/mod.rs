@@ -11,7 +11,7 @@ pub mod validate;
 
 pub use file::{
     ConfigError, ConfigFile, KeySource, NamedKeySource, PriceEntry, ProfileEntry, ProviderEntry,
-    RememberedCommand,
+    RememberedCommand, TrustedHooks,
 };
 pub use keys::{KeyError, OsKeychain, SecretStore};
 pub use mcp::{McpServerEntry, SecretValue};

@@ -186,12 +186,16 @@ fn git_paths(workspace: &Path) -> Vec<PathBuf> {
     paths
 }
 
+/// Where a command's input file is bound inside the sandbox.
+const STDIN_PATH: &str = "/run/bearagent-stdin";
+
 /// The full bwrap argv (without the program name).
 pub(super) fn args(
     layout: &Layout,
     cwd: &Path,
     env: &[(String, String)],
     command: &str,
+    stdin: Option<&Path>,
 ) -> Vec<OsString> {
     let mut argv: Vec<OsString> = Vec::new();
     let mut push = |items: &[&OsStr]| argv.extend(items.iter().map(|item| item.to_os_string()));
@@ -217,6 +221,10 @@ pub(super) fn args(
                 .collect::<Vec<_>>(),
         );
     }
+    // Into the private /run, after every other mount: nothing covers it.
+    if let Some(stdin) = stdin {
+        push(&["--ro-bind".as_ref(), stdin.as_os_str(), STDIN_PATH.as_ref()]);
+    }
     for (path, is_dir) in &layout.hidden {
         if *is_dir {
             push(&["--remount-ro".as_ref(), path.as_os_str()]);
@@ -227,14 +235,19 @@ pub(super) fn args(
         push(&["--setenv".as_ref(), name.as_ref(), value.as_ref()]);
     }
     // fd 0 carries the filter; bwrap closes it after reading, so the command
-    // gets /dev/null as stdin from the outer shell before its own shell runs.
+    // gets /dev/null (or its input file) as stdin from the outer shell
+    // before its own shell runs.
+    let inner = match stdin {
+        Some(_) => format!("exec /bin/sh -c \"$1\" <{STDIN_PATH}"),
+        None => "exec /bin/sh -c \"$1\" </dev/null".to_owned(),
+    };
     push(&[
         "--seccomp".as_ref(),
         "0".as_ref(),
         "--".as_ref(),
         "/bin/sh".as_ref(),
         "-c".as_ref(),
-        "exec /bin/sh -c \"$1\" </dev/null".as_ref(),
+        inner.as_ref(),
         "sh".as_ref(),
         command.as_ref(),
     ]);

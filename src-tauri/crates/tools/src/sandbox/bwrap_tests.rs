@@ -26,7 +26,7 @@ fn layout(network: bool) -> Layout {
 
 fn argv(layout: &Layout) -> Vec<String> {
     let env = vec![("PATH".to_string(), "/usr/bin".to_string())];
-    args(layout, Path::new("/tmp/ws/src"), &env, "echo 'hi'")
+    args(layout, Path::new("/tmp/ws/src"), &env, "echo 'hi'", None)
         .into_iter()
         .map(|arg: OsString| arg.into_string().unwrap())
         .collect()
@@ -54,7 +54,7 @@ fn namespaces_and_privileges() {
         at(&argv, flag);
     }
     assert_eq!(at(&argv, &["--ro-bind", "/", "/"]), 5);
-    let with_net = super::args(&layout(true), Path::new("/tmp/ws"), &[], "true");
+    let with_net = super::args(&layout(true), Path::new("/tmp/ws"), &[], "true", None);
     assert_eq!(with_net[1], "--share-net");
 }
 
@@ -101,7 +101,7 @@ fn deeper_mounts_come_after_shallower_ones() {
 
 #[test]
 fn resolv_conf_is_bound_back_only_with_network() {
-    let argv: Vec<String> = args(&layout(true), Path::new("/tmp/ws"), &[], "true")
+    let argv: Vec<String> = args(&layout(true), Path::new("/tmp/ws"), &[], "true", None)
         .into_iter()
         .map(|arg| arg.into_string().unwrap())
         .collect();

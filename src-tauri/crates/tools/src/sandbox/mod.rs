@@ -43,6 +43,10 @@ pub mod view;
 mod escape_tests;
 #[cfg(test)]
 #[cfg(target_os = "linux")]
+#[path = "input_tests.rs"]
+mod input_tests;
+#[cfg(test)]
+#[cfg(target_os = "linux")]
 #[path = "lifecycle_tests.rs"]
 mod lifecycle_tests;
 #[cfg(test)]
@@ -141,6 +145,19 @@ pub struct CommandOutcome {
     pub truncated: bool,
     pub timed_out: bool,
     pub cancelled: bool,
+    /// What the command wrote to stderr, when it was kept apart from
+    /// `output` ([`run_with_input`]); empty otherwise. Head and tail too.
+    pub stderr: Vec<u8>,
+}
+
+/// How a command's stdin and stderr are wired. The default (every
+/// `run_command`): stdin empty, stderr the same pipe as stdout.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Wiring {
+    /// A host file whose content is the command's stdin (read-only).
+    pub stdin: Option<PathBuf>,
+    /// stderr is captured on its own (into [`CommandOutcome::stderr`]).
+    pub split_stderr: bool,
 }
 
 /// Why a command could not be run. Messages say how to fix it.
@@ -188,13 +205,48 @@ pub(crate) async fn run(
 ) -> Result<CommandOutcome, SandboxError> {
     #[cfg(target_os = "linux")]
     {
-        process::run(mode, policy, spec, cancel, on_chunk).await
+        let wiring = Wiring::default();
+        process::run(mode, policy, spec, &wiring, cancel, on_chunk).await
     }
     #[cfg(not(target_os = "linux"))]
     {
         // Only the seam exists elsewhere; no unsandboxed fallback either, so a
         // setting cannot silently run commands without the promised shell.
         let _ = (mode, policy, spec, cancel, on_chunk);
+        Err(SandboxError::UnsupportedPlatform)
+    }
+}
+
+/// Runs `spec.command` like [`run`], with `input` on its stdin and its
+/// stdout (`output`) and stderr (`stderr`) kept apart: the contract of a
+/// hook, which reads JSON and answers on stdout, with a reason on stderr.
+pub async fn run_with_input(
+    mode: SandboxMode,
+    policy: &SandboxPolicy,
+    spec: &CommandSpec,
+    input: &[u8],
+    cancel: CancellationToken,
+) -> Result<CommandOutcome, SandboxError> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::io::Write;
+        let io = |e: std::io::Error| SandboxError::Io(format!("the command's input file: {e}"));
+        // Private to this user (0600), removed when dropped.
+        let mut file = tempfile::Builder::new()
+            .prefix("bearagent-input-")
+            .tempfile()
+            .map_err(io)?;
+        file.write_all(input).map_err(io)?;
+        file.flush().map_err(io)?;
+        let wiring = Wiring {
+            stdin: Some(file.path().to_path_buf()),
+            split_stderr: true,
+        };
+        process::run(mode, policy, spec, &wiring, cancel, |_| {}).await
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (mode, policy, spec, input, cancel);
         Err(SandboxError::UnsupportedPlatform)
     }
 }

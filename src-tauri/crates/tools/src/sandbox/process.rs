@@ -15,7 +15,9 @@
 //! process the command started is left.
 
 use super::capture::Capture;
-use super::{bwrap, env, CommandOutcome, CommandSpec, SandboxError, SandboxMode, SandboxPolicy};
+use super::{
+    bwrap, env, CommandOutcome, CommandSpec, SandboxError, SandboxMode, SandboxPolicy, Wiring,
+};
 use rustix::process::{kill_process, kill_process_group, Pid, Signal};
 use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;
@@ -48,16 +50,18 @@ pub(super) async fn run(
     mode: SandboxMode,
     policy: &SandboxPolicy,
     spec: &CommandSpec,
+    wiring: &Wiring,
     cancel: CancellationToken,
     on_chunk: impl FnMut(&[u8]) + Send,
 ) -> Result<CommandOutcome, SandboxError> {
     let started = Instant::now();
-    let mut command = spawn(mode, policy, spec)?;
+    let mut command = spawn(mode, policy, spec, wiring)?;
     let Watched {
         status,
         stopped,
         namespace_init,
         capture,
+        stderr,
     } = watch(mode, spec, &mut command, cancel, on_chunk).await?;
     teardown(mode, command.pid, namespace_init).await;
 
@@ -73,6 +77,7 @@ pub(super) async fn run(
         truncated: captured.truncated,
         timed_out: stopped == Some(Stop::Timeout),
         cancelled: stopped == Some(Stop::Cancel),
+        stderr: stderr.map(|c| c.finish().output).unwrap_or_default(),
     })
 }
 
@@ -84,27 +89,37 @@ fn io_error(what: &str, error: std::io::Error) -> SandboxError {
 /// group and then the child itself are killed: fields drop in this order.
 struct Spawned {
     reader: tokio::net::unix::pipe::Receiver,
+    /// stderr's own pipe, when it is kept apart.
+    err_reader: Option<tokio::net::unix::pipe::Receiver>,
     group: GroupGuard,
     child: Child,
     pid: Pid,
 }
 
 /// Starts the command as its own process group, stdout and stderr both
-/// the write end of one pipe.
+/// the write end of one pipe (or each its own, when `wiring` splits them).
 fn spawn(
     mode: SandboxMode,
     policy: &SandboxPolicy,
     spec: &CommandSpec,
+    wiring: &Wiring,
 ) -> Result<Spawned, SandboxError> {
+    let stdin = wiring.stdin.as_deref();
     let mut command = match mode {
-        SandboxMode::On => sandboxed(policy, spec)?,
-        SandboxMode::Off => unsandboxed(policy, spec)?,
+        SandboxMode::On => sandboxed(policy, spec, stdin)?,
+        SandboxMode::Off => unsandboxed(policy, spec, stdin)?,
     };
     let (reader, writer) = std::io::pipe().map_err(|e| io_error("output pipe", e))?;
-    let writer_too = writer.try_clone().map_err(|e| io_error("output pipe", e))?;
+    let (err_reader, err_writer) = if wiring.split_stderr {
+        let (r, w) = std::io::pipe().map_err(|e| io_error("stderr pipe", e))?;
+        (Some(receiver(r)?), w)
+    } else {
+        let writer_too = writer.try_clone().map_err(|e| io_error("output pipe", e))?;
+        (None, writer_too)
+    };
     command
         .stdout(writer)
-        .stderr(writer_too)
+        .stderr(err_writer)
         .process_group(0)
         .kill_on_drop(true);
     let child = command
@@ -119,14 +134,29 @@ fn spawn(
         .and_then(Pid::from_raw)
         .ok_or_else(|| SandboxError::Spawn("the command exited before it got a pid".into()))?;
     let group = GroupGuard(Some(pid));
-    let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))
-        .map_err(|e| io_error("output pipe", e))?;
     Ok(Spawned {
-        reader,
+        reader: receiver(reader)?,
+        err_reader,
         group,
         child,
         pid,
     })
+}
+
+fn receiver(reader: std::io::PipeReader) -> Result<tokio::net::unix::pipe::Receiver, SandboxError> {
+    tokio::net::unix::pipe::Receiver::from_owned_fd(OwnedFd::from(reader))
+        .map_err(|e| io_error("output pipe", e))
+}
+
+/// Reads stderr's own pipe; without one, never ready (its branch is off).
+async fn read_err(
+    reader: Option<&mut tokio::net::unix::pipe::Receiver>,
+    buf: &mut [u8],
+) -> std::io::Result<usize> {
+    match reader {
+        Some(reader) => reader.read(buf).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// What watching a command found. `status` is always in once the watch
@@ -136,6 +166,8 @@ struct Watched {
     stopped: Option<Stop>,
     namespace_init: Option<ProcRef>,
     capture: Capture,
+    /// stderr, when it has its own pipe.
+    stderr: Option<Capture>,
 }
 
 /// Reads the command's output until it exits and its pipe is closed (or,
@@ -155,6 +187,12 @@ async fn watch(
     let deadline = now.checked_add(spec.timeout).unwrap_or(now + far);
     let mut drain_until = now + far;
     let mut capture = Capture::new(spec.output_cap);
+    let mut stderr = command
+        .err_reader
+        .as_ref()
+        .map(|_| Capture::new(spec.output_cap));
+    let mut err_eof = stderr.is_none();
+    let mut err_buf = vec![0u8; CHUNK];
     let mut buf = vec![0u8; CHUNK];
     let mut status: Option<ExitStatus> = None;
     let mut stopped: Option<Stop> = None;
@@ -162,7 +200,7 @@ async fn watch(
     let mut find_init = tokio::time::interval(INIT_POLL);
     find_init.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut eof = false;
-    while !(eof && status.is_some()) {
+    while !(eof && err_eof && status.is_some()) {
         let running = status.is_none() && stopped.is_none();
         let looking = mode == SandboxMode::On && namespace_init.is_none() && running;
         tokio::select! {
@@ -197,7 +235,17 @@ async fn watch(
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
                 Err(error) => return Err(io_error("reading output", error)),
             },
-            _ = sleep_until(drain_until), if status.is_some() && !eof => break,
+            read = read_err(command.err_reader.as_mut(), &mut err_buf), if !err_eof => match read {
+                Ok(0) => err_eof = true,
+                Ok(n) => {
+                    if let Some(stderr) = stderr.as_mut() {
+                        stderr.push(&err_buf[..n]);
+                    }
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(io_error("reading stderr", error)),
+            },
+            _ = sleep_until(drain_until), if status.is_some() && !(eof && err_eof) => break,
         }
     }
     Ok(Watched {
@@ -205,6 +253,7 @@ async fn watch(
         stopped,
         namespace_init,
         capture,
+        stderr,
     })
 }
 
@@ -223,7 +272,11 @@ async fn teardown(mode: SandboxMode, pid: Pid, namespace_init: Option<ProcRef>) 
 
 /// `bwrap … -- /bin/sh -c COMMAND`; bwrap itself gets an empty environment
 /// (its init's environment is readable inside the sandbox).
-fn sandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, SandboxError> {
+fn sandboxed(
+    policy: &SandboxPolicy,
+    spec: &CommandSpec,
+    stdin: Option<&Path>,
+) -> Result<Command, SandboxError> {
     let bwrap = bwrap::bwrap_path()?;
     let layout = bwrap::resolve(policy)?;
     let cwd = confined_cwd(&spec.cwd, &layout.workspace)?;
@@ -240,7 +293,7 @@ fn sandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, Sand
     let env = env::command_env(policy, &path.entries, !policy.network)?;
     let mut command = Command::new(bwrap);
     command
-        .args(bwrap::args(&layout, &cwd, &env, &spec.command))
+        .args(bwrap::args(&layout, &cwd, &env, &spec.command, stdin))
         .env_clear()
         .current_dir("/")
         .stdin(bwrap::filter_stdin(policy.network)?);
@@ -248,7 +301,11 @@ fn sandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, Sand
 }
 
 /// Plain `/bin/sh -c COMMAND` with the scrubbed environment.
-fn unsandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, SandboxError> {
+fn unsandboxed(
+    policy: &SandboxPolicy,
+    spec: &CommandSpec,
+    stdin: Option<&Path>,
+) -> Result<Command, SandboxError> {
     let workspace = std::fs::canonicalize(&policy.workspace).map_err(|error| {
         SandboxError::InvalidPolicy(format!("workspace {}: {error}", policy.workspace.display()))
     })?;
@@ -268,8 +325,14 @@ fn unsandboxed(policy: &SandboxPolicy, spec: &CommandSpec) -> Result<Command, Sa
         .arg(&spec.command)
         .env_clear()
         .envs(env)
-        .current_dir(cwd)
-        .stdin(Stdio::null());
+        .current_dir(cwd);
+    match stdin {
+        Some(path) => {
+            let file = std::fs::File::open(path).map_err(|e| io_error("the command's input", e))?;
+            command.stdin(file)
+        }
+        None => command.stdin(Stdio::null()),
+    };
     Ok(command)
 }
 

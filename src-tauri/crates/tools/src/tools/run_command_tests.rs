@@ -76,6 +76,7 @@ fn long_output_reaches_the_model_as_head_and_tail_with_the_exit_code() {
         truncated: false,
         timed_out: false,
         cancelled: false,
+        stderr: Vec::new(),
     };
     let text = model_text(&o, 600, "");
     assert!(text.starts_with("exit code 101, after 2.5 s\n"), "{text}");

@@ -1,0 +1,54 @@
+//! Hooks: the user's commands at fixed moments of a run (Claude Code's
+//! events and contract). The user's own come from their config file; a
+//! workspace's `.bearagent/hooks.toml` runs only once the user trusted
+//! that exact content. `run/hook_step.rs` fires them inside the loop.
+
+pub mod config;
+pub mod runner;
+pub mod trust;
+pub mod verdict;
+
+pub use config::{check_hooks, CheckedHook, HookEntry, HooksTable, ProjectHooksFile};
+pub use trust::{ProjectHook, ProjectHooks, PROJECT_HOOKS_FILE};
+
+use bearagent_kernel::{ContentHash, HookEvent, HookSource};
+use std::path::PathBuf;
+
+/// The hooks one run fires: the user's, then the trusted project's.
+#[derive(Debug, Clone, Default)]
+pub struct RunHooks {
+    pub hooks: Vec<(HookSource, CheckedHook)>,
+    /// Project hooks that did not pass the trust gate (told once).
+    pub untrusted: Option<UntrustedHooks>,
+    /// The user's hooks folder (beside their config file), readable inside
+    /// the sandbox so `~/.config/bearagent/hooks/check.py` can run.
+    pub hooks_dir: Option<PathBuf>,
+}
+
+/// A project hooks file that did not run, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UntrustedHooks {
+    pub file: String,
+    pub content_hash: ContentHash,
+    pub commands: Vec<String>,
+}
+
+impl RunHooks {
+    /// The hooks of `event` whose matcher takes `subject`, in order.
+    pub fn matching(
+        &self,
+        event: HookEvent,
+        subject: Option<&str>,
+    ) -> Vec<(HookSource, &CheckedHook)> {
+        self.hooks
+            .iter()
+            .filter(|(_, hook)| hook.event == event && hook.matches(subject))
+            .map(|(source, hook)| (*source, hook))
+            .collect()
+    }
+
+    /// Whether any hook is set for `event` (before building its input).
+    pub fn any(&self, event: HookEvent) -> bool {
+        self.hooks.iter().any(|(_, hook)| hook.event == event)
+    }
+}

@@ -1,0 +1,225 @@
+//! The trust gate of project hooks: a workspace's `.bearagent/hooks.toml`
+//! runs only after the user trusted its exact bytes (SHA-256, kept in the
+//! user's config, never in the workspace). A changed file is untrusted
+//! again; an untrusted one never runs and its run says so once.
+
+use super::config::{check_hooks, ProjectHooksFile, DEFAULT_HOOK_TIMEOUT_SECS};
+use super::{RunHooks, UntrustedHooks};
+use crate::app::Application;
+use crate::config::TrustedHooks;
+use crate::AppError;
+use bearagent_kernel::{ContentHash, HookSource};
+use std::path::Path;
+use tracing::instrument;
+
+/// Where a workspace keeps its hooks.
+pub const PROJECT_HOOKS_FILE: &str = ".bearagent/hooks.toml";
+/// A bigger hooks file is refused (a hostile repository's flood).
+const MAX_HOOKS_FILE_BYTES: u64 = 64 * 1024;
+
+/// A workspace's hooks file as the user reviews it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectHooks {
+    /// The file's path.
+    pub file: String,
+    /// SHA-256 of its bytes: what trusting it pins.
+    pub sha256: String,
+    /// Each hook it sets, in order.
+    pub hooks: Vec<ProjectHook>,
+    /// The user trusted exactly these bytes for this workspace.
+    pub trusted: bool,
+    /// Why the file cannot run even if trusted (unreadable, invalid).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectHook {
+    pub event: String,
+    pub matcher: Option<String>,
+    pub command: String,
+    pub timeout_secs: u32,
+}
+
+impl Application {
+    /// The workspace's hooks file, if it has one, with its trust state.
+    #[instrument(skip(self))]
+    pub fn project_hooks(&self, workspace: &str) -> Result<Option<ProjectHooks>, AppError> {
+        let home = self.open_workspace(workspace)?.path;
+        let trusted = self.config()?.trusted_hooks;
+        read_project_hooks(Path::new(&home), &home, &trusted)
+    }
+
+    /// Trusts the workspace's hooks file as it is now, which must be the
+    /// content the user reviewed (`sha256` from [`Self::project_hooks`]).
+    #[instrument(skip(self))]
+    pub fn trust_project_hooks(
+        &self,
+        workspace: &str,
+        sha256: &str,
+    ) -> Result<ProjectHooks, AppError> {
+        let home = self.open_workspace(workspace)?.path;
+        let Some(mut hooks) = read_project_hooks(Path::new(&home), &home, &[])? else {
+            return Err(AppError::NotFound {
+                what: "hooks file",
+                id: Path::new(&home)
+                    .join(PROJECT_HOOKS_FILE)
+                    .display()
+                    .to_string(),
+            });
+        };
+        if let Some(error) = &hooks.error {
+            return Err(AppError::InvalidInput(format!(
+                "{} cannot be trusted: {error}",
+                hooks.file
+            )));
+        }
+        if hooks.sha256 != sha256.trim() {
+            return Err(AppError::Conflict(format!(
+                "{} changed since it was shown (it is now {}); review it again before trusting it",
+                hooks.file, hooks.sha256
+            )));
+        }
+        let entry = TrustedHooks {
+            workspace: home.clone(),
+            sha256: hooks.sha256.clone(),
+            at: self.clock.now().to_rfc3339(),
+        };
+        self.update_config(move |config| {
+            config
+                .trusted_hooks
+                .retain(|t| t.workspace != entry.workspace);
+            config.trusted_hooks.push(entry);
+            Ok(())
+        })?;
+        hooks.trusted = true;
+        Ok(hooks)
+    }
+
+    /// Takes back the trust in a workspace's hooks file; whether there was
+    /// any.
+    #[instrument(skip(self))]
+    pub fn untrust_project_hooks(&self, workspace: &str) -> Result<bool, AppError> {
+        let home = self.open_workspace(workspace)?.path;
+        let mut removed = false;
+        self.update_config(|config| {
+            let before = config.trusted_hooks.len();
+            config.trusted_hooks.retain(|t| t.workspace != home);
+            removed = config.trusted_hooks.len() != before;
+            Ok(())
+        })?;
+        Ok(removed)
+    }
+
+    /// The hooks a run fires: the user's own, then the project's when
+    /// trusted. `folder` is where the run works (its worktree, if any);
+    /// `home` the workspace trust is kept for (a worktree's main checkout).
+    pub(crate) fn run_hooks(&self, folder: &Path, home: &str) -> Result<RunHooks, AppError> {
+        let config = self.config()?;
+        let mut hooks: Vec<_> = check_hooks(&config.hooks)
+            .map_err(|e| AppError::InvalidInput(format!("config: {e}")))?
+            .into_iter()
+            .map(|hook| (HookSource::User, hook))
+            .collect();
+        let mut untrusted = None;
+        if let Some(project) = read_project_hooks(folder, home, &config.trusted_hooks)? {
+            let parsed = project_file(folder)
+                .ok()
+                .and_then(|f| check_hooks(&f.hooks).ok());
+            match parsed {
+                Some(checked) if project.trusted && project.error.is_none() => {
+                    hooks.extend(checked.into_iter().map(|hook| (HookSource::Project, hook)))
+                }
+                _ => {
+                    untrusted = Some(UntrustedHooks {
+                        content_hash: ContentHash::parse(&project.sha256)
+                            .map_err(|e| AppError::Internal(e.to_string()))?,
+                        commands: project.hooks.iter().map(|h| h.command.clone()).collect(),
+                        file: project.file,
+                    })
+                }
+            }
+        }
+        Ok(RunHooks {
+            hooks,
+            untrusted,
+            hooks_dir: self.config_path.parent().map(|dir| dir.join("hooks")),
+        })
+    }
+}
+
+/// The file's bytes, refused when too big or not a regular file.
+fn file_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !meta.is_file() {
+        return Err("it is not a regular file (a link or a folder is never trusted)".into());
+    }
+    if meta.len() > MAX_HOOKS_FILE_BYTES {
+        return Err(format!(
+            "it is {} bytes; a hooks file may have at most {MAX_HOOKS_FILE_BYTES}",
+            meta.len()
+        ));
+    }
+    std::fs::read(path).map(Some).map_err(|e| e.to_string())
+}
+
+fn project_file(folder: &Path) -> Result<ProjectHooksFile, String> {
+    let bytes = file_bytes(&folder.join(PROJECT_HOOKS_FILE))?.unwrap_or_default();
+    let text = std::str::from_utf8(&bytes).map_err(|_| "it is not UTF-8 text".to_owned())?;
+    toml::from_str(text).map_err(|e| e.to_string())
+}
+
+/// Reads `folder`'s hooks file (None without one) and whether `home` has
+/// trusted its exact bytes.
+fn read_project_hooks(
+    folder: &Path,
+    home: &str,
+    trusted: &[TrustedHooks],
+) -> Result<Option<ProjectHooks>, AppError> {
+    let path = folder.join(PROJECT_HOOKS_FILE);
+    let file = path.display().to_string();
+    let (bytes, mut error) = match file_bytes(&path) {
+        Ok(None) => return Ok(None),
+        Ok(Some(bytes)) => (bytes, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    let sha256 = bearagent_store::hash_bytes(&bytes).to_string();
+    let mut hooks = Vec::new();
+    if error.is_none() {
+        match project_file(folder).and_then(|f| {
+            check_hooks(&f.hooks).map_err(|e| e.to_string())?;
+            Ok(f)
+        }) {
+            Ok(parsed) => {
+                for (event, entries) in parsed.hooks {
+                    hooks.extend(entries.into_iter().map(|e| ProjectHook {
+                        event: event.clone(),
+                        matcher: e.matcher,
+                        command: e.command,
+                        timeout_secs: e.timeout_secs.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS),
+                    }));
+                }
+            }
+            Err(e) => error = Some(e),
+        }
+    }
+    let trusted = trusted
+        .iter()
+        .any(|t| t.workspace == home && t.sha256 == sha256);
+    Ok(Some(ProjectHooks {
+        file,
+        sha256,
+        hooks,
+        trusted,
+        error,
+    }))
+}
+
+#[cfg(test)]
+#[path = "trust_tests.rs"]
+mod tests;
