@@ -222,6 +222,7 @@ impl Application {
     ) {
         let run_id = rec.run_id();
         let cancel = CancellationToken::new();
+        let hooks = self.hooks_of(&rec, &workspace);
         let mut deps = LoopDeps {
             provider,
             registry: self.registry.clone(),
@@ -234,6 +235,7 @@ impl Application {
             mcp_tools: BTreeMap::new(),
             tool_rules: BTreeMap::new(),
             ancestors: Arc::new(Vec::new()),
+            hooks: Arc::default(),
         };
         let span = tracing::info_span!("run", %run_id);
         let store = rec.store().clone();
@@ -241,9 +243,18 @@ impl Application {
         let live = rec.live().clone();
         let handle = tokio::spawn(
             async move {
+                deps.hooks = match hooks {
+                    Ok(hooks) => Arc::new(hooks),
+                    Err(e) => {
+                        let reason = format!("the run's hooks could not be read: {e}");
+                        rec.record(rec.last_seq(), EventPayload::RunFailed { reason })?;
+                        return Ok(());
+                    }
+                };
                 let prepared = prepare_loop(&mut rec, &mut deps, &start, mcp).await;
                 let servers = match prepared {
-                    Ok(servers) => servers,
+                    Ok(Some(servers)) => servers,
+                    Ok(None) => return Ok(()),
                     Err(e) => {
                         abort_run(&store, clock.as_ref(), &live, run_id, &e);
                         return Err(e);
@@ -494,25 +505,32 @@ impl Application {
 
 /// Before the first step: the thread the run continues, the workspace's
 /// `AGENTS.md` (read once, at a fresh start — a resumed run has it in its
-/// events) and the MCP servers.
+/// events), the hooks of a run's start, and the MCP servers. None when a
+/// hook blocked the goal (the run failed with its reason).
 async fn prepare_loop(
     rec: &mut Recorder,
     deps: &mut LoopDeps,
     start: &LoopStart,
     mcp: crate::mcp::McpPlan,
-) -> Result<RunMcp, AppError> {
-    let mut parent = None;
-    if let Some(EventPayload::RunCreated { parent: p, .. }) =
-        rec.events().first().map(|e| &e.payload)
+) -> Result<Option<RunMcp>, AppError> {
+    let (mut parent, mut goal) = (None, String::new());
+    if let Some(EventPayload::RunCreated {
+        parent: p, goal: g, ..
+    }) = rec.events().first().map(|e| &e.payload)
     {
-        parent = *p;
+        (parent, goal) = (*p, g.clone());
     }
     deps.ancestors = Arc::new(crate::thread::ancestors(rec.store(), parent)?);
     if matches!(start, LoopStart::Fresh) {
         let root = deps.workspace.path().to_path_buf();
         crate::run::instructions::load_instructions(rec, &root, "")?;
+        if let Some(reason) = crate::run::hook_step::run_start(rec, deps, &goal).await? {
+            let reason = format!("a UserPromptSubmit hook blocked the goal: {reason}");
+            rec.record(rec.last_seq(), EventPayload::RunFailed { reason })?;
+            return Ok(None);
+        }
     }
-    RunMcp::start(rec, mcp, &deps.cancel).await
+    Ok(Some(RunMcp::start(rec, mcp, &deps.cancel).await?))
 }
 
 /// The loop could not record its run: say so once, loudly, and try to end
@@ -551,6 +569,10 @@ mod images_tests;
 #[cfg(test)]
 #[path = "remembered_tests.rs"]
 mod remembered_tests;
+
+#[cfg(test)]
+#[path = "hooks_tests.rs"]
+mod hooks_tests;
 
 #[cfg(test)]
 #[path = "edits_tests.rs"]

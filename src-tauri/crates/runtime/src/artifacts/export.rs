@@ -55,6 +55,8 @@ fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentH
                 out.extend(result.images.iter().map(|i| i.blob.clone()))
             }
             EventPayload::RunStarted
+            | EventPayload::HookRan { .. }
+            | EventPayload::HooksNotTrusted { .. }
             | EventPayload::TodoUpdated { .. }
             | EventPayload::WorktreeApplied { .. }
             | EventPayload::WorktreeRemoved { .. }
@@ -169,7 +171,9 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         } => instructions_loaded(path, *bytes, *truncated),
         EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
-        | EventPayload::TodoUpdated { .. } => e.payload.steering_text()?,
+        | EventPayload::TodoUpdated { .. }
+        | EventPayload::HookRan { .. }
+        | EventPayload::HooksNotTrusted { .. } => e.payload.steering_text()?,
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }

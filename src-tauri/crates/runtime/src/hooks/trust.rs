@@ -149,6 +149,27 @@ impl Application {
     }
 }
 
+impl Application {
+    /// The hooks of the run `rec` records, working in `workspace`: trust
+    /// is kept for its workspace (a worktree run's main checkout).
+    pub(crate) fn hooks_of(
+        &self,
+        rec: &crate::run::recorder::Recorder,
+        workspace: &bearagent_tools::WorkspaceRoot,
+    ) -> Result<RunHooks, AppError> {
+        let home = match rec.events().first().map(|e| &e.payload) {
+            Some(bearagent_kernel::EventPayload::RunCreated {
+                worktree: Some(w), ..
+            }) => w.repo.clone(),
+            Some(bearagent_kernel::EventPayload::RunCreated { workspace_path, .. }) => {
+                workspace_path.clone()
+            }
+            _ => workspace.path().display().to_string(),
+        };
+        self.run_hooks(workspace.path(), &home)
+    }
+}
+
 /// The file's bytes, refused when too big or not a regular file.
 fn file_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
     let meta = match std::fs::symlink_metadata(path) {

@@ -286,6 +286,9 @@ async fn answered(
     )?;
     match response.action {
         Action::FinalAnswer(answer) => {
+            if super::hook_step::stop(rec, deps, completed).await? {
+                return Ok(Step::Continue);
+            }
             rec.record(
                 Some(completed),
                 EventPayload::RunSucceeded {

@@ -139,6 +139,7 @@ pub(super) async fn fit_window(
         ))?;
         return Ok(None);
     }
+    super::hook_step::pre_compact(rec, deps, "auto").await?;
     let (summary, usage) = match summarise(
         deps.provider.as_ref(),
         &deps.cancel,

@@ -31,9 +31,31 @@ pub(super) fn history_from_events(
     flavour: Flavour,
 ) -> Vec<HistoryItem> {
     let mut history = Vec::new();
+    // What hooks tell the model waits until the turn's tool results are
+    // all in: nothing may stand between a turn's calls and their results.
+    let mut hook_notes = Vec::new();
     for event in events {
+        if let EventPayload::HookRan {
+            hook,
+            for_model: Some(text),
+            ..
+        } = &event.payload
+        {
+            hook_notes.push(user(format!("[{} hook] {text}", hook.name())));
+            continue;
+        }
+        let at = history.len();
         push_items(&mut history, &event.payload, caps, flavour);
+        let added_other = history[at..]
+            .iter()
+            .any(|item| !matches!(item, HistoryItem::ToolResult(_)));
+        if added_other && !hook_notes.is_empty() {
+            let added: Vec<HistoryItem> = history.drain(at..).collect();
+            history.append(&mut hook_notes);
+            history.extend(added);
+        }
     }
+    history.append(&mut hook_notes);
     history
 }
 
@@ -110,7 +132,11 @@ fn push_items(
         | EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
         // The update_plan call and its result carry the list already.
-        | EventPayload::TodoUpdated { .. } => {}
+        | EventPayload::TodoUpdated { .. }
+        // What a hook tells the model is placed by `history_from_events`;
+        // a refusal reaches it as the call's failed result.
+        | EventPayload::HookRan { .. }
+        | EventPayload::HooksNotTrusted { .. } => {}
     }
 }
 

@@ -36,6 +36,8 @@ pub struct LoopDeps {
     pub tool_rules: BTreeMap<String, ToolRule>,
     /// The runs this one continues (a follow-up or fork), oldest first.
     pub ancestors: Arc<Vec<Vec<EventEnvelope>>>,
+    /// The user's hooks and the trusted project's, for this run.
+    pub hooks: Arc<crate::hooks::RunHooks>,
 }
 
 /// How a looked-up tool executes, decided once at lookup: each kind has

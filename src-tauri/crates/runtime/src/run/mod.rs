@@ -14,7 +14,7 @@
 //!   results), `asking` (approval cards, waiting, recorded decisions),
 //!   `receipts` (pre-/post-images, seen versions), `requested` (the lazy
 //!   request), `instructions` (AGENTS.md), `loops` (the loop guard in the
-//!   run).
+//!   run), `hook_step` (the user's hooks at their moments).
 //! - Floor 2, the rooms, one per route: `file_step` (workspace tools),
 //!   `command_step` (`run_command`), `mcp_step` (MCP tools); beside them
 //!   `compaction` and `reconcile` (after a crash).
@@ -30,6 +30,7 @@ pub mod context;
 mod context_events;
 pub(crate) mod deps;
 mod file_step;
+pub(crate) mod hook_step;
 pub(crate) mod images;
 pub(crate) mod instructions;
 mod loop_guard;

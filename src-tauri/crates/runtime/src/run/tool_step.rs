@@ -11,7 +11,7 @@ use super::receipts::remember_prepared;
 use super::recorder::Recorder;
 use super::requested::{ask_after, Requested, StartAfter};
 use super::stop::stop_if_needed;
-use super::{command_step, file_step, instructions, loops, mcp_step};
+use super::{command_step, file_step, hook_step, instructions, loops, mcp_step};
 use crate::AppError;
 use bearagent_kernel::{EventSeq, NextCall, ToolCall};
 use bearagent_tools::{ApprovalRequest, Authority, AuthorizedCall, PolicyDecision, PreparedCall};
@@ -73,6 +73,11 @@ pub(crate) async fn run_tool_call(
     let decision = deps
         .policy_with(&grants.command_rules)
         .decide(route.tool().spec(), prepared);
+    let decision = match hook_step::pre_tool_use(rec, deps, &mut requested, &call, decision).await?
+    {
+        hook_step::PreTool::Decided(decision) => decision,
+        hook_step::PreTool::Ended(end) => return Ok(end),
+    };
     let authorized = match authorize(
         rec,
         deps,
@@ -93,10 +98,15 @@ pub(crate) async fn run_tool_call(
         (Some(requested), Authority::User { approval }) if approval > requested => {
             StartAfter::Event(approval)
         }
+        (Some(_), Authority::Hook { decision }) => StartAfter::Event(decision),
         (Some(requested), _) => StartAfter::Event(requested),
         (None, _) => StartAfter::Request(requested),
     };
-    execute_routed(rec, deps, grants, route, &call, authorized, after).await
+    let end = execute_routed(rec, deps, grants, route, &call, authorized, after).await?;
+    if let ToolStepEnd::Continue = end {
+        hook_step::post_tool_use(rec, deps, &call).await?;
+    }
+    Ok(end)
 }
 
 /// "unknown tool …; available tools: …" — the model gets the list.
