@@ -61,6 +61,10 @@ pub enum Command {
     /// Approvals remembered beyond a run (`P WORDS` at the prompt, or the
     /// app's "remember"): list them, or `forget N`.
     Rules(RulesArgs),
+    /// Hooks: the user's (config file) and the workspace's project hooks
+    /// with their trust state; `trust` lets the project file as it is now
+    /// run, `untrust` takes that back.
+    Hooks(HooksArgs),
     /// Serve the Agent Client Protocol on stdin/stdout, for an editor that
     /// hosts agents (Zed, JetBrains, Neovim, Emacs): each session is a
     /// BearAgent thread, each prompt a run with BearAgent's own tools,
@@ -73,6 +77,21 @@ pub struct ApplyArgs {
     pub run_id: String,
     /// Only these files (repository-relative); every changed file if none.
     pub paths: Vec<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct HooksArgs {
+    /// `list` (default), `trust` or `untrust`.
+    #[arg(value_parser = ["list", "trust", "untrust"])]
+    pub action: Option<String>,
+    /// The workspace folder (default: the current folder).
+    #[arg(long)]
+    pub workspace: Option<String>,
+    /// With `trust`: trust only if the file still has this SHA-256.
+    #[arg(long)]
+    pub sha256: Option<String>,
     #[arg(long)]
     pub json: bool,
 }

@@ -10,6 +10,7 @@ mod args;
 mod changes_cmd;
 mod compact_cmd;
 mod exit;
+mod hooks_cmd;
 mod hunks_cmd;
 mod image_arg;
 mod mcp_cmd;
@@ -84,6 +85,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Discard(q) => worktree_cmd::discard(&app, q),
         args::Command::Worktrees(q) => worktree_cmd::worktrees(&app, q),
         args::Command::Rules(q) => rules_cmd::rules(&app, q),
+        args::Command::Hooks(q) => hooks_cmd::hooks(&app, q),
         args::Command::Rewind(q) => rewind_cmd::rewind(&app, q),
         args::Command::Compact(q) => compact_cmd::compact(&app, q).await,
         args::Command::Config(args::ConfigCommand::Check) => settings_cmd::check(&app),

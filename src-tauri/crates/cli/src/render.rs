@@ -106,6 +106,8 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
         | EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
         | EventPayload::TodoUpdated { .. }
+        | EventPayload::HookRan { .. }
+        | EventPayload::HooksNotTrusted { .. }
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
         | EventPayload::CommandStarted { .. }
@@ -164,7 +166,9 @@ fn tool_event_text(p: &EventPayload) -> String {
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
         EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
-        | EventPayload::TodoUpdated { .. } => p.steering_text().unwrap_or_default(),
+        | EventPayload::TodoUpdated { .. }
+        | EventPayload::HookRan { .. }
+        | EventPayload::HooksNotTrusted { .. } => p.steering_text().unwrap_or_default(),
         EventPayload::ReviewIntended { .. } => review::review_intended(p),
         EventPayload::ArtifactEdited { path, .. } => {
             format!("edited {path}: the user's version is kept")

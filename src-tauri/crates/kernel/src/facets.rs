@@ -87,7 +87,11 @@ impl EventPayload {
             | EventPayload::EffectUnknown { call_id, .. }
             | EventPayload::LoopDetected { call_id, .. }
             | EventPayload::CommandStarted { call_id, .. }
-            | EventPayload::CommandFinished { call_id, .. } => Some(call_id),
+            | EventPayload::CommandFinished { call_id, .. }
+            | EventPayload::HookRan {
+                call_id: Some(call_id),
+                ..
+            } => Some(call_id),
             _ => None,
         }
     }
