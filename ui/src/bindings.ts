@@ -79,6 +79,15 @@ export const commands = {
 	rememberedRules: () => typedError<RememberedRuleView[], ApiError>(__TAURI_INVOKE("remembered_rules")),
 	/**  Forgets the remembered rule numbered `number` (from 1, as listed). */
 	forgetRule: (number: number) => typedError<null, ApiError>(__TAURI_INVOKE("forget_rule", { number })),
+	/**  The workspace's `.bearagent/hooks.toml`, if any, with its trust state. */
+	projectHooks: (workspace: string) => typedError<ProjectHooksView | null, ApiError>(__TAURI_INVOKE("project_hooks", { workspace })),
+	/**
+	 *  Trusts the hooks file as the user saw it (`sha256` from
+	 *  `project_hooks`); a file changed since is refused (`conflict`).
+	 */
+	trustProjectHooks: (workspace: string, sha256: string) => typedError<ProjectHooksView, ApiError>(__TAURI_INVOKE("trust_project_hooks", { workspace, sha256 })),
+	/**  Takes back the trust in the workspace's hooks file. */
+	untrustProjectHooks: (workspace: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("untrust_project_hooks", { workspace })),
 	saveMcpServer: (server: McpServerView) => typedError<null, ApiError>(__TAURI_INVOKE("save_mcp_server", { server })),
 	deleteMcpServer: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_mcp_server", { name })),
 	/**  Stores a server secret in the OS keychain. It is never sent back. */
@@ -669,7 +678,27 @@ rewound_to?: EventSeq | null } |
  *  (its changes thrown away by the user) or pruned after it was
  *  applied.
  */
-{ type: "worktree_removed"; discarded: boolean };
+{ type: "worktree_removed"; discarded: boolean } | 
+/**
+ *  One of the user's hooks ran: at which moment, from where, its exit
+ *  code, how long, what it decided, and its output (bounded). On the
+ *  call it decided when `call_id` is set.
+ */
+{ type: "hook_ran"; hook: HookEvent; source: HookSource; command: string; call_id?: CallId | null; exit_code: number | null; timed_out?: boolean; duration_ms: number; decision: HookDecision; 
+/**  Why it decided so (shown to the user). */
+reason?: string | null; 
+/**  What the model reads of it, after the event it followed. */
+for_model?: string | null; 
+/**
+ *  Something went wrong with the hook itself (a timeout, an exit
+ *  code other than 0 or 2, unreadable JSON); the run went on.
+ */
+warning?: string | null; stdout: string; stderr: string } | 
+/**
+ *  The workspace has project hooks the user has not trusted (or that
+ *  changed since): they did not run. Recorded once, at the run's start.
+ */
+{ type: "hooks_not_trusted"; file: string; content_hash: ContentHash; commands: string[] };
 
 /**  Position of an event in its run's log, starting at 1. */
 export type EventSeq = number;
@@ -695,6 +724,41 @@ export type HistoryItem = {
 } & ToolCall | {
 	type: "tool_result",
 } & ToolResult;
+
+/**  What a hook's run decided. */
+export type HookDecision = 
+/**  Nothing: the run goes on as it would have. */
+"proceed" | 
+/**  PreToolUse: run the call without asking (never past a deny). */
+"allow" | 
+/**  PreToolUse: ask the user, even where the policy would allow. */
+"ask" | 
+/**  PreToolUse: refuse the call; the reason reaches the model. */
+"deny" | 
+/**  Stop, PostToolUse or UserPromptSubmit: blocked, with a reason. */
+"block";
+
+/**  The moments a hook runs at. */
+export type HookEvent = 
+/**  A new run begins (matcher: `startup`). */
+"SessionStart" | 
+/**  The goal is about to reach the model; a hook may block it. */
+"UserPromptSubmit" | 
+/**  Before a tool call is decided: allow, deny or ask. */
+"PreToolUse" | 
+/**  After a tool call succeeded; feedback reaches the model. */
+"PostToolUse" | 
+/**  Before the context is compacted (matcher: `auto` or `manual`). */
+"PreCompact" | 
+/**  The model gave its final answer; a hook may send it back to work. */
+"Stop";
+
+/**  Where a hook was configured. */
+export type HookSource = 
+/**  The user's own config file. */
+"user" | 
+/**  The workspace's `.bearagent/hooks.toml`, trusted by the user. */
+"project";
 
 /**  An image as events and history carry it: the bytes are the blob `blob`. */
 export type ImageRef = {
@@ -950,6 +1014,31 @@ export type ProfileView = {
 	commands: CommandSettings,
 	/**  Per MCP server (`server`) or tool (`server.tool`): allow/ask/deny. */
 	mcpRules: { [key in string]: RuleDecision },
+};
+
+export type ProjectHookView = {
+	/**
+	 *  SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact
+	 *  or Stop.
+	 */
+	event: string,
+	matcher: string | null,
+	command: string,
+	timeoutSecs: number,
+};
+
+/**
+ *  `.bearagent/hooks.toml` of a workspace: each command it would run, and
+ *  whether the user trusted exactly these bytes.
+ */
+export type ProjectHooksView = {
+	file: string,
+	/**  SHA-256 of the file: what `trust_project_hooks` pins. */
+	sha256: string,
+	hooks: ProjectHookView[],
+	trusted: boolean,
+	/**  Why the file never runs, even trusted (unreadable, not plain hooks). */
+	error: string | null,
 };
 
 /**

@@ -176,6 +176,7 @@ impl From<RunSummary> for RunSummaryView {
 }
 
 pub mod artifacts;
+pub mod hooks;
 pub mod mcp;
 pub mod review;
 pub mod runs;

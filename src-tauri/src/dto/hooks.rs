@@ -1,0 +1,49 @@
+//! A workspace's project hooks as the trust prompt shows them.
+
+use serde::Serialize;
+
+/// `.bearagent/hooks.toml` of a workspace: each command it would run, and
+/// whether the user trusted exactly these bytes.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectHooksView {
+    pub file: String,
+    /// SHA-256 of the file: what `trust_project_hooks` pins.
+    pub sha256: String,
+    pub hooks: Vec<ProjectHookView>,
+    pub trusted: bool,
+    /// Why the file never runs, even trusted (unreadable, not plain hooks).
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectHookView {
+    /// SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact
+    /// or Stop.
+    pub event: String,
+    pub matcher: Option<String>,
+    pub command: String,
+    pub timeout_secs: u32,
+}
+
+impl From<bearagent_runtime::hooks::ProjectHooks> for ProjectHooksView {
+    fn from(p: bearagent_runtime::hooks::ProjectHooks) -> Self {
+        Self {
+            file: p.file,
+            sha256: p.sha256,
+            hooks: p
+                .hooks
+                .into_iter()
+                .map(|h| ProjectHookView {
+                    event: h.event,
+                    matcher: h.matcher,
+                    command: h.command,
+                    timeout_secs: h.timeout_secs,
+                })
+                .collect(),
+            trusted: p.trusted,
+            error: p.error,
+        }
+    }
+}
