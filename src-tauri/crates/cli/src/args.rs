@@ -53,6 +53,12 @@ pub enum Command {
     /// Apply a worktree run's changes to the main checkout (every file it
     /// changed, or the PATHs given); conflicting files are refused by name.
     Apply(ApplyArgs),
+    /// Export a run: `--bundle FILE` writes one file with the run, the runs
+    /// it continues and their blobs (for `bearagent import` elsewhere);
+    /// otherwise a JSON export and a Markdown report into `--dir`.
+    Export(ExportArgs),
+    /// Import a run bundle as a read-only run (inspect it, fork it).
+    Import(ImportArgs),
     /// Remove a worktree run's worktree and branch without applying it.
     Discard(InspectArgs),
     /// List the worktrees runs made (`prune`: remove those applied or
@@ -70,6 +76,27 @@ pub enum Command {
     /// BearAgent thread, each prompt a run with BearAgent's own tools,
     /// sandbox, policy and record.
     Acp(AcpArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    pub run_id: String,
+    /// Write one bundle file (`.bearagent-run`).
+    #[arg(long, value_name = "FILE", conflicts_with = "dir")]
+    pub bundle: Option<String>,
+    /// Where the JSON export and the Markdown report go (default: here).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// A bundle written by `bearagent export RUN_ID --bundle FILE`.
+    pub file: String,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@
 mod acp;
 mod approval_prompt;
 mod args;
+mod bundle_cmd;
 mod changes_cmd;
 mod compact_cmd;
 mod exit;
@@ -82,6 +83,8 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Changes(q) => changes_cmd::changes(&app, q),
         args::Command::Revert(q) => changes_cmd::revert(&app, q),
         args::Command::Apply(q) => worktree_cmd::apply(&app, q),
+        args::Command::Export(q) => bundle_cmd::export(&app, q),
+        args::Command::Import(q) => bundle_cmd::import(&app, q),
         args::Command::Discard(q) => worktree_cmd::discard(&app, q),
         args::Command::Worktrees(q) => worktree_cmd::worktrees(&app, q),
         args::Command::Rules(q) => rules_cmd::rules(&app, q),

@@ -4,6 +4,7 @@
 
 mod app;
 pub mod artifacts;
+pub mod bundle;
 pub mod config;
 pub mod demo;
 mod error;

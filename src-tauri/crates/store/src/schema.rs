@@ -62,6 +62,15 @@ CREATE TABLE run_owners (
 );
 "#,
     ),
+    M::up(
+        r#"
+CREATE TABLE imported_runs (
+    run_id      TEXT    PRIMARY KEY NOT NULL,
+    source      TEXT    NOT NULL,
+    imported_ms INTEGER NOT NULL
+);
+"#,
+    ),
 ];
 
 pub(crate) const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATIONS_SLICE);

@@ -57,6 +57,9 @@ impl Application {
         run_id: RunId,
         events: Vec<bearagent_kernel::EventEnvelope>,
     ) -> Result<crate::run::recorder::Recorder, AppError> {
+        if let Some(imported) = self.store.imported(run_id)? {
+            return Err(crate::bundle::read_only(run_id, &imported, "changed"));
+        }
         crate::run::recorder::Recorder::resume(
             self.store.clone(),
             self.clock.clone(),

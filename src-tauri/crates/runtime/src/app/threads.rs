@@ -106,7 +106,19 @@ impl Application {
                 thread.run_id
             )));
         };
-        if !std::path::Path::new(workspace_path).is_dir() {
+        // An imported run's workspace is on another machine: it may only
+        // be forked, into a workspace of this one.
+        let imported = self.store.imported(thread.run_id)?;
+        if let Some(imported) = &imported {
+            if thread.at.is_none() {
+                return Err(crate::bundle::read_only(
+                    thread.run_id,
+                    imported,
+                    "continued",
+                ));
+            }
+        }
+        if imported.is_none() && !std::path::Path::new(workspace_path).is_dir() {
             return Err(AppError::PathMissing {
                 path: workspace_path.into(),
             });
@@ -130,6 +142,12 @@ impl Application {
     ) -> Result<RunId, AppError> {
         let (parent, workspace) = self.thread_parent(&thread)?;
         if start.workspace.trim().is_empty() {
+            if self.store.imported(thread.run_id)?.is_some() {
+                return Err(AppError::InvalidInput(format!(
+                    "run {} was imported: name the workspace its fork is to work in",
+                    thread.run_id
+                )));
+            }
             start.workspace = workspace;
         }
         let worktree = self.worktree_of(thread.run_id).ok();

@@ -29,7 +29,7 @@ fn hex(bytes: &[u8]) -> String {
         })
 }
 
-fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentHash> {
+pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kernel::ContentHash> {
     let mut out = Vec::new();
     for e in events {
         if let Some((_, restored, replaced)) = e.payload.review_versions() {
