@@ -154,10 +154,12 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "external_change_observed":
       run.external_changes += 1;
       break;
-    // Like the kernel: servers report only while the run is in progress; the projection does not change.
+    // Like the kernel: servers, instructions and hooks report only while the run is in progress; the projection does not change.
     case "mcp_server_started":
     case "mcp_server_unavailable":
     case "instructions_loaded":
+    case "hook_ran":
+    case "hooks_not_trusted":
       if (run.status.kind !== "running") throw new Error(`invalid event ${p.type} at seq ${event.seq}: the run is ${run.status.kind}`);
       break;
     case "loop_detected":

@@ -8,6 +8,7 @@ import type { ApprovalScope, EventEnvelope, EventPayload, ImageRef, ParentRun, R
 import type { CommandFinished, CommandStarted } from "./commands";
 import { modelErrorLabel, rowInfo } from "./timeline";
 import { todoNote } from "./todo";
+import type { HookRan, HookRunRef } from "../hooks/runs";
 
 export interface UserItem {
   kind: "user";
@@ -81,6 +82,8 @@ export interface ToolCardItem {
   loopRepeats: number | null;
   /** A write whose outcome could not be proven. */
   unknownEffect: string | null;
+  /** PreToolUse and PostToolUse hooks that ran on this call, in order. */
+  hooks: HookRunRef[];
 }
 
 export interface NoteItem {
@@ -102,7 +105,22 @@ export interface NoticeItem {
   outcome: boolean;
 }
 
-export type ConversationItem = UserItem | ModelItem | ToolCardItem | NoteItem | NoticeItem;
+/** A hook that ran at a moment of the run, not on a call (SessionStart, UserPromptSubmit, Stop, PreCompact). */
+export interface HookItem extends HookRunRef {
+  kind: "hook";
+  key: string;
+}
+
+/** The workspace's project hooks did not run: nobody trusted them (as they are now). */
+export interface HooksUntrustedItem {
+  kind: "hooks_untrusted";
+  key: string;
+  seq: number;
+  file: string;
+  commands: string[];
+}
+
+export type ConversationItem = UserItem | ModelItem | ToolCardItem | NoteItem | NoticeItem | HookItem | HooksUntrustedItem;
 
 /** Review and rewind events: notes about the files after the run. */
 type ReviewPayload = Extract<
@@ -251,6 +269,12 @@ export class ConversationFold {
       case "worktree_removed":
         this.#note(seq, p, "muted");
         return;
+      case "hook_ran":
+        this.#hook(seq, p);
+        return;
+      case "hooks_not_trusted":
+        this.#push({ kind: "hooks_untrusted", key: `hooks:${seq}`, seq, file: p.file, commands: p.commands });
+        return;
       default: {
         // A new event kind fails the type check here until it is placed; at
         // run time a kind from a newer backend is left to the Events view.
@@ -268,6 +292,16 @@ export class ConversationFold {
 
   #note(seq: number, p: EventPayload, tone: NoteItem["tone"]): void {
     this.#push({ kind: "note", key: `note:${seq}`, seq, text: rowInfo(p).title, tone });
+  }
+
+  /** On its call's card when it ran on a call the fold has; its own item otherwise. */
+  #hook(seq: number, run: HookRan): void {
+    const callId = run.call_id ?? null;
+    if (callId !== null && this.#cards.has(callId)) {
+      this.#card(callId, seq, (card) => ({ hooks: [...card.hooks, { seq, run }] }));
+      return;
+    }
+    this.#push({ kind: "hook", key: `hook:${seq}`, seq, run });
   }
 
   #review(seq: number, p: ReviewPayload): void {
@@ -342,6 +376,7 @@ export class ConversationFold {
       paths: [],
       loopRepeats: null,
       unknownEffect: null,
+      hooks: [],
     };
     this.#cards.set(callId, this.#push(card));
   }

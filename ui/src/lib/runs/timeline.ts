@@ -1,6 +1,7 @@
 import type { Action, EventPayload, ModelErrorClass, Value } from "../../bindings";
 import { exitInfo } from "./commands";
 import { applyReportText, removedText } from "../worktrees/report";
+import { hookRowTone, hookTitle, notTrustedTitle } from "../hooks/runs";
 import { formatBytes, type StatusTone } from "./format";
 import { createdTitle } from "./plan";
 import { todoSummary } from "./todo";
@@ -229,5 +230,9 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: applyReportText(p), tone: p.refused.length > 0 ? "attention" : "success", compact: true };
     case "worktree_removed":
       return { title: removedText(p.discarded), tone: p.discarded ? "attention" : "muted", compact: true };
+    case "hook_ran":
+      return { title: hookTitle(p), tone: hookRowTone(p), compact: false };
+    case "hooks_not_trusted":
+      return { title: notTrustedTitle(p), tone: "attention", compact: false };
   }
 }

@@ -22,7 +22,7 @@ export type CardStatus =
 const str = (v: Value | undefined): string | null => (typeof v === "string" ? v : null);
 
 /** What the runtime writes as a failed call's result when it refused it. */
-const REFUSED = /^(refused by policy|not run): /;
+const REFUSED = /^(refused by policy|refused by a PreToolUse hook|not run): /;
 const USER_DENIED = /^the user denied /;
 
 /** Whether the run can still give an open call its result. */

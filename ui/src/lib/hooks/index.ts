@@ -1,0 +1,2 @@
+export { tauriHooksApi, type HooksApi } from "./api";
+export { ProjectHooksStore } from "./trustStore.svelte";
