@@ -5,7 +5,7 @@
 // back as the user decides (playback.ts); settings live in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
-import type { EventPayload, ImageUpload, LiveUpdate, McpServerView, StartRunRequest, WorkspaceOpened, WorkspaceView, Worktree } from "../../bindings";
+import type { EventPayload, ImageUpload, LiveUpdate, McpServerView, ProjectHookView, StartRunRequest, WorkspaceOpened, WorkspaceView, Worktree } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts, untrackedOf } from "./artifacts";
 import { compactByHand, eventText } from "./compaction";
@@ -21,6 +21,8 @@ import { MockError, MockSettings } from "./settings";
 import { MockWorktrees } from "./worktrees";
 import { MockRemembered } from "./remembered";
 import { MockSteering } from "./steering";
+import { MockProjectHooks } from "./hooks";
+import { HOOKS_GOAL, startHookRun } from "./hookRun";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
 
 export type { MockSeed } from "./seed";
@@ -54,6 +56,10 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   const images = new MockImages();
   const remembered = new MockRemembered();
   const steering = new MockSteering(engine, config.stepMs);
+  const projectHooks = new MockProjectHooks(
+    Object.fromEntries(Object.entries(config.projectHooks).map(([path, file]) => [normalise(path), file])),
+    (path) => directories.has(path),
+  );
   const worktrees = new MockWorktrees({
     engine,
     commit: (runId, payload) => void engine.commit(runOf(engine, runId), payload, null),
@@ -168,6 +174,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       worktree,
     };
     if (request.planMode) return steering.startPlan(spec);
+    if (HOOKS_GOAL.test(request.goal)) return startHookRun(engine, spec, projectHooks.notTrusted(workspace.path), config.stepMs);
     const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal);
     const shape = {
       approvalMode: request.approvalMode,
@@ -324,6 +331,12 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             }
             remembered.record(String(input.runId), runOf(engine, String(input.runId)).projection.workspace_path, input.decision as never);
             return null;
+          case "project_hooks":
+            return projectHooks.view(normalise(String(input.workspace ?? "")));
+          case "trust_project_hooks":
+            return projectHooks.trust(normalise(String(input.workspace ?? "")), String(input.sha256 ?? ""));
+          case "untrust_project_hooks":
+            return projectHooks.untrust(normalise(String(input.workspace ?? "")));
           case "remembered_rules":
             return remembered.list();
           case "forget_rule":
@@ -477,6 +490,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     editFile: (runId: string, path: string) => artifacts.touch(runId, path),
     removeFolder: (path: string) => void directories.delete(normalise(path)),
     hasFile: (path: string) => files.has(normalise(path)),
+    editProjectHooks: (workspacePath: string, hooks?: ProjectHookView[]) => projectHooks.edit(normalise(workspacePath), hooks),
     requestQuit() {
       const active = [...engine.runs.values()].filter((r) => r.active).map((r) => r.id);
       void emit("quit-requested", { activeRuns: active });

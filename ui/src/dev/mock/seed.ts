@@ -1,8 +1,9 @@
 // Development-only: the fixture a test can set with `page.addInitScript`
 // (`window.__BEARAGENT_MOCK_SEED__`) and the hooks it can call
 // (`window.__bearagentMock`).
-import type { CommandSettings, EventPayload, ImageRef, WorkspaceView } from "../../bindings";
+import type { CommandSettings, EventPayload, ImageRef, ProjectHookView, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
+import type { MockProjectHooksSeed } from "./hooks";
 import type { ScenarioName } from "./scenario";
 import type { SeededRun } from "./runs";
 
@@ -33,6 +34,8 @@ export interface MockSeed {
   recorded?: Record<string, { runId: string; scenario: ScenarioName; take?: number }[]>;
   /** Top folders of git repositories: a run "In a new worktree" needs its workspace to be one. */
   repos?: string[];
+  /** Each workspace's `.bearagent/hooks.toml`, by workspace path: its hooks, and whether it is trusted (default: not) or invalid. */
+  projectHooks?: Record<string, MockProjectHooksSeed>;
 }
 
 export const DEFAULT_SEED: Required<MockSeed> = {
@@ -49,6 +52,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   gateCommands: false,
   recorded: {},
   repos: ["/home/dev/projects/bear-demo"],
+  projectHooks: {},
 };
 
 export interface MockHooks {
@@ -84,6 +88,8 @@ export interface MockHooks {
   removeFolder(path: string): void;
   /** Whether the mock's disk holds this file (a run wrote it, or a worktree was applied there). */
   hasFile(path: string): boolean;
+  /** Edit a workspace's hooks file (its hooks replaced when given): its hash changes, so its trust no longer holds. Returns the new hash. */
+  editProjectHooks(workspacePath: string, hooks?: ProjectHookView[]): string;
   /** Like closing the window: asks before quitting when runs are active. */
   requestQuit(): void;
 }

@@ -4,8 +4,8 @@
 // command approval (so a test sees the list change and can remember the
 // command's prefix).
 import type { DecisionInput, EventPayload, TodoItem, TodoStatus } from "../../bindings";
-import { sleep } from "./playback";
 import type { MockRun, MockRunEngine, NewRun } from "./runEngine";
+import { commitScript, modelTurn } from "./script";
 
 export const MOCK_PLAN = [
   "## Plan",
@@ -91,23 +91,11 @@ export class MockSteering {
 
   /** A model turn answering `content`, and the run's success. */
   #answer(content: string): EventPayload[] {
-    return [
-      { type: "model_call_started", provider: "demo", model: "demo-script" },
-      { type: "model_call_completed", action: { type: "final_answer", content }, usage: { input: 1200, output: 160 }, stop_reason: "end_turn", text: content },
-      { type: "run_succeeded", answer: content },
-    ];
+    return [...modelTurn({ type: "final_answer", content }, content), { type: "run_succeeded", answer: content }];
   }
 
   /** Commits `payloads` a step apart; false when the run was cancelled (then it ends so). */
-  async #script(run: MockRun, payloads: EventPayload[]): Promise<boolean> {
-    for (const payload of payloads) {
-      await sleep(this.stepMs);
-      if (run.cancelled) {
-        this.engine.commit(run, { type: "run_cancelled", reason: "cancelled by the user" });
-        return false;
-      }
-      this.engine.commit(run, payload);
-    }
-    return true;
+  #script(run: MockRun, payloads: EventPayload[]): Promise<boolean> {
+    return commitScript(this.engine, run, payloads, this.stepMs);
   }
 }
