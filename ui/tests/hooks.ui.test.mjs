@@ -126,3 +126,24 @@ test("a run's hooks: the deny on the curl call's card, the Stop block, and the n
     await close();
   }
 });
+
+test("an invalid hooks file shows its error instead of Trust", async () => {
+  const NOTES = "/home/dev/projects/notes";
+  const invalid = { [NOTES]: { hooks: [], error: "hooks.toml: unknown event `BeforeEverything`" } };
+  const { page, problems, close } = await ui.openApp({ ...seed, recent: [NOTES], current: NOTES, projectHooks: invalid });
+  try {
+    await byId(page, "hooks-banner-review").click();
+    await byId(page, "hooks-trust-invalid").waitFor();
+    assert.match(await byId(page, "hooks-trust-invalid").innerText(), /cannot run, trusted or not: hooks\.toml: unknown event `BeforeEverything`/);
+    assert.equal(await byId(page, "trust-hooks").count(), 0);
+    await byId(page, "hooks-trust-cancel").click();
+
+    await byId(page, "nav-settings").click();
+    await page.locator('[data-testid="hooks-state"][data-state="invalid"]').waitFor();
+    assert.match(await byId(page, "hooks-invalid").innerText(), /unknown event/);
+    assert.equal(await byId(page, "untrust-hooks").count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
