@@ -435,7 +435,12 @@ config_versions: { [key in string]: string } } |
 /**  The request's size in tokens as estimated against the window. */
 estimated_tokens?: number | null; 
 /**  The model's window in tokens. */
-context_window?: number | null } | 
+context_window?: number | null; 
+/**
+ *  SHA-256 over the exact request (see the context builder); a
+ *  replay checks it. Absent on runs recorded before digests.
+ */
+request_digest?: ContentHash | null } | 
 /**  The request went to this provider and model. */
 { type: "model_call_started"; provider: string; model: string } | 
 /**

@@ -52,7 +52,28 @@ pub fn steady(text: &str) -> String {
     let told = format!("{:.1}", COMMAND_MS as f64 / 1000.0);
     // The status line ends there, or goes on with the network note.
     let text = replace_number_after(&text, ", after ", " s\\n", &told);
-    replace_number_after(&text, ", after ", " s; ", &told)
+    let text = replace_number_after(&text, ", after ", " s; ", &told);
+    // The request's digest covers the workspace's temporary path.
+    replace_digests(&text, "\"request_digest\": \"")
+}
+
+/// Replaces each 64-digit hex digest that follows `before` with zeros.
+fn replace_digests(text: &str, before: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(before) {
+        let (head, tail) = rest.split_at(i + before.len());
+        out.push_str(head);
+        let is_digest = tail.len() >= 64 && tail.as_bytes()[..64].iter().all(u8::is_ascii_hexdigit);
+        if is_digest {
+            out.push_str(&"0".repeat(64));
+            rest = &tail[64..];
+        } else {
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Replaces each number (digits and dots) that follows `before` and is

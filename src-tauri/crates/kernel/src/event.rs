@@ -185,6 +185,10 @@ pub enum EventPayload {
         /// The model's window in tokens.
         #[serde(default)]
         context_window: Option<u64>,
+        /// SHA-256 over the exact request (see the context builder); a
+        /// replay checks it. Absent on runs recorded before digests.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        request_digest: Option<ContentHash>,
     },
     /// The request went to this provider and model.
     ModelCallStarted { provider: String, model: String },

@@ -54,6 +54,7 @@ fn model_turn(action: Action, usage: TokenUsage) -> Vec<EventPayload> {
             context_bytes: 10,
             estimated_tokens: None,
             context_window: None,
+            request_digest: None,
         },
         EventPayload::ModelCallStarted {
             provider: "script".into(),
@@ -210,6 +211,7 @@ fn given_an_open_model_call_then_success_is_rejected() {
         context_bytes: 1,
         estimated_tokens: None,
         context_window: None,
+        request_digest: None,
     });
     let g = given(events);
     assert!(matches!(
@@ -289,6 +291,7 @@ fn failed_model_calls_still_count_their_tokens() {
         context_bytes: 1,
         estimated_tokens: None,
         context_window: None,
+        request_digest: None,
     });
     events.push(EventPayload::ModelCallStarted {
         provider: "p".into(),
@@ -378,6 +381,7 @@ fn given_a_running_run_when_the_context_is_compacted_then_the_call_counts_but_no
         context_bytes: 1,
         estimated_tokens: None,
         context_window: None,
+        request_digest: None,
     });
     assert!(given(open).then_applying(compacted.clone()).is_err());
     // By hand, on a finished run: counted, the run stays as it ended.

@@ -77,6 +77,7 @@ pub fn valid_run_from_choices(
             context_bytes: 100,
             estimated_tokens: None,
             context_window: None,
+            request_digest: None,
         });
         payloads.push(EventPayload::ModelCallStarted {
             provider: "script".into(),

@@ -82,6 +82,7 @@ fn requested() -> EventPayload {
         context_bytes: 2048,
         estimated_tokens: Some(600),
         context_window: Some(128_000),
+        request_digest: None,
     }
 }
 

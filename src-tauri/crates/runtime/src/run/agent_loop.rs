@@ -148,6 +148,7 @@ async fn model_step(
                 context_bytes: built.bytes,
                 estimated_tokens: Some(estimated_tokens),
                 context_window: Some(info.context_window),
+                request_digest: Some(built.digest.clone()),
             },
             EventPayload::ModelCallStarted {
                 provider: info.name,

@@ -14,6 +14,7 @@ fn without_reported_usage_a_token_is_three_bytes_and_a_report_calibrates_it() {
             context_bytes: 4_000,
             estimated_tokens: None,
             context_window: None,
+            request_digest: None,
         },
         EventPayload::ModelCallStarted {
             provider: "p".into(),

@@ -33,6 +33,10 @@ pub struct BuiltContext {
     pub version: &'static str,
     /// Size of the serialised request.
     pub bytes: u64,
+    /// SHA-256 over the request: its system prompt, tools and output cap,
+    /// then each history item's own SHA-256 (so the loop hashes only what
+    /// changed). Recorded on `ModelCallRequested`; a replay compares it.
+    pub digest: ContentHash,
 }
 
 /// What one model request is built from: committed events only (the
@@ -127,21 +131,41 @@ fn cut_oldest(history: &mut [HistoryItem], total: &mut usize, next: &mut usize, 
 
 /// Length of the JSON encoding, counted without building it.
 fn serialized_len(value: &impl serde::Serialize) -> u64 {
-    struct Counter(u64);
+    measured(value).0
+}
+
+/// Length and SHA-256 of the JSON encoding, without building it.
+fn measured(value: &impl serde::Serialize) -> (u64, [u8; 32]) {
+    use sha2::Digest;
+    struct Counter(u64, sha2::Sha256);
     impl std::io::Write for Counter {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
             self.0 += buf.len() as u64;
+            self.1.update(buf);
             Ok(buf.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let mut counter = Counter(0);
+    let mut counter = Counter(0, sha2::Sha256::new());
     match serde_json::to_writer(&mut counter, value) {
-        Ok(()) => counter.0,
-        Err(_) => 0,
+        Ok(()) => (counter.0, counter.1.finalize().into()),
+        Err(_) => (0, [0; 32]),
     }
+}
+
+/// The request's digest from its parts: everything but the history, then
+/// the digest of each history item in order.
+fn request_digest(request: &ModelRequest, item_digests: &[[u8; 32]]) -> ContentHash {
+    use sha2::Digest;
+    let head = (&request.system, &request.tools, request.max_output_tokens);
+    let mut hasher = sha2::Sha256::new();
+    hasher.update(measured(&head).1);
+    for digest in item_digests {
+        hasher.update(digest);
+    }
+    ContentHash::from_digest(hasher.finalize().into())
 }
 
 /// A calls of an ancestor that never got its result (the run stopped, or
@@ -249,6 +273,8 @@ pub struct ContextCache {
     /// what changed, not the whole request.
     json_lens: Vec<u64>,
     json_total: u64,
+    /// The SHA-256 of each item's JSON, for the request's digest.
+    item_digests: Vec<[u8; 32]>,
     started: bool,
 }
 
@@ -266,6 +292,7 @@ impl ContextCache {
         let added = if restart {
             items.clear();
             self.json_lens.clear();
+            self.item_digests.clear();
             self.json_total = 0;
             self.total = 0;
             self.next = 0;
@@ -275,8 +302,9 @@ impl ContextCache {
         };
         self.total += added.iter().map(item_bytes).sum::<usize>();
         for item in &added {
-            let len = serialized_len(item);
+            let (len, digest) = measured(item);
             self.json_lens.push(len);
+            self.item_digests.push(digest);
             self.json_total += len;
         }
         items.extend(added);
@@ -288,13 +316,15 @@ impl ContextCache {
             input.caps.max_context_bytes as usize,
         );
         // Only the items just considered may have become markers.
-        for (item, len) in items[first_cut..self.next]
+        for ((item, len), digest) in items[first_cut..self.next]
             .iter()
             .zip(&mut self.json_lens[first_cut..])
+            .zip(&mut self.item_digests[first_cut..])
         {
-            let now = serialized_len(item);
+            let (now, now_digest) = measured(item);
             self.json_total = self.json_total - *len + now;
             *len = now;
+            *digest = now_digest;
         }
         self.seen = input.events.len();
         self.started = true;
@@ -304,6 +334,7 @@ impl ContextCache {
         // `[]` becomes `[a,b,…]`: the items and the commas between them.
         built.bytes += history_json;
         built.request.history = self.items.clone();
+        built.digest = request_digest(&built.request, &self.item_digests);
         built
     }
 }
@@ -332,10 +363,13 @@ fn request_from(
         images: Default::default(),
     };
     let bytes = serialized_len(&request);
+    let items: Vec<[u8; 32]> = request.history.iter().map(|i| measured(i).1).collect();
+    let digest = request_digest(&request, &items);
     BuiltContext {
         request,
         version,
         bytes,
+        digest,
     }
 }
 

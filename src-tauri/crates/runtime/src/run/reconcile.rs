@@ -153,6 +153,7 @@ mod tests {
                 context_bytes: 1,
                 estimated_tokens: None,
                 context_window: None,
+                request_digest: None,
             },
             EventPayload::ModelCallStarted {
                 provider: "p".into(),
