@@ -64,7 +64,41 @@ impl Env {
             .arg(goal)
             .output()
             .unwrap();
-        RunResult::from_output(out)
+        let result = RunResult::from_output(out);
+        self.assert_replays(&result);
+        result
+    }
+
+    /// Every run a test makes is also a replay test: once it ended, it is
+    /// re-driven from its record by `bearagent replay` and must be
+    /// identical.
+    pub fn assert_replays(&self, result: &RunResult) {
+        const ENDS: [&str; 5] = [
+            "run_succeeded",
+            "run_failed",
+            "run_cancelled",
+            "budget_exhausted",
+            "run_interrupted",
+        ];
+        let ended = result
+            .events
+            .last()
+            .is_some_and(|e| ENDS.contains(&e["payload"]["type"].as_str().unwrap_or("")));
+        if !ended {
+            return;
+        }
+        let run = result.run_id();
+        let out = self.bearagent(&["replay", &run, "--json"]);
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+            panic!(
+                "replay of {run} printed no report: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        assert_eq!(
+            report["identical"], true,
+            "the run does not replay identically: {report:#}"
+        );
     }
 
     pub fn bearagent(&self, args: &[&str]) -> Output {

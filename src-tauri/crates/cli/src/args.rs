@@ -59,6 +59,10 @@ pub enum Command {
     Export(ExportArgs),
     /// Import a run bundle as a read-only run (inspect it, fork it).
     Import(ImportArgs),
+    /// Re-drive a finished run from its record with this build's loop
+    /// (nothing executes): `identical` (exit 0) or where it first differs
+    /// (exit 1).
+    Replay(ReplayArgs),
     /// Remove a worktree run's worktree and branch without applying it.
     Discard(InspectArgs),
     /// List the worktrees runs made (`prune`: remove those applied or
@@ -87,6 +91,13 @@ pub struct ExportArgs {
     /// Where the JSON export and the Markdown report go (default: here).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<String>,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    pub run_id: String,
     #[arg(long)]
     pub json: bool,
 }

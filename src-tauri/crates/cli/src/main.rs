@@ -20,6 +20,7 @@ mod query_cmd;
 mod render;
 mod render_command;
 mod render_review;
+mod replay_cmd;
 mod rewind_cmd;
 mod rules_cmd;
 mod run_cmd;
@@ -85,6 +86,7 @@ async fn dispatch(cli: args::Cli) -> Exit {
         args::Command::Apply(q) => worktree_cmd::apply(&app, q),
         args::Command::Export(q) => bundle_cmd::export(&app, q),
         args::Command::Import(q) => bundle_cmd::import(&app, q),
+        args::Command::Replay(q) => replay_cmd::replay(&app, q).await,
         args::Command::Discard(q) => worktree_cmd::discard(&app, q),
         args::Command::Worktrees(q) => worktree_cmd::worktrees(&app, q),
         args::Command::Rules(q) => rules_cmd::rules(&app, q),

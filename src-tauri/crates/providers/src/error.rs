@@ -22,6 +22,14 @@ pub enum ProviderError {
     /// The stream ended before its terminal event.
     #[error("the model stream ended early: {message}")]
     TruncatedStream { message: String },
+    /// A failure read back from a run's record (a replay): its class, its
+    /// message as recorded, and what it cost.
+    #[error("{message}")]
+    Recorded {
+        class: ModelErrorClass,
+        message: String,
+        usage: TokenUsage,
+    },
 }
 
 impl ProviderError {
@@ -33,13 +41,16 @@ impl ProviderError {
             ProviderError::InvalidOutput { .. } => ModelErrorClass::InvalidOutput,
             ProviderError::ScriptExhausted { .. } => ModelErrorClass::ScriptExhausted,
             ProviderError::TruncatedStream { .. } => ModelErrorClass::TruncatedStream,
+            ProviderError::Recorded { class, .. } => *class,
         }
     }
 
     /// Tokens the failed call still cost.
     pub fn usage(&self) -> TokenUsage {
         match self {
-            ProviderError::InvalidOutput { usage, .. } => *usage,
+            ProviderError::InvalidOutput { usage, .. } | ProviderError::Recorded { usage, .. } => {
+                *usage
+            }
             _ => TokenUsage::default(),
         }
     }

@@ -15,6 +15,7 @@ pub mod live;
 pub mod logging;
 pub mod mcp;
 pub mod profile;
+pub mod replay;
 mod run;
 mod system_clock;
 pub mod thread;

@@ -191,6 +191,8 @@ if not data["stop_hook_active"]:
     let decisions: Vec<_> = hooks.iter().map(|h| h.1).collect();
     assert_eq!(decisions, [HookDecision::Block, HookDecision::Proceed]);
     assert_eq!(p.model_calls, 2);
+    let replayed = f.app.replay_run(run).await.unwrap();
+    assert_eq!(replayed.divergence, None, "{replayed:?}");
 }
 
 #[tokio::test]
@@ -369,4 +371,30 @@ async fn a_user_prompt_submit_hook_can_block_the_goal() {
         panic!("expected a failed run, got {:?}", p.status);
     };
     assert!(reason.contains("no secrets in goals"), "{reason}");
+}
+
+#[tokio::test]
+async fn runs_with_hooks_replay_identically() {
+    let f = fixture();
+    std::fs::write(f.ws.path().join("notes.txt"), "marker\n").unwrap();
+    user_hook(
+        &f,
+        "stop.py",
+        "import json, sys\ndata = json.load(sys.stdin)\nif not data['stop_hook_active']:\n    print(json.dumps({'decision': 'block', 'reason': 'again'}))\n",
+        "[[hooks.PostToolUse]]\nmatcher = \"read_file\"\ncommand = \"{script}\"\n[[hooks.Stop]]\ncommand = \"{script}\"\n",
+    );
+    let steps = json!([
+        {"tool_call": {"tool_name": "read_file", "arguments": {"path": "notes.txt"}}},
+        {"final_answer": "first"},
+        {"final_answer": "second"}
+    ]);
+    let run = start(&f, steps);
+    finished(&f, run).await;
+    let replayed = f.app.replay_run(run).await.unwrap();
+    assert_eq!(
+        replayed.divergence,
+        None,
+        "{replayed:?} {:?}",
+        types(&f.app, run)
+    );
 }

@@ -269,6 +269,7 @@ fn error_class(e: &ProviderError) -> &'static str {
         ProviderError::InvalidOutput { .. } => "invalid_output",
         ProviderError::ScriptExhausted { .. } => "script_exhausted",
         ProviderError::TruncatedStream { .. } => "truncated_stream",
+        ProviderError::Recorded { .. } => "recorded",
     }
 }
 

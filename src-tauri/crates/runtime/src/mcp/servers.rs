@@ -42,6 +42,9 @@ impl RunMcp {
         plan: McpPlan,
         cancel: &CancellationToken,
     ) -> Result<RunMcp, AppError> {
+        if rec.tape().is_some() {
+            return Self::recorded(rec);
+        }
         let mut run = RunMcp::default();
         if plan.is_empty() {
             return Ok(run);
@@ -79,6 +82,32 @@ impl RunMcp {
             run.record_start(rec, name, outcome).await?;
         }
         Ok(run)
+    }
+
+    /// In a replay: the servers as the record says they started, their
+    /// tools known (for routing and the policy) but never called.
+    fn recorded(rec: &mut Recorder) -> Result<RunMcp, AppError> {
+        let mut run = RunMcp::default();
+        loop {
+            rec.absorb_beside()?;
+            let next = rec
+                .tape()
+                .and_then(|t| t.ahead().first())
+                .map(|e| e.payload.clone());
+            match next {
+                Some(EventPayload::McpServerStarted { server, tools, .. }) => {
+                    for record in &tools {
+                        let adapter = McpToolAdapter::recorded(record, &server)
+                            .map_err(|e| AppError::Corrupt(format!("recorded MCP tool: {e}")))?;
+                        run.tools
+                            .insert(adapter.spec_name().to_owned(), Arc::new(adapter));
+                    }
+                }
+                Some(EventPayload::McpServerUnavailable { .. }) => {}
+                _ => return Ok(run),
+            }
+            rec.copy_recorded()?;
+        }
     }
 
     async fn record_start(

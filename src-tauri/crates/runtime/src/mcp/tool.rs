@@ -52,7 +52,8 @@ pub struct McpToolAdapter {
     server: String,
     /// The server's own name for the tool.
     tool: String,
-    connection: Arc<McpConnection>,
+    /// None in a replay: the tool is known from the record, never called.
+    connection: Option<Arc<McpConnection>>,
 }
 
 impl McpToolAdapter {
@@ -65,7 +66,18 @@ impl McpToolAdapter {
             spec: mcp_spec(record)?,
             server: server.to_owned(),
             tool: record.tool.clone(),
-            connection,
+            connection: Some(connection),
+        })
+    }
+
+    /// The tool as a run's record knows it, with no server behind it (a
+    /// replay decides about its calls but never makes one).
+    pub fn recorded(record: &McpToolRecord, server: &str) -> Result<Self, String> {
+        Ok(Self {
+            spec: mcp_spec(record)?,
+            server: server.to_owned(),
+            tool: record.tool.clone(),
+            connection: None,
         })
     }
 
@@ -100,9 +112,17 @@ impl McpToolAdapter {
                 tool: call.tool().to_string(),
             });
         }
-        self.connection
-            .call_tool(&self.tool, call, cancel, on_progress)
-            .await
+        match &self.connection {
+            Some(connection) => {
+                connection
+                    .call_tool(&self.tool, call, cancel, on_progress)
+                    .await
+            }
+            None => Err(McpError::Exited {
+                server: self.server.clone(),
+                detail: "a replay has no server to call".into(),
+            }),
+        }
     }
 }
 

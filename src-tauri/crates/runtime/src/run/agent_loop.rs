@@ -330,7 +330,7 @@ fn call_failed(
             cost_micro_usd: spend::cost_of(rec, error.usage()),
         },
     )?;
-    if matches!(error, ProviderError::InvalidOutput { .. }) {
+    if error.class() == ModelErrorClass::InvalidOutput {
         *invalid_outputs += 1;
         if *invalid_outputs <= deps.profile.max_invalid_outputs {
             return Ok(Step::Continue);

@@ -35,17 +35,22 @@ pub(crate) async fn ask(
 ) -> Result<Asked, AppError> {
     // Register before committing the request so no decision can be lost.
     let waiter = deps.approvals.wait(rec.run_id(), call.call_id.clone());
+    rec.absorb_beside()?;
     let asked = rec.record(
         Some(requested),
         EventPayload::ApprovalRequested {
             call_id: call.call_id.clone(),
             tool_name: call.tool_name.clone(),
-            summary: summary.to_owned(),
+            summary: recorded_summary(rec, call).unwrap_or_else(|| summary.to_owned()),
         },
     )?;
-    let decision: Option<Decision> = tokio::select! {
-        d = waiter => d.ok(),
-        _ = deps.cancel.cancelled() => None,
+    rec.absorb_beside()?;
+    let decision: Option<Decision> = match rec.tape() {
+        Some(tape) => recorded_decision(tape)?,
+        None => tokio::select! {
+            d = waiter => d.ok(),
+            _ = deps.cancel.cancelled() => None,
+        },
     };
     let Some(decision) = decision else {
         deps.approvals.forget(rec.run_id(), &call.call_id);
@@ -165,4 +170,52 @@ fn mcp_note(deps: &LoopDeps, call: &PreparedCall) -> Option<String> {
             tool.tool()
         ),
     })
+}
+
+/// In a replay, the user's answer is the recorded one; None where the
+/// record says the run was cancelled while it waited.
+fn recorded_decision(tape: &crate::replay::Tape) -> Result<Option<Decision>, AppError> {
+    match tape.ahead().first().map(|e| &e.payload) {
+        Some(EventPayload::ApprovalGranted {
+            by,
+            scope,
+            allowed_prefix,
+            network,
+            ..
+        }) => Ok(Some(Decision {
+            approve: true,
+            scope: *scope,
+            reason: None,
+            by: by.clone(),
+            allow_prefix: allowed_prefix.clone(),
+            network: *network,
+        })),
+        Some(EventPayload::ApprovalDenied {
+            by, scope, reason, ..
+        }) => Ok(Some(Decision {
+            approve: false,
+            scope: *scope,
+            reason: reason.clone(),
+            by: by.clone(),
+            allow_prefix: None,
+            network: false,
+        })),
+        Some(EventPayload::RunCancelled { .. }) => Ok(None),
+        other => Err(AppError::Conflict(format!(
+            "replay: the record has no answer to this approval (next: {})",
+            other.map_or("the end", |p| p.type_name())
+        ))),
+    }
+}
+
+/// In a replay, what the card said is the recorded text: it describes the
+/// workspace as it was then ("new file" or "overwrite"), a fact like a
+/// tool's effect, not a decision to check again.
+fn recorded_summary(rec: &Recorder, call: &ToolCall) -> Option<String> {
+    match &rec.tape()?.ahead().first()?.payload {
+        EventPayload::ApprovalRequested {
+            call_id, summary, ..
+        } if call_id == &call.call_id => Some(summary.clone()),
+        _ => None,
+    }
 }

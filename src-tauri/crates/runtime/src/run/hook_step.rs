@@ -44,6 +44,9 @@ async fn fire(
     cause: EventSeq,
     moment: Moment<'_>,
 ) -> Result<Vec<Fired>, AppError> {
+    if rec.tape().is_some() {
+        return fire_recorded(rec, &moment);
+    }
     let hooks = deps.hooks.matching(moment.event, moment.subject);
     if hooks.is_empty() {
         return Ok(Vec::new());
@@ -89,6 +92,67 @@ async fn fire(
         }
     }
     Ok(fired)
+}
+
+/// In a replay no hook runs: its recorded runs at this moment are taken.
+fn fire_recorded(rec: &mut Recorder, moment: &Moment<'_>) -> Result<Vec<Fired>, AppError> {
+    let call_id = moment.call.map(|c| &c.call_id);
+    let mut fired = Vec::new();
+    loop {
+        rec.absorb_beside()?;
+        let next = rec
+            .tape()
+            .and_then(|t| t.ahead().first())
+            .map(|e| e.payload.clone());
+        let Some(EventPayload::HookRan {
+            hook,
+            call_id: on,
+            decision,
+            reason,
+            ..
+        }) = next
+        else {
+            break;
+        };
+        if hook != moment.event || on.as_ref() != call_id {
+            break;
+        }
+        if let Some(seq) = rec.copy_recorded()? {
+            fired.push(Fired {
+                seq,
+                decision,
+                reason,
+            });
+        }
+    }
+    Ok(fired)
+}
+
+/// Whether hooks run at this moment: the run's own, or in a replay the
+/// recorded ones (after the call's request, which may come first).
+fn has_hooks(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    event: HookEvent,
+    subject: Option<&str>,
+    call: Option<&ToolCall>,
+) -> Result<bool, AppError> {
+    rec.absorb_beside()?;
+    let Some(tape) = rec.tape() else {
+        return Ok(!deps.hooks.matching(event, subject).is_empty());
+    };
+    let call_id = call.map(|c| &c.call_id);
+    let requested = |e: &&bearagent_kernel::EventEnvelope| matches!(&e.payload, EventPayload::ToolCallRequested { call } if Some(&call.call_id) == call_id);
+    let ran = |e: &bearagent_kernel::EventEnvelope| {
+        matches!(&e.payload, EventPayload::HookRan { hook, call_id: on, .. }
+            if *hook == event && on.as_ref() == call_id)
+    };
+    Ok(tape
+        .ahead()
+        .iter()
+        .take(2)
+        .find(|e| !requested(e))
+        .is_some_and(ran))
 }
 
 /// The command sandbox with the network off, in the run's folder, the
@@ -143,8 +207,15 @@ pub(crate) async fn run_start(
     deps: &LoopDeps,
     goal: &str,
 ) -> Result<Option<String>, AppError> {
+    rec.absorb_beside()?;
     let mut cause = rec.last_seq().unwrap_or(EventSeq(1));
-    if let Some(untrusted) = &deps.hooks.untrusted {
+    let told = rec
+        .tape()
+        .and_then(|t| t.ahead().first())
+        .is_some_and(|e| matches!(e.payload, EventPayload::HooksNotTrusted { .. }));
+    if told {
+        cause = rec.copy_recorded()?.unwrap_or(cause);
+    } else if let Some(untrusted) = &deps.hooks.untrusted {
         cause = rec.record(
             Some(cause),
             EventPayload::HooksNotTrusted {
@@ -197,10 +268,7 @@ pub(crate) async fn pre_tool_use(
 ) -> Result<PreTool, AppError> {
     let name = call.tool_name.as_str();
     if matches!(decision, PolicyDecision::Deny { .. })
-        || deps
-            .hooks
-            .matching(HookEvent::PreToolUse, Some(name))
-            .is_empty()
+        || !has_hooks(rec, deps, HookEvent::PreToolUse, Some(name), Some(call))?
     {
         return Ok(PreTool::Decided(decision));
     }
@@ -258,11 +326,7 @@ pub(crate) async fn post_tool_use(
     call: &ToolCall,
 ) -> Result<(), AppError> {
     let name = call.tool_name.as_str();
-    if deps
-        .hooks
-        .matching(HookEvent::PostToolUse, Some(name))
-        .is_empty()
-    {
+    if !has_hooks(rec, deps, HookEvent::PostToolUse, Some(name), Some(call))? {
         return Ok(());
     }
     let Some((seq, result)) = completion_of(rec, call) else {
@@ -300,7 +364,7 @@ pub(crate) async fn stop(
     deps: &LoopDeps,
     completed: EventSeq,
 ) -> Result<bool, AppError> {
-    if !deps.hooks.any(HookEvent::Stop) {
+    if !has_hooks(rec, deps, HookEvent::Stop, None, None)? {
         return Ok(false);
     }
     let blocks = stop_blocks(rec);
@@ -338,7 +402,7 @@ pub(crate) async fn pre_compact(
     deps: &LoopDeps,
     trigger: &str,
 ) -> Result<(), AppError> {
-    if !deps.hooks.any(HookEvent::PreCompact) {
+    if !has_hooks(rec, deps, HookEvent::PreCompact, Some(trigger), None)? {
         return Ok(());
     }
     let cause = rec.last_seq().unwrap_or(EventSeq(1));

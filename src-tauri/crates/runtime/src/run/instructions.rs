@@ -41,6 +41,9 @@ pub fn instructions_in(
 /// A missing file is nothing; an unreadable one is logged, never an error
 /// of the run; one over the cap is cut with a note saying so.
 pub fn load_instructions(rec: &mut Recorder, root: &Path, rel_dir: &str) -> Result<(), AppError> {
+    if rec.tape().is_some() {
+        return copy_recorded_instructions(rec);
+    }
     let rel_path = if rel_dir.is_empty() || rel_dir == "." {
         INSTRUCTIONS_FILE.to_owned()
     } else {
@@ -97,6 +100,9 @@ pub fn load_instructions(rec: &mut Recorder, root: &Path, rel_dir: &str) -> Resu
 /// from the root that this run has not read yet is read now (nearest wins
 /// in the prompt, which lists deeper folders last).
 pub fn load_nested_for(rec: &mut Recorder, root: &Path, rel_path: &str) -> Result<(), AppError> {
+    if rec.tape().is_some() {
+        return copy_recorded_instructions(rec);
+    }
     let loaded: std::collections::BTreeSet<String> = rec
         .events()
         .iter()
@@ -119,6 +125,20 @@ pub fn load_nested_for(rec: &mut Recorder, root: &Path, rel_path: &str) -> Resul
         if !loaded.contains(&candidate) {
             load_instructions(rec, root, &dir)?;
         }
+    }
+    Ok(())
+}
+
+/// A replay reads no file: what the run read here is taken from its record.
+fn copy_recorded_instructions(rec: &mut Recorder) -> Result<(), AppError> {
+    rec.absorb_beside()?;
+    while rec.tape().is_some_and(|t| {
+        matches!(
+            t.ahead().first().map(|e| &e.payload),
+            Some(EventPayload::InstructionsLoaded { .. })
+        )
+    }) {
+        rec.copy_recorded()?;
     }
     Ok(())
 }

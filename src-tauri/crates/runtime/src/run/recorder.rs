@@ -60,6 +60,8 @@ pub struct Recorder {
     run_id: RunId,
     events: Vec<EventEnvelope>,
     state: Option<RunProjection>,
+    /// A replay: events are matched against this record, never stored.
+    tape: Option<Arc<crate::replay::Tape>>,
 }
 
 impl Recorder {
@@ -71,7 +73,61 @@ impl Recorder {
             run_id,
             events: Vec::new(),
             state: None,
+            tape: None,
         }
+    }
+
+    /// A recorder that re-drives `run_id` against its record: each event
+    /// the loop would append is matched with the recorded one (and taken
+    /// as recorded), nothing is stored or published.
+    pub(crate) fn replaying(
+        store: Arc<Store>,
+        clock: Arc<dyn Clock>,
+        run_id: RunId,
+        tape: Arc<crate::replay::Tape>,
+    ) -> Self {
+        Self {
+            tape: Some(tape),
+            ..Self::new(store, clock, LiveBus::new(), run_id)
+        }
+    }
+
+    /// The record a replay plays back, if this is one.
+    pub(crate) fn tape(&self) -> Option<&Arc<crate::replay::Tape>> {
+        self.tape.as_ref()
+    }
+
+    /// In a replay, takes in the changes the watcher saw beside the loop
+    /// that come next in the record (they were committed before whatever
+    /// the loop does next).
+    pub(crate) fn absorb_beside(&mut self) -> Result<(), AppError> {
+        while self.tape.as_ref().is_some_and(|t| {
+            matches!(
+                t.ahead().first().map(|e| &e.payload),
+                Some(EventPayload::ExternalChangeObserved { .. })
+            )
+        }) {
+            self.copy_recorded()?;
+        }
+        Ok(())
+    }
+
+    /// A replay takes the next recorded event as it is (a fact the loop
+    /// does not make again: a tool's effects, a hook's run, a file read).
+    pub(crate) fn copy_recorded(&mut self) -> Result<Option<EventSeq>, AppError> {
+        let Some(event) = self.tape.as_ref().and_then(|t| t.copy()) else {
+            return Ok(None);
+        };
+        self.take_in(event).map(Some)
+    }
+
+    fn take_in(&mut self, envelope: EventEnvelope) -> Result<EventSeq, AppError> {
+        self.state = Some(
+            apply(self.state.as_ref(), &envelope).map_err(|e| AppError::Corrupt(e.to_string()))?,
+        );
+        let seq = envelope.seq;
+        self.events.push(envelope);
+        Ok(seq)
     }
 
     /// Resumes recording after the given committed events.
@@ -91,6 +147,7 @@ impl Recorder {
             run_id,
             events,
             state,
+            tape: None,
         })
     }
 
@@ -171,6 +228,9 @@ impl Recorder {
         cause: Option<EventSeq>,
         payloads: Vec<EventPayload>,
     ) -> Result<EventSeq, AppError> {
+        if let Some(tape) = self.tape.clone() {
+            return self.replay_chain(&tape, cause, payloads);
+        }
         let mut attempts = 0;
         let stamped = loop {
             let first = self.last_seq().map_or(EventSeq::FIRST, EventSeq::next);
@@ -209,5 +269,27 @@ impl Recorder {
             self.events.push(envelope);
         }
         last.ok_or_else(|| AppError::Corrupt("the store stamped no event".into()))
+    }
+
+    /// `record_chain` in a replay: each event matched against the record
+    /// (changes the watcher saw beside the loop are taken in first).
+    fn replay_chain(
+        &mut self,
+        tape: &crate::replay::Tape,
+        cause: Option<EventSeq>,
+        payloads: Vec<EventPayload>,
+    ) -> Result<EventSeq, AppError> {
+        let mut previous = cause;
+        let mut last = None;
+        for payload in payloads {
+            self.absorb_beside()?;
+            let seq = self.last_seq().map_or(EventSeq::FIRST, EventSeq::next);
+            let recorded = tape
+                .take(seq, previous, &payload)
+                .map_err(|d| AppError::Conflict(d.to_string()))?;
+            previous = Some(self.take_in(recorded)?);
+            last = previous;
+        }
+        last.ok_or_else(|| AppError::Corrupt("nothing to record".into()))
     }
 }

@@ -217,6 +217,9 @@ async fn execute_routed(
     mut after: StartAfter,
 ) -> Result<ToolStepEnd, AppError> {
     let call_id = call.call_id.clone();
+    if rec.tape().is_some() {
+        return replay_room(rec, grants, &call_id, &authorized, after);
+    }
     match route {
         Route::Workspace(tool) => {
             file_step::execute_file_tool(rec, deps, grants, tool, call_id, authorized, after).await
@@ -230,6 +233,62 @@ async fn execute_routed(
             mcp_step::execute_mcp(rec, deps, grants, call_id, tool, authorized, cause).await
         }
     }
+}
+
+/// In a replay nothing executes: the call starts as the loop starts it
+/// now, then what its room recorded (effects, output, result) is taken
+/// from the record, and the loop guard learns the recorded result.
+fn replay_room(
+    rec: &mut Recorder,
+    grants: &mut RunGrants,
+    call_id: &bearagent_kernel::CallId,
+    authorized: &AuthorizedCall,
+    after: StartAfter,
+) -> Result<ToolStepEnd, AppError> {
+    use bearagent_kernel::EventPayload as P;
+    after.record_start(rec, call_id)?;
+    let mut ended = false;
+    loop {
+        let next = rec
+            .tape()
+            .and_then(|t| t.ahead().first())
+            .map(|e| e.payload.clone());
+        let in_room = match &next {
+            Some(
+                P::EffectIntended { .. }
+                | P::CommandStarted { .. }
+                | P::CommandFinished { .. }
+                | P::ArtifactRecorded { .. }
+                | P::EffectVerified { .. }
+                | P::EffectUnknown { .. }
+                | P::ExternalChangeObserved { .. }
+                | P::TodoUpdated { .. }
+                | P::McpServerUnavailable { .. },
+            ) => true,
+            Some(P::ToolCallCompleted { result, .. } | P::ToolCallFailed { result })
+                if &result.call_id == call_id =>
+            {
+                let signature = super::loop_guard::signature(authorized);
+                let hash = bearagent_store::hash_bytes(result.content.as_bytes());
+                grants.loops.executed(signature, hash);
+                true
+            }
+            Some(p @ (P::RunCancelled { .. } | P::RunFailed { .. })) => {
+                ended = p.is_terminal();
+                true
+            }
+            _ => false,
+        };
+        if !in_room {
+            break;
+        }
+        rec.copy_recorded()?;
+    }
+    Ok(if ended {
+        ToolStepEnd::RunEnded
+    } else {
+        ToolStepEnd::Continue
+    })
 }
 
 /// Continues a run resumed after a restart at its pending approval: the

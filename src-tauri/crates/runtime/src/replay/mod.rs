@@ -1,0 +1,269 @@
+//! Replay: a run re-driven from its record with the current code. The
+//! agent loop runs again as it runs live — context, policy, approvals,
+//! budgets, compaction, loop detection, hooks' decisions — but the model's
+//! outputs, the tools' effects, the hooks' runs, the files it read and the
+//! user's answers come from the recorded events; nothing executes, nothing
+//! touches the workspace or the network. Each event the loop would append
+//! must be the recorded one (times aside): the first that is not is the
+//! divergence. How the project tests its own harness.
+
+mod compare;
+mod provider;
+mod tape;
+
+pub use compare::Divergence;
+pub use tape::Tape;
+
+use crate::app::threads::RecordedRun;
+use crate::app::Application;
+use crate::run::agent_loop::{drive, LoopStart};
+use crate::run::deps::LoopDeps;
+use crate::run::recorder::Recorder;
+use crate::AppError;
+use bearagent_kernel::{Clock, EventEnvelope, EventPayload, RunId};
+use bearagent_providers::ProviderInfo;
+use bearagent_tools::WorkspaceRoot;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+use tracing::instrument;
+
+/// What a replay found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayReport {
+    pub run_id: RunId,
+    /// Events in the record.
+    pub events: usize,
+    /// Events the re-driven loop matched (or took as recorded facts).
+    pub matched: usize,
+    /// Where the loop first did something else; None: identical.
+    pub divergence: Option<Divergence>,
+    /// What was not checked, and why (no digests, review after the end,
+    /// an interruption).
+    pub notes: Vec<String>,
+}
+
+impl Application {
+    /// Re-drives `run_id` from its record and compares every step.
+    #[instrument(skip(self))]
+    pub async fn replay_run(&self, run_id: RunId) -> Result<ReplayReport, AppError> {
+        let events = self.store.all_events(run_id)?;
+        let projection = self.get_run(run_id)?;
+        if projection.status.is_live() {
+            return Err(AppError::Conflict(format!(
+                "run {run_id} is still {}; replay it once it has ended",
+                projection.status.name()
+            )));
+        }
+        let recorded = events
+            .first()
+            .and_then(|e| RecordedRun::of(&e.payload))
+            .ok_or_else(|| AppError::Corrupt(format!("run {run_id} has no RunCreated event")))?;
+        let cancel = CancellationToken::new();
+        let tape = Arc::new(Tape::new(events.clone(), cancel.clone()));
+        let clock: Arc<dyn Clock> = Arc::new(tape::TapeClock(tape.clone()));
+        let mut rec = Recorder::replaying(self.store.clone(), clock, run_id, tape.clone());
+        // The run's creation and start are the application's, not the loop's.
+        rec.copy_recorded()?;
+        rec.copy_recorded()?;
+        let workspace = WorkspaceRoot::new(std::path::Path::new(&recorded.workspace_path))
+            .map_err(|e| {
+                AppError::InvalidInput(format!(
+                    "the run's workspace {} is needed to check its calls' paths again: {e}",
+                    recorded.workspace_path
+                ))
+            })?;
+        let provider = Arc::new(provider::TapeProvider {
+            tape: tape.clone(),
+            store: self.store.clone(),
+            info: self.replay_info(&events, &recorded),
+        });
+        let parent = projection.parent;
+        let mut deps = LoopDeps {
+            provider,
+            registry: self.registry.clone(),
+            executor: self.executor.clone(),
+            approvals: Arc::default(),
+            workspace,
+            // As recorded: a plan-mode run replays in plan mode.
+            profile: crate::profile::RunProfile {
+                plan_mode: recorded_plan_mode(&events),
+                ..recorded.profile
+            },
+            cancel,
+            host: self.command_host(),
+            mcp_tools: Default::default(),
+            tool_rules: Default::default(),
+            ancestors: Arc::new(crate::thread::ancestors(&self.store, parent)?),
+            hooks: Arc::default(),
+        };
+        let ended = match drive_recorded(&mut rec, &mut deps).await {
+            Ok(true) => drive(rec, deps, LoopStart::Fresh).await,
+            Ok(false) => Ok(()),
+            Err(e) => Err(e),
+        };
+        finish(run_id, &events, &tape, ended)
+    }
+
+    /// The model as the record knows it: its name, model, price and
+    /// window; whether it reads images from the config when it is there.
+    fn replay_info(&self, events: &[EventEnvelope], recorded: &RecordedRun) -> ProviderInfo {
+        let (price, scripted) = match events.first().map(|e| &e.payload) {
+            Some(EventPayload::RunCreated {
+                price,
+                config_versions,
+                ..
+            }) => (
+                *price,
+                config_versions.get("scripted").is_some_and(|s| s == "true"),
+            ),
+            _ => (None, false),
+        };
+        let window = events.iter().find_map(|e| match &e.payload {
+            EventPayload::ModelCallRequested { context_window, .. } => *context_window,
+            _ => None,
+        });
+        let configured = self
+            .provider_for_follow_up(&recorded.provider, &recorded.model)
+            .ok()
+            .map(|p| p.info());
+        ProviderInfo {
+            name: recorded.provider.clone(),
+            model: recorded.model.clone(),
+            scripted,
+            price,
+            max_output_tokens: configured.as_ref().and_then(|i| i.max_output_tokens),
+            context_window: window
+                .unwrap_or_else(|| bearagent_providers::default_context_window(&recorded.model)),
+            vision: configured.map_or(
+                scripted || bearagent_providers::default_vision(&recorded.model),
+                |i| i.vision,
+            ),
+        }
+    }
+}
+
+/// The loop's start as `spawn_loop` makes it: instructions, the hooks of
+/// a run's start and the MCP servers, each from the record. False when
+/// the record's run ended there (a hook blocked its goal).
+async fn drive_recorded(rec: &mut Recorder, deps: &mut LoopDeps) -> Result<bool, AppError> {
+    let goal = match rec.events().first().map(|e| &e.payload) {
+        Some(EventPayload::RunCreated { goal, .. }) => goal.clone(),
+        _ => String::new(),
+    };
+    let root = deps.workspace.path().to_path_buf();
+    crate::run::instructions::load_instructions(rec, &root, "")?;
+    if let Some(reason) = crate::run::hook_step::run_start(rec, deps, &goal).await? {
+        let reason = format!("a UserPromptSubmit hook blocked the goal: {reason}");
+        rec.record(rec.last_seq(), EventPayload::RunFailed { reason })?;
+        return Ok(false);
+    }
+    let servers = crate::mcp::RunMcp::start(rec, Vec::new(), &deps.cancel).await?;
+    deps.mcp_tools = servers.tools();
+    deps.tool_rules = servers.tool_rules(&deps.profile.mcp_rules);
+    Ok(true)
+}
+
+/// The report: identical, or the first divergence; with what the loop
+/// does not make again noted (review after the end, an interruption).
+fn finish(
+    run_id: RunId,
+    events: &[EventEnvelope],
+    tape: &Tape,
+    ended: Result<(), AppError>,
+) -> Result<ReplayReport, AppError> {
+    let mut notes = Vec::new();
+    if events.iter().any(|e| {
+        matches!(
+            e.payload,
+            EventPayload::ModelCallRequested {
+                request_digest: None,
+                ..
+            }
+        )
+    }) {
+        notes.push("recorded before request digests: each request was checked by its size and version, not its digest".into());
+    }
+    let mut divergence = tape.divergence();
+    let rest = tape.ahead();
+    if divergence
+        .as_ref()
+        .is_some_and(|d| d.expected.as_deref() == Some("run_interrupted"))
+        || (divergence.is_none()
+            && rest
+                .first()
+                .is_some_and(|e| matches!(e.payload, EventPayload::RunInterrupted { .. })))
+    {
+        divergence = None;
+        notes.push(interrupted_note(rest));
+    } else if divergence.is_none() {
+        ended?;
+        let review = rest.iter().all(|e| is_after_the_end(&e.payload));
+        match rest.first() {
+            Some(first) if !review => {
+                divergence = Some(Divergence {
+                    seq: first.seq,
+                    expected: Some(first.payload.type_name().to_owned()),
+                    actual: None,
+                    fields: Vec::new(),
+                });
+            }
+            Some(_) => notes.push(format!(
+                "{} event(s) after the run's end are the user's review; they were not re-driven",
+                rest.len()
+            )),
+            None => {}
+        }
+    }
+    Ok(ReplayReport {
+        run_id,
+        events: events.len(),
+        matched: tape.matched(),
+        divergence,
+        notes,
+    })
+}
+
+fn recorded_plan_mode(events: &[EventEnvelope]) -> bool {
+    matches!(
+        events.first().map(|e| &e.payload),
+        Some(EventPayload::RunCreated {
+            plan_mode: true,
+            ..
+        })
+    )
+}
+
+/// What may follow a run's end: the review of its files, a compaction
+/// for a follow-up, the watcher's notes.
+fn is_after_the_end(payload: &EventPayload) -> bool {
+    payload.is_review()
+        || matches!(
+            payload,
+            EventPayload::ArtifactRecorded { .. }
+                | EventPayload::EffectVerified { .. }
+                | EventPayload::EffectUnknown { .. }
+                | EventPayload::ContextCompacted { .. }
+                | EventPayload::ExternalChangeObserved { .. }
+        )
+}
+
+fn interrupted_note(rest: &[EventEnvelope]) -> String {
+    let at = rest.first().map_or(0, |e| e.seq.0);
+    match rest
+        .iter()
+        .find(|e| matches!(e.payload, EventPayload::RunResumed))
+    {
+        Some(resumed) => format!(
+            "the run was interrupted at #{at} (its process ended) and resumed at #{}: \
+             the loop was re-driven up to the interruption; the resumed part is not re-driven yet",
+            resumed.seq.0
+        ),
+        None => {
+            format!("the run was interrupted at #{at} (its process ended): re-driven up to there")
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

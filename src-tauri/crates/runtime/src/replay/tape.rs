@@ -1,0 +1,121 @@
+//! A run's record played back: the recorded events in order, how far the
+//! re-driven loop has matched them, and where it first did something
+//! else. Shared by the recorder, the clock and the provider of a replay.
+
+use super::compare::{compare, Divergence};
+use bearagent_kernel::{Clock, EventEnvelope, EventPayload, EventSeq, Timestamp};
+use std::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+pub struct Tape {
+    recorded: Vec<EventEnvelope>,
+    cursor: Mutex<Cursor>,
+    /// The re-driven loop's cancellation: fired where the record says the
+    /// user cancelled.
+    pub(crate) cancel: CancellationToken,
+}
+
+#[derive(Default)]
+struct Cursor {
+    next: usize,
+    divergence: Option<Divergence>,
+}
+
+impl Tape {
+    pub fn new(recorded: Vec<EventEnvelope>, cancel: CancellationToken) -> Self {
+        Self {
+            recorded,
+            cursor: Mutex::default(),
+            cancel,
+        }
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Cursor) -> T) -> T {
+        match self.cursor.lock() {
+            Ok(mut c) => f(&mut c),
+            Err(poisoned) => f(&mut poisoned.into_inner()),
+        }
+    }
+
+    /// The recorded events not matched yet.
+    pub fn ahead(&self) -> &[EventEnvelope] {
+        let next = self.with(|c| c.next);
+        self.recorded.get(next..).unwrap_or(&[])
+    }
+
+    /// The last event matched.
+    pub fn behind(&self) -> Option<&EventEnvelope> {
+        let next = self.with(|c| c.next);
+        next.checked_sub(1).and_then(|i| self.recorded.get(i))
+    }
+
+    pub fn matched(&self) -> usize {
+        self.with(|c| c.next)
+    }
+
+    pub fn divergence(&self) -> Option<Divergence> {
+        self.with(|c| c.divergence.clone())
+    }
+
+    /// Matches the loop's next event against the record: on success the
+    /// recorded envelope (with its recorded time), else the divergence.
+    pub fn take(
+        &self,
+        seq: EventSeq,
+        cause: Option<EventSeq>,
+        payload: &EventPayload,
+    ) -> Result<EventEnvelope, Divergence> {
+        let expected = self.ahead().first().cloned();
+        let outcome = compare(seq, expected.as_ref(), cause, payload);
+        self.with(|c| match &outcome {
+            Ok(_) => c.next += 1,
+            Err(d) => {
+                if c.divergence.is_none() {
+                    c.divergence = Some(d.clone());
+                }
+            }
+        });
+        outcome.map(|()| expected.unwrap_or_else(|| unreachable_envelope(seq)))
+    }
+
+    /// Takes the next recorded event as it is: a fact the loop does not
+    /// produce here (a tool's effects, a hook's run, a file read).
+    pub fn copy(&self) -> Option<EventEnvelope> {
+        let event = self.ahead().first().cloned()?;
+        self.with(|c| c.next += 1);
+        Some(event)
+    }
+
+    /// Records a divergence found outside `take` (the loop ended early).
+    pub fn diverge(&self, d: Divergence) {
+        self.with(|c| {
+            if c.divergence.is_none() {
+                c.divergence = Some(d);
+            }
+        });
+    }
+}
+
+/// `compare` returns Ok only with an expected event; kept total anyway.
+fn unreachable_envelope(seq: EventSeq) -> EventEnvelope {
+    bearagent_kernel::NewEvent::new(
+        Timestamp::from_datetime(time::OffsetDateTime::UNIX_EPOCH),
+        None,
+        EventPayload::RunStarted,
+    )
+    .into_envelope(bearagent_kernel::RunId::new(), seq)
+}
+
+/// The replay's clock: the time of the next recorded event, so decisions
+/// that read the time (the wall-time budget) see what the run saw.
+pub struct TapeClock(pub std::sync::Arc<Tape>);
+
+impl Clock for TapeClock {
+    fn now(&self) -> Timestamp {
+        match (self.0.ahead().first(), self.0.behind()) {
+            (Some(next), _) => next.at,
+            (None, Some(last)) => last.at,
+            (None, None) => Timestamp::from_datetime(time::OffsetDateTime::UNIX_EPOCH),
+        }
+    }
+}
