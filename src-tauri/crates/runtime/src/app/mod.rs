@@ -4,6 +4,7 @@ pub(crate) mod active;
 mod commands;
 pub(crate) mod compact;
 pub(crate) mod images;
+mod loop_start;
 pub(crate) mod mcp;
 pub(crate) mod proposal;
 pub(crate) mod remembered;

@@ -4,7 +4,6 @@
 use crate::app::active::ActiveRun;
 use crate::app::Application;
 use crate::live::LiveEvent;
-use crate::mcp::RunMcp;
 use crate::profile::RunProfile;
 use crate::run::agent_loop::{drive, LoopStart};
 use crate::run::approvals::Decision;
@@ -251,7 +250,8 @@ impl Application {
                         return Ok(());
                     }
                 };
-                let prepared = prepare_loop(&mut rec, &mut deps, &start, mcp).await;
+                let prepared =
+                    super::loop_start::prepare_loop(&mut rec, &mut deps, &start, mcp).await;
                 let servers = match prepared {
                     Ok(Some(servers)) => servers,
                     Ok(None) => return Ok(()),
@@ -501,36 +501,6 @@ impl Application {
     pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
         self.live.subscribe()
     }
-}
-
-/// Before the first step: the thread the run continues, the workspace's
-/// `AGENTS.md` (read once, at a fresh start — a resumed run has it in its
-/// events), the hooks of a run's start, and the MCP servers. None when a
-/// hook blocked the goal (the run failed with its reason).
-async fn prepare_loop(
-    rec: &mut Recorder,
-    deps: &mut LoopDeps,
-    start: &LoopStart,
-    mcp: crate::mcp::McpPlan,
-) -> Result<Option<RunMcp>, AppError> {
-    let (mut parent, mut goal) = (None, String::new());
-    if let Some(EventPayload::RunCreated {
-        parent: p, goal: g, ..
-    }) = rec.events().first().map(|e| &e.payload)
-    {
-        (parent, goal) = (*p, g.clone());
-    }
-    deps.ancestors = Arc::new(crate::thread::ancestors(rec.store(), parent)?);
-    if matches!(start, LoopStart::Fresh) {
-        let root = deps.workspace.path().to_path_buf();
-        crate::run::instructions::load_instructions(rec, &root, "")?;
-        if let Some(reason) = crate::run::hook_step::run_start(rec, deps, &goal).await? {
-            let reason = format!("a UserPromptSubmit hook blocked the goal: {reason}");
-            rec.record(rec.last_seq(), EventPayload::RunFailed { reason })?;
-            return Ok(None);
-        }
-    }
-    Ok(Some(RunMcp::start(rec, mcp, &deps.cancel).await?))
 }
 
 /// The loop could not record its run: say so once, loudly, and try to end

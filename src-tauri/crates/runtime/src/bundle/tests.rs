@@ -126,7 +126,14 @@ async fn a_bundle_imports_into_another_store_as_the_same_read_only_runs() {
         );
         assert_eq!(a.app.get_run(run).unwrap(), b.app.get_run(run).unwrap());
     }
-    // Read-only: no follow-up, no compaction; a fork into a workspace here works.
+    read_only_but_forkable(&b, follow).await;
+
+    // Importing again: the same runs are already there, nothing is added.
+    assert!(b.app.import_bundle(&file).unwrap().added.is_empty());
+}
+
+/// An imported run: no follow-up; a fork into a workspace here works.
+async fn read_only_but_forkable(b: &Side, follow: RunId) {
     let ended = ScriptedProvider::from_json("[{\"final_answer\": \"forked\"}]").unwrap();
     let start = |ws: String| StartRun {
         workspace: ws,
@@ -162,9 +169,6 @@ async fn a_bundle_imports_into_another_store_as_the_same_read_only_runs() {
         Some("forked")
     );
     assert!(b.app.store.imported(fork).unwrap().is_none());
-
-    // Importing again: the same runs are already there, nothing is added.
-    assert!(b.app.import_bundle(&file).unwrap().added.is_empty());
 }
 
 /// A bundle made of `entries` (name, bytes), gzip'd.
@@ -269,15 +273,23 @@ async fn bad_bundles_are_refused_with_a_clear_error_and_change_nothing() {
     newer_events.push((log_name.as_str(), log.into_bytes()));
     refused(&bundle_of(dir.path(), &newer_events), "events of schema 9");
 
-    // A 10 GB entry, refused by its header before anything is read.
-    let huge = dir.path().join("huge.bearagent-run");
+    refused(&huge_entry(dir.path(), &entries), "more than the");
+
+    // A good bundle still imports after all that.
+    assert_eq!(b.app.import_bundle(&good).unwrap().added, [run]);
+}
+
+/// The bundle's entries and then a 10 GB entry's header: refused by the
+/// header before anything is read.
+fn huge_entry(dir: &Path, entries: &[(String, Vec<u8>)]) -> std::path::PathBuf {
+    let huge = dir.join("huge.bearagent-run");
     {
         let gz = flate2::write::GzEncoder::new(
             std::fs::File::create(&huge).unwrap(),
             flate2::Compression::fast(),
         );
         let mut tar = tar::Builder::new(gz);
-        for (name, bytes) in &entries {
+        for (name, bytes) in entries {
             let mut header = tar::Header::new_gnu();
             header.set_size(bytes.len() as u64);
             header.set_mode(0o644);
@@ -296,8 +308,5 @@ async fn bad_bundles_are_refused_with_a_clear_error_and_change_nothing() {
         tar.get_mut().write_all(header.as_bytes()).unwrap();
         tar.into_inner().unwrap().finish().unwrap();
     }
-    refused(&huge, "more than the");
-
-    // A good bundle still imports after all that.
-    assert_eq!(b.app.import_bundle(&good).unwrap().added, [run]);
+    huge
 }

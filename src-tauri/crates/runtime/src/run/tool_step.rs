@@ -50,12 +50,8 @@ pub(crate) async fn run_tool_call(
         Ok(p) => p,
         Err(e) => {
             let requested = requested.seq(rec)?;
-            return fail(
-                rec,
-                requested,
-                &call.call_id,
-                format!("invalid arguments: {e}"),
-            );
+            let why = format!("invalid arguments: {e}");
+            return fail(rec, requested, &call.call_id, why);
         }
     };
     remember_prepared(grants, &prepared);
@@ -102,9 +98,22 @@ pub(crate) async fn run_tool_call(
         (Some(requested), _) => StartAfter::Event(requested),
         (None, _) => StartAfter::Request(requested),
     };
-    let end = execute_routed(rec, deps, grants, route, &call, authorized, after).await?;
+    executed(rec, deps, grants, route, &call, authorized, after).await
+}
+
+/// The call through its room, then the PostToolUse hooks on its result.
+async fn executed(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    grants: &mut RunGrants,
+    route: Route,
+    call: &ToolCall,
+    authorized: AuthorizedCall,
+    after: StartAfter,
+) -> Result<ToolStepEnd, AppError> {
+    let end = execute_routed(rec, deps, grants, route, call, authorized, after).await?;
     if let ToolStepEnd::Continue = end {
-        hook_step::post_tool_use(rec, deps, &call).await?;
+        hook_step::post_tool_use(rec, deps, call).await?;
     }
     Ok(end)
 }

@@ -187,10 +187,7 @@ async fn watch(
     let deadline = now.checked_add(spec.timeout).unwrap_or(now + far);
     let mut drain_until = now + far;
     let mut capture = Capture::new(spec.output_cap);
-    let mut stderr = command
-        .err_reader
-        .as_ref()
-        .map(|_| Capture::new(spec.output_cap));
+    let mut stderr = stderr_capture(command, spec);
     let mut err_eof = stderr.is_none();
     let mut err_buf = vec![0u8; CHUNK];
     let mut buf = vec![0u8; CHUNK];
@@ -255,6 +252,14 @@ async fn watch(
         capture,
         stderr,
     })
+}
+
+/// stderr's own capture, when it has a pipe of its own.
+fn stderr_capture(command: &Spawned, spec: &CommandSpec) -> Option<Capture> {
+    command
+        .err_reader
+        .as_ref()
+        .map(|_| Capture::new(spec.output_cap))
 }
 
 /// Waits (bounded) until no process the command started is left: under
