@@ -18,6 +18,8 @@ pub mod profile;
 pub mod replay;
 mod run;
 mod system_clock;
+#[cfg(test)]
+mod test_support;
 pub mod thread;
 mod views;
 pub mod watch;

@@ -4,32 +4,15 @@
 //! bundles change nothing.
 
 use super::*;
-use crate::app::Application;
 use crate::{RunProfile, StartRun};
-use bearagent_kernel::{ApprovalMode, EventSeq, FixedClock, RunId, Timestamp};
+use bearagent_kernel::{ApprovalMode, EventSeq, RunId};
 use bearagent_providers::ScriptedProvider;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::sync::Arc;
 
-struct Side {
-    _home: tempfile::TempDir,
-    ws: tempfile::TempDir,
-    app: Application,
-}
-
-fn side() -> Side {
-    let home = tempfile::tempdir().unwrap();
-    let ws = tempfile::tempdir().unwrap();
-    let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
-    let app = Application::open(home.path(), Arc::new(clock)).unwrap();
-    Side {
-        _home: home,
-        ws,
-        app,
-    }
-}
+use crate::test_support::{temp_app as side, TempApp as Side};
 
 const SECRET: &str = "sk-planted-secret-9a8b7c";
 

@@ -3,26 +3,8 @@
 //! untrusted again; a file that is not plain hooks cannot be trusted.
 
 use super::*;
-use bearagent_kernel::{FixedClock, Timestamp};
-use std::sync::Arc;
 
-struct Fixture {
-    _home: tempfile::TempDir,
-    ws: tempfile::TempDir,
-    app: Application,
-}
-
-fn fixture() -> Fixture {
-    let home = tempfile::tempdir().unwrap();
-    let ws = tempfile::tempdir().unwrap();
-    let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
-    let app = Application::open(home.path(), Arc::new(clock)).unwrap();
-    Fixture {
-        _home: home,
-        ws,
-        app,
-    }
-}
+use crate::test_support::{temp_app as fixture, TempApp as Fixture};
 
 impl Fixture {
     fn path(&self) -> String {

@@ -3,30 +3,13 @@
 //! replayed, then it is identical; and when its record is altered so a
 //! decision changes, the divergence is found at the right seq.
 
-use crate::app::Application;
 use crate::{Decision, RunProfile, StartRun};
-use bearagent_kernel::{ApprovalMode, ApprovalScope, EventPayload, FixedClock, RunId, Timestamp};
+use bearagent_kernel::{ApprovalMode, ApprovalScope, EventPayload, RunId};
 use bearagent_providers::ScriptedProvider;
 use serde_json::json;
 use std::sync::Arc;
 
-struct Fixture {
-    _home: tempfile::TempDir,
-    ws: tempfile::TempDir,
-    app: Application,
-}
-
-fn fixture() -> Fixture {
-    let home = tempfile::tempdir().unwrap();
-    let ws = tempfile::tempdir().unwrap();
-    let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
-    let app = Application::open(home.path(), Arc::new(clock)).unwrap();
-    Fixture {
-        _home: home,
-        ws,
-        app,
-    }
-}
+use crate::test_support::{temp_app as fixture, TempApp as Fixture};
 
 fn start(f: &Fixture, mode: ApprovalMode, steps: serde_json::Value) -> RunId {
     f.app
