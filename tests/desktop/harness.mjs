@@ -1,6 +1,7 @@
 // Shared harness for desktop end-to-end tests: one tauri-driver per test
 // file, a throwaway HOME/BEARAGENT_HOME, sessions that launch the real app
 // binary, and screenshots under target/ as evidence.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, mkdirSync, existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -150,6 +151,8 @@ export async function screenshot(browser, name) {
 }
 
 export const WAIT = { timeout: 20_000 };
+/** For what waits on the model (a run's outcome, a card's approval row). */
+export const LONG = { timeout: 30_000 };
 
 /** Runs `body`; on failure saves a screenshot named after the step first. */
 export async function step(app, name, body) {
@@ -184,6 +187,45 @@ export async function startDemo(app) {
   }, { ...WAIT, timeoutMsg: "the demo workspace never became current" });
   return path;
 }
+
+/** Opens `folder` (made if missing) as the current workspace; returns it. */
+export async function openWorkspace(app, folder) {
+  mkdirSync(folder, { recursive: true });
+  await byTestId(app, "path-input").waitForDisplayed(WAIT);
+  await byTestId(app, "path-input").setValue(folder);
+  await byTestId(app, "open-path").click();
+  const current = byTestId(app, "current-workspace");
+  await app.waitUntil(async () => (await current.isExisting()) && (await current.getAttribute("data-path")) === folder, {
+    ...WAIT,
+    timeoutMsg: `${folder} never became the current workspace`,
+  });
+  return folder;
+}
+
+/**
+ * Fills the home screen's new-run form (the loopback provider, `approval`,
+ * Plan first as `planFirst`) and starts the run; waits for its view (not
+ * `previous`'s); returns its run id.
+ */
+export async function startRun(app, { goal, approval = "allow_all", planFirst = false, previous = null }) {
+  await byTestId(app, "nav-home").click();
+  await byTestId(app, "run-goal").waitForDisplayed(WAIT);
+  await byTestId(app, "run-goal").setValue(goal);
+  await byTestId(app, "run-provider").selectByAttribute("value", "local");
+  await byTestId(app, "run-approval").selectByAttribute("value", approval);
+  const planFirstBox = byTestId(app, "run-plan-first");
+  if ((await planFirstBox.isSelected()) !== planFirst) await planFirstBox.click();
+  assert.equal(await planFirstBox.isSelected(), planFirst, "Plan first is set as asked");
+  await byTestId(app, "start-run").click();
+  const view = previous ? app.$(`[data-testid="run-view"]:not([data-run-id="${previous}"])`) : byTestId(app, "run-view");
+  await view.waitForDisplayed(WAIT);
+  return view.getAttribute("data-run-id");
+}
+
+/** The run's outcome line once it has `status`. */
+export const outcome = (app, status) => app.$(`[data-testid="run-outcome"][data-status="${status}"]`);
+/** The tool card of call `callId`. */
+export const card = (app, callId) => app.$(`[data-testid="tool-card"][data-call-id="${callId}"]`);
 
 export const pendingApproval = (app) => app.$('[data-testid="approval-row"][data-state="pending"]');
 

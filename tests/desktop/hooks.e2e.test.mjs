@@ -18,11 +18,13 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { makeSandbox, startDriver, launchApp, byTestId, screenshot, step, timelineRows, WAIT } from "./harness.mjs";
-import { answerTurn, toolTurn, writeLoopbackConfig } from "./loopback-model.mjs";
+import {
+  makeSandbox, startDriver, launchApp, byTestId, screenshot, step, timelineRows, WAIT, LONG,
+  openWorkspace, startRun, outcome, card,
+} from "./harness.mjs";
+import { answerTurn, toolTurn, writeLoopbackConfig, messagesOf, startRoutedModel } from "./loopback-model.mjs";
 
 let sandbox;
 let driver;
@@ -36,91 +38,12 @@ after(async () => {
   await driver?.stop();
 });
 
-const LONG = { timeout: 30_000 };
-
-/** The request's messages as {role, text}. */
-function messagesOf(body) {
-  let parsed;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return [];
-  }
-  return (parsed.messages ?? []).map((m) => ({
-    role: m.role,
-    text: typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""),
-  }));
-}
-
-/** A loopback model answering each request with `route(messages)`; it records the request bodies. */
-function startRoutedModel(route) {
-  const bodies = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", async () => {
-      bodies.push(body);
-      let turn;
-      try {
-        turn = await route(messagesOf(body), body);
-      } catch (e) {
-        res.writeHead(500, { "content-type": "text/plain" });
-        res.end(String(e?.message ?? e));
-        return;
-      }
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(turn);
-    });
-  });
-  return new Promise((ok) =>
-    server.listen(0, "127.0.0.1", () =>
-      ok({
-        server,
-        port: server.address().port,
-        bodies,
-        close() {
-          server.closeAllConnections?.();
-          server.close();
-        },
-      }),
-    ),
-  );
-}
-
-/** Opens `folder` (made if missing) as the current workspace. */
-async function openWorkspace(app, folder) {
-  mkdirSync(folder, { recursive: true });
-  await byTestId(app, "path-input").waitForDisplayed(WAIT);
-  await byTestId(app, "path-input").setValue(folder);
-  await byTestId(app, "open-path").click();
-  const current = byTestId(app, "current-workspace");
-  await app.waitUntil(async () => (await current.isExisting()) && (await current.getAttribute("data-path")) === folder, {
-    ...WAIT,
-    timeoutMsg: `${folder} never became the current workspace`,
-  });
-  return folder;
-}
-
 /** The home screen's new-run form, shown. */
 async function showHome(app) {
   await byTestId(app, "nav-home").click();
   await byTestId(app, "run-goal").waitForDisplayed(WAIT);
 }
 
-/** Fills the new-run form and starts the run; waits for its view (not `previous`'s); returns its run id. */
-async function startRun(app, { goal, approval = "allow_all", previous = null }) {
-  await showHome(app);
-  await byTestId(app, "run-goal").setValue(goal);
-  await byTestId(app, "run-provider").selectByAttribute("value", "local");
-  await byTestId(app, "run-approval").selectByAttribute("value", approval);
-  await byTestId(app, "start-run").click();
-  const view = previous ? app.$(`[data-testid="run-view"]:not([data-run-id="${previous}"])`) : byTestId(app, "run-view");
-  await view.waitForDisplayed(WAIT);
-  return view.getAttribute("data-run-id");
-}
-
-const outcome = (app, status) => app.$(`[data-testid="run-outcome"][data-status="${status}"]`);
-const card = (app, callId) => app.$(`[data-testid="tool-card"][data-call-id="${callId}"]`);
 /** The trust prompt that is open (the new-run form, Settings and a run view each have their own). */
 const openPrompt = (app) => app.$('dialog[data-testid="hooks-trust"][open]');
 const promptCommands = (app) => openPrompt(app).$$('[data-testid="hooks-trust-command"]').map((c) => c.getText());

@@ -77,3 +77,56 @@ export function writeLoopbackConfig(dataDir, port, profileLines = [], providerLi
     ].join("\n"),
   );
 }
+
+/** The request's messages as {role, text}: what a routed model answers by. */
+export function messagesOf(body) {
+  let parsed;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  return (parsed.messages ?? []).map((m) => ({
+    role: m.role,
+    text: typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""),
+  }));
+}
+
+/**
+ * A loopback model that answers each request with `route(messages, body)`
+ * (an SSE body, or a promise of one; a throw answers 500 with its message);
+ * it records the request bodies.
+ */
+export function startRoutedModel(route) {
+  const bodies = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", async () => {
+      bodies.push(body);
+      let turn;
+      try {
+        turn = await route(messagesOf(body), body);
+      } catch (e) {
+        res.writeHead(500, { "content-type": "text/plain" });
+        res.end(String(e?.message ?? e));
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(turn);
+    });
+  });
+  return new Promise((ok) =>
+    server.listen(0, "127.0.0.1", () =>
+      ok({
+        server,
+        port: server.address().port,
+        bodies,
+        close() {
+          server.closeAllConnections?.();
+          server.close();
+        },
+      }),
+    ),
+  );
+}

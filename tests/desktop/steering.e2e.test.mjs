@@ -12,11 +12,13 @@
 //   `echo three` asks again.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { createServer } from "node:http";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeSandbox, startDriver, launchApp, byTestId, screenshot, step, showEvents, timelineRows, WAIT } from "./harness.mjs";
-import { answerTurn, toolTurn, writeLoopbackConfig } from "./loopback-model.mjs";
+import {
+  makeSandbox, startDriver, launchApp, byTestId, screenshot, step, showEvents, timelineRows, WAIT, LONG,
+  openWorkspace, startRun, outcome, card,
+} from "./harness.mjs";
+import { answerTurn, toolTurn, writeLoopbackConfig, messagesOf, startRoutedModel } from "./loopback-model.mjs";
 
 let sandbox;
 let driver;
@@ -29,94 +31,6 @@ before(async () => {
 after(async () => {
   await driver?.stop();
 });
-
-const LONG = { timeout: 30_000 };
-
-/** The request's messages as {role, text}: what a routed model answers by. */
-function messagesOf(body) {
-  let parsed;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return [];
-  }
-  return (parsed.messages ?? []).map((m) => ({
-    role: m.role,
-    text: typeof m.content === "string" ? m.content : JSON.stringify(m.content ?? ""),
-  }));
-}
-
-/**
- * A loopback model that answers each request with `route(messages, body)`
- * (an SSE body, or a promise of one); it records the request bodies.
- */
-function startRoutedModel(route) {
-  const bodies = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", async () => {
-      bodies.push(body);
-      let turn;
-      try {
-        turn = await route(messagesOf(body), body);
-      } catch (e) {
-        res.writeHead(500, { "content-type": "text/plain" });
-        res.end(String(e?.message ?? e));
-        return;
-      }
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(turn);
-    });
-  });
-  return new Promise((ok) =>
-    server.listen(0, "127.0.0.1", () =>
-      ok({
-        server,
-        port: server.address().port,
-        bodies,
-        close() {
-          server.closeAllConnections?.();
-          server.close();
-        },
-      }),
-    ),
-  );
-}
-
-/** A folder of its own for each test, opened as the current workspace; returns its path as the app shows it. */
-async function openWorkspace(app, name) {
-  const folder = join(sandbox.root, name);
-  mkdirSync(folder, { recursive: true });
-  await byTestId(app, "path-input").waitForDisplayed(WAIT);
-  await byTestId(app, "path-input").setValue(folder);
-  await byTestId(app, "open-path").click();
-  const current = byTestId(app, "current-workspace");
-  await app.waitUntil(async () => (await current.isExisting()) && (await current.getAttribute("data-path")) === folder, {
-    ...WAIT,
-    timeoutMsg: `${folder} never became the current workspace`,
-  });
-  return folder;
-}
-
-/** Fills the new-run form on the home screen and starts the run; returns its run id. */
-async function startRun(app, { goal, approval, planFirst = false, previous = null }) {
-  await byTestId(app, "nav-home").click();
-  await byTestId(app, "run-goal").waitForDisplayed(WAIT);
-  await byTestId(app, "run-goal").setValue(goal);
-  await byTestId(app, "run-provider").selectByAttribute("value", "local");
-  await byTestId(app, "run-approval").selectByAttribute("value", approval);
-  const planFirstBox = byTestId(app, "run-plan-first");
-  if ((await planFirstBox.isSelected()) !== planFirst) await planFirstBox.click();
-  assert.equal(await planFirstBox.isSelected(), planFirst, "Plan first is set as asked");
-  await byTestId(app, "start-run").click();
-  const view = previous ? app.$(`[data-testid="run-view"]:not([data-run-id="${previous}"])`) : byTestId(app, "run-view");
-  await view.waitForDisplayed(WAIT);
-  return view.getAttribute("data-run-id");
-}
-
-const outcome = (app, status) => app.$(`[data-testid="run-outcome"][data-status="${status}"]`);
-const card = (app, callId) => app.$(`[data-testid="tool-card"][data-call-id="${callId}"]`);
 
 // ---------------------------------------------------------------- plan first
 
@@ -152,7 +66,7 @@ test("plan first: the plan run's write is refused without asking, its plan shows
   writeLoopbackConfig(sandbox.data, model.port);
   const app = await launchApp(driver);
   try {
-    const workspace = await step(app, "plan-open", () => openWorkspace(app, "plan-project"));
+    const workspace = await step(app, "plan-open", () => openWorkspace(app, join(sandbox.root, "plan-project")));
     const greeting = join(workspace, "greeting.txt");
     // Ask for every write: outside plan mode this write would wait for approval.
     const planRun = await step(app, "plan-start", () => startRun(app, { goal: PLAN_GOAL, approval: "ask_writes", planFirst: true }));
@@ -248,7 +162,7 @@ test("todo list: update_plan shows the list live with its statuses and 'n of m d
   writeLoopbackConfig(sandbox.data, model.port);
   const app = await launchApp(driver);
   try {
-    await step(app, "todo-open", () => openWorkspace(app, "todo-project"));
+    await step(app, "todo-open", () => openWorkspace(app, join(sandbox.root, "todo-project")));
     const runId = await step(app, "todo-start", () => startRun(app, { goal: TODO_GOAL, approval: "allow_all" }));
 
     // The first list, while the run still runs.
@@ -316,7 +230,7 @@ test("remembered approval: 'echo' allowed for this workspace is kept in the conf
   writeLoopbackConfig(sandbox.data, model.port);
   const app = await launchApp(driver);
   try {
-    const workspace = await step(app, "remember-open", () => openWorkspace(app, "remember-project"));
+    const workspace = await step(app, "remember-open", () => openWorkspace(app, join(sandbox.root, "remember-project")));
 
     // 1. `echo one` asks; approve it and always allow "echo" in this workspace.
     const first = await step(app, "remember-start-one", () => startRun(app, { goal: ECHOES.one, approval: "ask_writes" }));
