@@ -398,3 +398,33 @@ async fn runs_with_hooks_replay_identically() {
         types(&f.app, run)
     );
 }
+
+#[tokio::test]
+async fn a_hook_runs_in_the_workspace_without_the_network_or_the_users_environment() {
+    let f = fixture();
+    // Planted in this process's environment: the hook must not see it.
+    std::env::set_var("BEARAGENT_HOOK_TEST_SECRET", "sk-planted-4d2f");
+    let script = r#"
+import json, os, socket, sys
+data = json.load(sys.stdin)
+try:
+    socket.create_connection(("127.0.0.53", 53), timeout=2).close()
+    net = "reached"
+except OSError as e:
+    net = "blocked"
+secret = os.environ.get("BEARAGENT_HOOK_TEST_SECRET", "absent")
+with open("hook-probe.txt", "w") as f:
+    f.write(f"{os.getcwd()}|{net}|{secret}|{os.environ.get('CLAUDE_PROJECT_DIR')}")
+"#;
+    user_hook(
+        &f,
+        "probe.py",
+        script,
+        "[[hooks.SessionStart]]\ncommand = \"{script}\"\n",
+    );
+    let run = start(&f, json!([{"final_answer": "done"}]));
+    finished(&f, run).await;
+    let ws = f.ws.path().canonicalize().unwrap().display().to_string();
+    let probe = std::fs::read_to_string(f.ws.path().join("hook-probe.txt")).unwrap();
+    assert_eq!(probe, format!("{ws}|blocked|absent|{ws}"));
+}
