@@ -59,6 +59,9 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::hooks::project_hooks,
             commands::hooks::trust_project_hooks,
             commands::hooks::untrust_project_hooks,
+            commands::bundles::open_run_file,
+            commands::bundles::import_run_file,
+            commands::bundles::opened_run_file,
             commands::mcp::save_mcp_server,
             commands::mcp::delete_mcp_server,
             commands::mcp::set_mcp_secret,
@@ -117,7 +120,7 @@ pub fn run() -> ExitCode {
     }
     let live_app = app.as_ref().ok().cloned();
     let close_app = live_app.clone();
-    let state = AppState::new(app);
+    let state = AppState::new(app).with_opened_file(commands::bundles::bundle_argument());
     let builder = specta_builder();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())

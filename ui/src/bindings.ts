@@ -88,6 +88,15 @@ export const commands = {
 	trustProjectHooks: (workspace: string, sha256: string) => typedError<ProjectHooksView, ApiError>(__TAURI_INVOKE("trust_project_hooks", { workspace, sha256 })),
 	/**  Takes back the trust in the workspace's hooks file. */
 	untrustProjectHooks: (workspace: string) => typedError<boolean, ApiError>(__TAURI_INVOKE("untrust_project_hooks", { workspace })),
+	/**
+	 *  "Open run file…": the native picker for `.bearagent-run` files, then
+	 *  the import; `null` when the user cancels.
+	 */
+	openRunFile: () => typedError<ImportedRunView | null, ApiError>(__TAURI_INVOKE("open_run_file")),
+	/**  Imports the bundle at `path` as a read-only run. */
+	importRunFile: (path: string) => typedError<ImportedRunView, ApiError>(__TAURI_INVOKE("import_run_file", { path })),
+	/**  The bundle the app was started to open, once (then `null`). */
+	openedRunFile: () => typedError<string | null, ApiError>(__TAURI_INVOKE("opened_run_file")),
 	saveMcpServer: (server: McpServerView) => typedError<null, ApiError>(__TAURI_INVOKE("save_mcp_server", { server })),
 	deleteMcpServer: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_mcp_server", { name })),
 	/**  Stores a server secret in the OS keychain. It is never sent back. */
@@ -784,6 +793,17 @@ export type ImageType = "png" | "jpeg" | "webp" | "gif";
 export type ImageUpload = {
 	name: string,
 	dataBase64: string,
+};
+
+/**  What an import added. */
+export type ImportedRunView = {
+	/**  The bundle's run: the one to show. */
+	runId: string,
+	/**
+	 *  Runs added (the bundle's run and the runs it continues that this
+	 *  store did not have).
+	 */
+	added: string[],
 };
 
 export type KeySourceView = { kind: "keychain" } | { kind: "env"; variable: string } | { kind: "none" };

@@ -2,6 +2,7 @@
 //! tracing span and converts the error at the edge. No logic lives here.
 
 pub mod artifacts;
+pub mod bundles;
 pub mod hooks;
 pub mod mcp;
 pub mod review;
