@@ -209,6 +209,9 @@ async fn cancelling_a_run_stops_its_running_command() {
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     let t = types(&f.app, run);
     assert!(t.contains(&"command_finished"), "{t:?}");
+    // Cancelled mid-command, it replays to the same end.
+    let replayed = f.app.replay_run(run).await.unwrap();
+    assert_eq!(replayed.divergence, None, "{replayed:?}");
 }
 
 #[tokio::test]

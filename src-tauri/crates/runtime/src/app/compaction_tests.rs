@@ -114,6 +114,9 @@ async fn a_run_reading_three_windows_compacts_and_never_sends_more_than_the_wind
             serde_json::to_vec(sent).unwrap()
         );
     }
+    // Re-driven from its record, compactions included, it is the same run.
+    let replayed = f.app.replay_run(run).await.unwrap();
+    assert_eq!(replayed.divergence, None, "{replayed:?}");
 }
 
 #[tokio::test]
@@ -262,4 +265,6 @@ async fn an_empty_summary_is_retried_then_fails_the_run_with_its_history_intact(
             .count()
             >= 1
     );
+    let replayed = f.app.replay_run(run).await.unwrap();
+    assert_eq!(replayed.divergence, None, "{replayed:?}");
 }

@@ -230,6 +230,9 @@ async fn cancelling_the_run_cancels_a_long_running_call_at_once() {
         results[0].0 && results[0].1.contains("cancelled"),
         "{results:?}"
     );
+    // An MCP call cancelled: replayed from the record, no server started.
+    let replayed = f.app.replay_run(run).await.unwrap();
+    assert_eq!(replayed.divergence, None, "{replayed:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
