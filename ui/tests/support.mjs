@@ -64,8 +64,8 @@ export async function startUi() {
         window.__BEARAGENT_MOCK_SEED__ = value;
       }, seed);
     }
-    await page.goto(baseUrl + hash);
     // The first page of a fresh dev server transforms every module and fixture (≈ 12 MB): slow on a busy machine.
+    await page.goto(baseUrl + hash, { timeout: 30_000 });
     await page.locator('.shell[data-ready="true"]').waitFor({ timeout: 30_000 });
     return { page, problems, close: () => context.close() };
   }

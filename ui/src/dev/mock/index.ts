@@ -8,6 +8,7 @@ import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
 import type { EventPayload, ImageUpload, LiveUpdate, McpServerView, ProjectHookView, StartRunRequest, WorkspaceOpened, WorkspaceView, Worktree } from "../../bindings";
 import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
 import { MockArtifacts, untrackedOf } from "./artifacts";
+import { MockBundles, REVIEW_COMMANDS, workspaceElsewhere } from "./bundles";
 import { compactByHand, eventText } from "./compaction";
 import { MockImages, defaultVision, type ImageReader } from "./images";
 import { adoptAnswers, playBack, SeqMap } from "./playback";
@@ -194,6 +195,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const { created, parent, goal, parentRun } = checkReply(engine, runId, message, atSeq, {
       provider: (name) => name === "demo" || settings.hasProvider(name),
       folder: (path) => directories.has(path),
+      imported: (id) => bundles.sourceOf(id),
     });
     const workspace = workspaceById(created.workspace_id) ?? open(created.workspace_path);
     if (steering.continues(runId, atSeq)) return steering.followUp(replySpec(created, workspace, goal, parent));
@@ -239,6 +241,12 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     }
   }
 
+  // Run files: an imported run is stored like a recorded one, in its folder of the other machine.
+  const bundles = new MockBundles(config, {
+    has: (runId) => engine.runs.has(runId),
+    add: (file) => seedRecorded(workspaceElsewhere(file.workspacePath), file),
+  });
+
   /** Like `start_demo_run`: the sample workspace in a temp folder, and the recorded demo run on it. */
   function startDemo() {
     demos += 1;
@@ -278,6 +286,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       const input = (args ?? {}) as Record<string, unknown>;
       calls.push({ cmd, args: input });
       try {
+        if (REVIEW_COMMANDS.has(cmd)) bundles.checkWritable(String(input.runId), "changed");
         switch (cmd) {
           case "open_workspace":
             return await openAndAnnounce(String(input.path ?? ""));
@@ -297,7 +306,14 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return await replyToRun(String(input.runId), String(input.message ?? ""), input.atSeq == null ? null : Number(input.atSeq), input.images as ImageUpload[] | undefined);
           case "get_thread":
             return threadOf(engine, String(input.runId));
+          case "open_run_file":
+            return bundles.open();
+          case "import_run_file":
+            return bundles.importFile(String(input.path ?? ""));
+          case "opened_run_file":
+            return bundles.takeOpened();
           case "compact_run":
+            bundles.checkWritable(String(input.runId), "compacted");
             return compactByHand(
               engine,
               String(input.runId),

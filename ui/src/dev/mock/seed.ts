@@ -3,6 +3,7 @@
 // (`window.__bearagentMock`).
 import type { CommandSettings, EventPayload, ImageRef, ProjectHookView, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
+import type { MockRunFileSeed } from "./bundles";
 import type { MockProjectHooksSeed } from "./hooks";
 import type { ScenarioName } from "./scenario";
 import type { SeededRun } from "./runs";
@@ -36,7 +37,16 @@ export interface MockSeed {
   repos?: string[];
   /** Each workspace's `.bearagent/hooks.toml`, by workspace path: its hooks, and whether it is trusted (default: not) or invalid. */
   projectHooks?: Record<string, MockProjectHooksSeed>;
+  /** `.bearagent-run` files by path: the recorded run each holds (made in a folder of another machine), or the error importing it gives. */
+  runFiles?: Record<string, MockRunFileSeed>;
+  /** What the "Open run file…" dialog picks; `null` = the user cancels. */
+  pickRunFile?: string | null;
+  /** The run file the app was started with (a double-click on it), handed out once. */
+  openedRunFile?: string | null;
 }
+
+/** The run file the dialog picks by default: the conversation scenario's run, made on another machine. */
+const DEFAULT_RUN_FILE = "/home/dev/Downloads/calc-fix.bearagent-run";
 
 export const DEFAULT_SEED: Required<MockSeed> = {
   directories: ["/home/dev/projects/bear-demo", "/home/dev/projects/notes"],
@@ -53,6 +63,9 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   recorded: {},
   repos: ["/home/dev/projects/bear-demo"],
   projectHooks: {},
+  runFiles: { [DEFAULT_RUN_FILE]: { runId: "0190a000-0000-7000-8000-00000b0a0001", scenario: "conversation", workspacePath: "/home/alex/src/calc" } },
+  pickRunFile: DEFAULT_RUN_FILE,
+  openedRunFile: null,
 };
 
 export interface MockHooks {

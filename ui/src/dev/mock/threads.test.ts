@@ -20,7 +20,7 @@ function engine() {
 const newRun = (e: MockRunEngine, goal = "write the plan", parent: MockRun["projection"]["parent"] = null) =>
   e.create({ workspace, goal, provider: "openai", model: "gpt-4.1", profile: "default", approvalMode: "allow_all", budgets, parent });
 
-const known = { provider: () => true, folder: () => true };
+const known = { provider: () => true, folder: () => true, imported: () => null };
 const codeOf = (f: () => unknown) => {
   try {
     f();
@@ -48,6 +48,29 @@ describe("mock replies and threads", () => {
 
     expect(checkReply(e, run.id, " go on ", null, known)).toMatchObject({ goal: "go on", parent: { run_id: run.id, through_seq: 3, fork: false } });
     expect(checkReply(e, run.id, "other way", 2, known).parent).toEqual({ run_id: run.id, through_seq: 2, fork: true });
+  });
+
+  it("an imported run: a reply is conflict (read-only), a fork invalid_input (no workspace named); its folder is never looked for", () => {
+    const e = engine();
+    const run = newRun(e);
+    e.commit(run, { type: "run_succeeded", answer: "done" }, 1, { silent: true });
+    const imported = { ...known, folder: () => false, imported: () => "calc-fix.bearagent-run" };
+    const error = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e instanceof MockError ? e.error : null;
+      }
+      return null;
+    };
+    expect(error(() => checkReply(e, run.id, "go on", null, imported))).toEqual({
+      code: "conflict",
+      message: `run ${run.id} was imported from calc-fix.bearagent-run and is read-only here: it cannot be continued; fork it (\`run --fork ${run.id} --at SEQ --workspace DIR\`) to go on from it in a workspace of yours`,
+    });
+    expect(error(() => checkReply(e, run.id, "go on", 1, imported))).toEqual({ code: "invalid_input", message: `run ${run.id} was imported: name the workspace its fork is to work in` });
+    // A fork point that is not one of its events is refused first, as for any run.
+    expect(codeOf(() => checkReply(e, run.id, "go on", 9, imported))).toBe("invalid_input");
+    expect(error(() => checkReply(e, run.id, "go on", 9, imported))?.message).toMatch(/cannot fork at 9/);
   });
 
   it("seeds parents before the runs that continue them", () => {

@@ -2,6 +2,7 @@
 // checked in the order the Rust app checks them.
 import type { EventEnvelope, EventPayload, ParentRun, RunProjection, ThreadRunView, WorkspaceView } from "../../bindings";
 import { canReply } from "../../lib/runs/threads";
+import { forkNeedsWorkspaceMessage, readOnlyMessage } from "./bundles";
 import { summary } from "./projection";
 import type { MockRun, MockRunEngine, NewRun } from "./runEngine";
 import { runOf } from "./runs";
@@ -28,15 +29,17 @@ export function createdOf(run: MockRun): RunCreated {
 /**
  * Like `reply_to_run`: an unknown run or provider is `not_found`, a run
  * still in progress `conflict`, a fork point that is not one of its
- * events `invalid_input`, a workspace folder that is gone `not_found`, an
- * empty message `invalid_input`.
+ * events `invalid_input`, a reply to an imported run `conflict`, a
+ * workspace folder that is gone `not_found` (an imported run's is never
+ * looked for), a fork of an imported run `invalid_input` (the desktop
+ * names no workspace for it), an empty message `invalid_input`.
  */
 export function checkReply(
   engine: MockRunEngine,
   runId: string,
   message: string,
   atSeq: number | null,
-  known: { provider(name: string): boolean; folder(path: string): boolean },
+  known: { provider(name: string): boolean; folder(path: string): boolean; imported(runId: string): string | null },
 ): ReplyCheck {
   const parentRun = runOf(engine, runId);
   const created = createdOf(parentRun);
@@ -48,7 +51,10 @@ export function checkReply(
   if (atSeq !== null && !(Number.isInteger(atSeq) && atSeq >= 1 && atSeq <= p.last_seq)) {
     throw new MockError({ code: "invalid_input", message: `run ${runId} has events 1 to ${p.last_seq}; cannot fork at ${atSeq}` });
   }
-  if (!known.folder(created.workspace_path)) throw new MockError({ code: "not_found", message: `path not found: ${created.workspace_path}` });
+  const source = known.imported(runId);
+  if (source !== null && atSeq === null) throw new MockError({ code: "conflict", message: readOnlyMessage(runId, source, "continued") });
+  if (source === null && !known.folder(created.workspace_path)) throw new MockError({ code: "not_found", message: `path not found: ${created.workspace_path}` });
+  if (source !== null) throw new MockError({ code: "invalid_input", message: forkNeedsWorkspaceMessage(runId) });
   const goal = message.trim();
   if (goal === "") throw new MockError({ code: "invalid_input", message: "goal: must not be empty" });
   return { parentRun, created, goal, parent: { run_id: runId, through_seq: atSeq ?? p.last_seq, fork: atSeq !== null } };

@@ -43,9 +43,9 @@ describe("send shortcut", () => {
 
 describe("replyErrorTitle", () => {
   it("picks the title by code, for a reply or a fork", () => {
-    expect(replyErrorTitle("conflict", false)).toMatch(/still in progress/);
+    expect(replyErrorTitle("conflict", false)).toBe("This run cannot be continued");
     expect(replyErrorTitle("invalid_input", false)).toBe("Cannot send this reply");
-    expect(replyErrorTitle("invalid_input", true)).toBe("Cannot fork at this event");
+    expect(replyErrorTitle("invalid_input", true)).toBe("Cannot start this fork");
     expect(replyErrorTitle("not_found", true)).toMatch(/workspace folder/);
     expect(replyErrorTitle("storage", false)).toBe("Storage error");
     expect(replyErrorTitle("brand_new", false)).toBe("Error (brand_new)");

@@ -30,10 +30,11 @@ export function sendShortcutLabel(platform: string): string {
  */
 export function replyErrorTitle(code: string, fork: boolean): string {
   switch (code) {
+    // Still in progress, or imported (read-only here): the message says which.
     case "conflict":
-      return "This run is still in progress — reply once it has ended";
+      return "This run cannot be continued";
     case "invalid_input":
-      return fork ? "Cannot fork at this event" : "Cannot send this reply";
+      return fork ? "Cannot start this fork" : "Cannot send this reply";
     case "not_found":
       return "The run's workspace folder or provider is gone";
     default:

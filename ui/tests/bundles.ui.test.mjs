@@ -1,0 +1,161 @@
+// Chromium flow tests of run files against the dev-only mock backend:
+// "Open run file…" imports the picked `.bearagent-run` file and opens its
+// run by id (made on another machine, in no workspace of this one), marked
+// imported and read-only — no reply box, "Fork from here" kept and its
+// refusal shown as the backend words it; a cancelled pick does nothing; a
+// refused file's error is shown; a file the app was started with opens
+// the same way.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { OPENAI, byId, shot, showEvents, startUi } from "./support.mjs";
+
+let ui;
+before(async () => {
+  ui = await startUi();
+});
+after(async () => {
+  await ui?.close();
+});
+
+const PROJECT = "/home/dev/projects/bear-demo";
+const FILE = "/home/dev/Downloads/calc-fix.bearagent-run";
+const RUN = "0190a000-0000-7000-8000-00000b0a0001";
+const runFile = { runId: RUN, scenario: "conversation", workspacePath: "/home/alex/src/calc" };
+const seed = (extra = {}) => ({
+  recent: [PROJECT],
+  current: PROJECT,
+  settings: { providers: [OPENAI] },
+  runFiles: { [FILE]: runFile },
+  pickRunFile: FILE,
+  ...extra,
+});
+const IMPORTED_NOTE = "Imported from another BearAgent — read-only: inspect it, or fork it into a workspace of yours.";
+
+const commandsSent = (page) => page.evaluate(() => window.__bearagentMock.calls.map((c) => c.cmd));
+const settle = (page) => page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+
+/** The imported run's view: loaded, marked imported, no reply box or Compact. */
+async function assertImportedRunView(page) {
+  const view = page.locator(`[data-testid="run-view"][data-run-id="${RUN}"]`);
+  await view.locator('[data-testid="run-outcome"][data-status="succeeded"]').waitFor();
+  assert.equal(new URL(page.url()).hash, `#/run/${RUN}`);
+  assert.equal((await byId(page, "imported-run").innerText()).trim(), IMPORTED_NOTE);
+  assert.match(await view.locator("h2.goal").innerText(), /Fix the failing test in calc\.py/);
+  assert.equal(await byId(page, "reply-box").count(), 0);
+  assert.equal(await byId(page, "compact-run").count(), 0);
+}
+
+test("Open run file… imports the picked file and opens its run read-only; Fork from here stays and shows the backend's refusal", async () => {
+  const { page, problems, close } = await ui.openApp(seed());
+  try {
+    await byId(page, "runs-empty").waitFor();
+    await byId(page, "open-run-file").click();
+    await assertImportedRunView(page);
+    assert.equal((await commandsSent(page)).filter((cmd) => cmd === "open_run_file").length, 1);
+    await shot(page, "bundles-imported-run");
+
+    // Its events can be forked from; the desktop names no workspace for the fork, and the backend says so.
+    await showEvents(page);
+    assert.equal(await byId(page, "reply-box").count(), 0);
+    const row = page.locator('[data-testid="timeline-row"][data-seq="5"]');
+    await row.getByTestId("fork-from-here").click();
+    await byId(page, "fork-message").fill("Try the fix another way");
+    await byId(page, "fork-send").click();
+    const error = byId(page, "fork-error").getByTestId("error");
+    await error.waitFor();
+    assert.equal(await error.getAttribute("data-code"), "invalid_input");
+    assert.match(await error.innerText(), new RegExp(`Cannot start this fork[\\s\\S]*run ${RUN} was imported: name the workspace its fork is to work in`));
+    await shot(page, "bundles-fork-refused");
+
+    // It was made in a folder of another machine: not listed in this workspace.
+    // Opened again: the same run, already here (the import adds nothing), still read-only.
+    await byId(page, "back-to-runs").click();
+    await byId(page, "runs-empty").waitFor();
+    await byId(page, "open-run-file").click();
+    await assertImportedRunView(page);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("with no workspace open, Open run file… is offered; a cancelled pick does nothing", async () => {
+  const { page, problems, close } = await ui.openApp(seed({ recent: [], current: null, pickRunFile: null }));
+  try {
+    await byId(page, "runs-no-workspace").waitFor();
+    await byId(page, "open-run-file").click();
+    await page.waitForFunction(() => window.__bearagentMock.calls.some((c) => c.cmd === "open_run_file"));
+    await settle(page);
+    assert.equal(await page.locator(".shell").getAttribute("data-route"), "home");
+    assert.equal(await byId(page, "open-run-file-error").count(), 0);
+    assert.equal(await byId(page, "run-view").count(), 0);
+    assert.equal(await byId(page, "open-run-file").isDisabled(), false);
+    assert.ok(!(await commandsSent(page)).includes("import_run_file"));
+    await shot(page, "bundles-no-workspace");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("a refused file's error is shown and nothing opens: a newer bundle, then a different run with the same id", async () => {
+  const newer = { code: "invalid_input", message: "the bundle is version 2, newer than this BearAgent reads (1); use a newer BearAgent" };
+  const NEWER = "/home/dev/Downloads/newer.bearagent-run";
+  const { page, problems, close } = await ui.openApp(seed({ runFiles: { [NEWER]: { error: newer } }, pickRunFile: NEWER }));
+  try {
+    await byId(page, "runs-empty").waitFor();
+    await byId(page, "open-run-file").click();
+    const error = byId(page, "open-run-file-error").getByTestId("error");
+    await error.waitFor();
+    assert.equal(await error.getAttribute("data-code"), "invalid_input");
+    assert.match(await error.innerText(), /This run file cannot be opened[\s\S]*the bundle is version 2, newer than this BearAgent reads \(1\); use a newer BearAgent/);
+    assert.equal(await page.locator(".shell").getAttribute("data-route"), "home");
+    await shot(page, "bundles-open-error");
+    await error.getByRole("button", { name: "Dismiss error" }).click();
+    assert.equal(await byId(page, "open-run-file-error").count(), 0);
+  } finally {
+    await close();
+  }
+
+  // A run made here with the bundle's id: the import is refused with conflict.
+  const here = await ui.openApp(seed({ recorded: { [PROJECT]: [{ runId: RUN, scenario: "demo" }] } }));
+  try {
+    await here.page.locator(`[data-testid="run-row"][data-run-id="${RUN}"]`).waitFor();
+    await byId(here.page, "open-run-file").click();
+    const error = byId(here.page, "open-run-file-error").getByTestId("error");
+    await error.waitFor();
+    assert.equal(await error.getAttribute("data-code"), "conflict");
+    assert.match(await error.innerText(), new RegExp(`A different run with this id is already here[\\s\\S]*a different run with id ${RUN} is already in this store`));
+    assert.equal(await here.page.locator(".shell").getAttribute("data-route"), "home");
+    assert.deepEqual([...problems, ...here.problems], []);
+  } finally {
+    await here.close();
+  }
+});
+
+test("started with a run file (no workspace open): its run opens; a file that cannot be read shows its error", async () => {
+  const { page, problems, close } = await ui.openApp(seed({ recent: [], current: null, openedRunFile: FILE }));
+  try {
+    await assertImportedRunView(page);
+    const calls = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd.includes("run_file")));
+    assert.deepEqual(calls, [
+      { cmd: "opened_run_file", args: {} },
+      { cmd: "import_run_file", args: { path: FILE } },
+    ]);
+    await shot(page, "bundles-opened-at-start");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+
+  const gone = await ui.openApp(seed({ openedRunFile: "/tmp/gone.bearagent-run" }));
+  try {
+    const error = byId(gone.page, "open-run-file-error").getByTestId("error");
+    await error.waitFor();
+    assert.match(await error.innerText(), /This run file cannot be opened[\s\S]*\/tmp\/gone\.bearagent-run is not a readable BearAgent run bundle/);
+    assert.equal(await byId(gone.page, "run-view").count(), 0);
+    assert.deepEqual(gone.problems, []);
+  } finally {
+    await gone.close();
+  }
+});
