@@ -36,6 +36,7 @@ fn events() -> Vec<EventEnvelope> {
             context_bytes: 1,
             estimated_tokens: None,
             context_window: None,
+            request_digest: None,
         });
         payloads.push(EventPayload::ModelCallStarted {
             provider: "p".into(),

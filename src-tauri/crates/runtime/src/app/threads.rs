@@ -142,13 +142,20 @@ impl Application {
     ) -> Result<RunId, AppError> {
         let (parent, workspace) = self.thread_parent(&thread)?;
         if start.workspace.trim().is_empty() {
-            if self.store.imported(thread.run_id)?.is_some() {
-                return Err(AppError::InvalidInput(format!(
-                    "run {} was imported: name the workspace its fork is to work in",
-                    thread.run_id
-                )));
-            }
-            start.workspace = workspace;
+            start.workspace = if self.store.imported(thread.run_id)?.is_some() {
+                // Its own folder is on another machine: the fork works in
+                // the workspace open here.
+                self.current_workspace()
+                    .map(|w| w.path)
+                    .ok_or_else(|| {
+                        AppError::InvalidInput(format!(
+                            "run {} was imported: open the workspace its fork is to work in, or name it",
+                            thread.run_id
+                        ))
+                    })?
+            } else {
+                workspace
+            };
         }
         let worktree = self.worktree_of(thread.run_id).ok();
         self.create_run(start, Some(parent), RunId::new(), worktree)

@@ -133,12 +133,16 @@ async fn read_only_but_forkable(b: &Side, follow: RunId) {
         },
     );
     assert!(refused.unwrap_err().to_string().contains("read-only"));
+    // With no workspace named, the fork works in the one open here.
+    b.app
+        .open_workspace(&b.ws.path().display().to_string())
+        .unwrap();
     let fork = b
         .app
         .start_follow_up(
             StartRun {
                 provider: Arc::new(ended),
-                ..start(b.ws.path().display().to_string())
+                ..start(String::new())
             },
             crate::ThreadStart {
                 run_id: follow,
@@ -152,6 +156,8 @@ async fn read_only_but_forkable(b: &Side, follow: RunId) {
         Some("forked")
     );
     assert!(b.app.store.imported(fork).unwrap().is_none());
+    let here = b.ws.path().canonicalize().unwrap().display().to_string();
+    assert_eq!(b.app.get_run(fork).unwrap().workspace_path, here);
 }
 
 /// A bundle made of `entries` (name, bytes), gzip'd.
