@@ -1,8 +1,9 @@
 // Chromium flow tests of run files against the dev-only mock backend:
 // "Open run file…" imports the picked `.bearagent-run` file and opens its
 // run by id (made on another machine, in no workspace of this one), marked
-// imported and read-only — no reply box, "Fork from here" kept and its
-// refusal shown as the backend words it; a cancelled pick does nothing; a
+// imported and read-only — no reply box, "Fork from here" kept: the fork
+// works in the workspace open here, and with none open the backend's
+// refusal is shown as it words it; a cancelled pick does nothing; a
 // refused file's error is shown; a file the app was started with opens
 // the same way.
 import assert from "node:assert/strict";
@@ -21,6 +22,10 @@ const PROJECT = "/home/dev/projects/bear-demo";
 const FILE = "/home/dev/Downloads/calc-fix.bearagent-run";
 const RUN = "0190a000-0000-7000-8000-00000b0a0001";
 const runFile = { runId: RUN, scenario: "conversation", workspacePath: "/home/alex/src/calc" };
+// A run file whose run has a recorded fork (from #3) for the mock to play.
+const FORKABLE_FILE = "/home/dev/Downloads/notes-report.bearagent-run";
+const FORKABLE = "0190a000-0000-7000-8000-00000b0a0002";
+const forkableFile = { runId: FORKABLE, scenario: "provider", take: 3, workspacePath: "/home/alex/src/notes" };
 const seed = (extra = {}) => ({
   recent: [PROJECT],
   current: PROJECT,
@@ -45,7 +50,7 @@ async function assertImportedRunView(page) {
   assert.equal(await byId(page, "compact-run").count(), 0);
 }
 
-test("Open run file… imports the picked file and opens its run read-only; Fork from here stays and shows the backend's refusal", async () => {
+test("Open run file… imports the picked file and opens its run read-only; Fork from here stays", async () => {
   const { page, problems, close } = await ui.openApp(seed());
   try {
     await byId(page, "runs-empty").waitFor();
@@ -54,18 +59,10 @@ test("Open run file… imports the picked file and opens its run read-only; Fork
     assert.equal((await commandsSent(page)).filter((cmd) => cmd === "open_run_file").length, 1);
     await shot(page, "bundles-imported-run");
 
-    // Its events can be forked from; the desktop names no workspace for the fork, and the backend says so.
+    // Its events can be forked from; there is still no reply box.
     await showEvents(page);
     assert.equal(await byId(page, "reply-box").count(), 0);
-    const row = page.locator('[data-testid="timeline-row"][data-seq="5"]');
-    await row.getByTestId("fork-from-here").click();
-    await byId(page, "fork-message").fill("Try the fix another way");
-    await byId(page, "fork-send").click();
-    const error = byId(page, "fork-error").getByTestId("error");
-    await error.waitFor();
-    assert.equal(await error.getAttribute("data-code"), "invalid_input");
-    assert.match(await error.innerText(), new RegExp(`Cannot start this fork[\\s\\S]*run ${RUN} was imported: name the workspace its fork is to work in`));
-    await shot(page, "bundles-fork-refused");
+    assert.ok((await page.locator('[data-testid="timeline-row"][data-seq="5"]').getByTestId("fork-from-here").count()) > 0);
 
     // It was made in a folder of another machine: not listed in this workspace.
     // Opened again: the same run, already here (the import adds nothing), still read-only.
@@ -73,6 +70,67 @@ test("Open run file… imports the picked file and opens its run read-only; Fork
     await byId(page, "runs-empty").waitFor();
     await byId(page, "open-run-file").click();
     await assertImportedRunView(page);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+/** Imports the forkable run file and forks its run from #3 with `message`. */
+async function forkImported(page, message) {
+  await byId(page, "open-run-file").click();
+  await page.locator(`[data-testid="run-view"][data-run-id="${FORKABLE}"] [data-testid="run-outcome"][data-status="succeeded"]`).waitFor();
+  assert.equal((await byId(page, "imported-run").innerText()).trim(), IMPORTED_NOTE);
+  await showEvents(page);
+  await page.evaluate(() => (document.querySelector('[data-testid="timeline"]').scrollTop = 0));
+  await page.locator('[data-testid="timeline-row"][data-seq="3"]').hover();
+  await page.locator('[data-testid="fork-from-here"][data-seq="3"]').click();
+  await byId(page, "fork-message").fill(message);
+  await byId(page, "fork-send").click();
+}
+
+test("Fork from here on an imported run: the fork works in the workspace open here, and its view opens", async () => {
+  const { page, problems, close } = await ui.openApp(seed({ runFiles: { [FORKABLE_FILE]: forkableFile }, pickRunFile: FORKABLE_FILE }));
+  try {
+    await byId(page, "runs-empty").waitFor();
+    await forkImported(page, "Only list the sections");
+    await page.waitForFunction((id) => document.querySelector('[data-testid="run-view"]')?.dataset.runId !== id, FORKABLE);
+    const fork = await byId(page, "run-view").getAttribute("data-run-id");
+    const current = byId(page, "thread-current");
+    await current.waitFor();
+    assert.equal(await current.getAttribute("data-run-id"), fork);
+    assert.equal(await current.getAttribute("data-forked-at"), "3");
+    assert.match(await current.getByTestId("thread-relation").innerText(), /forked at #3/);
+    await page.locator(`[data-testid="thread-entry"][data-run-id="${FORKABLE}"]`).waitFor();
+    await page.locator(`[data-testid="run-view"][data-run-id="${fork}"] [data-testid="run-outcome"][data-status="succeeded"]`).waitFor();
+    // The desktop names no workspace: the backend takes the one open here. The fork is not imported.
+    const call = await page.evaluate((id) => window.__bearagentMock.calls.find((c) => c.cmd === "reply_to_run" && c.args.runId === id).args, FORKABLE);
+    assert.deepEqual(call, { runId: FORKABLE, message: "Only list the sections", atSeq: 3, images: [] });
+    assert.equal(await byId(page, "imported-run").count(), 0);
+    await byId(page, "reply-box").waitFor();
+    await shot(page, "bundles-fork-here");
+
+    // Listed in the workspace open here; its imported parent is not.
+    await byId(page, "back-to-runs").click();
+    await page.locator(`[data-testid="run-row"][data-run-id="${fork}"]`).waitFor();
+    assert.equal(await page.locator(`[data-testid="run-row"][data-run-id="${FORKABLE}"]`).count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("Fork from here on an imported run with no workspace open shows the backend's refusal", async () => {
+  const { page, problems, close } = await ui.openApp(seed({ recent: [], current: null, runFiles: { [FORKABLE_FILE]: forkableFile }, pickRunFile: FORKABLE_FILE }));
+  try {
+    await byId(page, "runs-no-workspace").waitFor();
+    await forkImported(page, "Only list the sections");
+    const error = byId(page, "fork-error").getByTestId("error");
+    await error.waitFor();
+    assert.equal(await error.getAttribute("data-code"), "invalid_input");
+    assert.match(await error.innerText(), new RegExp(`Cannot start this fork[\\s\\S]*run ${FORKABLE} was imported: open the workspace its fork is to work in, or name it`));
+    assert.equal(await byId(page, "run-view").getAttribute("data-run-id"), FORKABLE);
+    await shot(page, "bundles-fork-refused");
     assert.deepEqual(problems, []);
   } finally {
     await close();

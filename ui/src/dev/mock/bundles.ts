@@ -46,9 +46,9 @@ export function readOnlyMessage(runId: string, source: string, act: string): str
   );
 }
 
-/** Like the runtime's refusal of a fork of an imported run that names no workspace (the desktop's never does). */
+/** Like the runtime's refusal of a fork of an imported run that names no workspace (the desktop's never does) with none open. */
 export function forkNeedsWorkspaceMessage(runId: string): string {
-  return `run ${runId} was imported: name the workspace its fork is to work in`;
+  return `run ${runId} was imported: open the workspace its fork is to work in, or name it`;
 }
 
 /** The workspace an imported run names: a folder of the machine it was made on. */

@@ -192,12 +192,14 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
 
   /** Like `reply_to_run`: a follow-up (or, with `atSeq`, a fork) with the parent's workspace, provider and settings, as its take recorded it. */
   async function replyToRun(runId: string, message: string, atSeq: number | null, uploads: ImageUpload[] | undefined) {
-    const { created, parent, goal, parentRun } = checkReply(engine, runId, message, atSeq, {
+    const checked = checkReply(engine, runId, message, atSeq, {
       provider: (name) => name === "demo" || settings.hasProvider(name),
       folder: (path) => directories.has(path),
       imported: (id) => bundles.sourceOf(id),
+      current: () => current,
     });
-    const workspace = workspaceById(created.workspace_id) ?? open(created.workspace_path);
+    const { created, parent, goal, parentRun } = checked;
+    const workspace = checked.workspace ?? workspaceById(created.workspace_id) ?? open(created.workspace_path);
     if (steering.continues(runId, atSeq)) return steering.followUp(replySpec(created, workspace, goal, parent));
     const take = takeToContinue(parentRun.takes, parentRun.decided.length);
     const role = atSeq === null ? "follow_up" : "fork";

@@ -20,7 +20,7 @@ function engine() {
 const newRun = (e: MockRunEngine, goal = "write the plan", parent: MockRun["projection"]["parent"] = null) =>
   e.create({ workspace, goal, provider: "openai", model: "gpt-4.1", profile: "default", approvalMode: "allow_all", budgets, parent });
 
-const known = { provider: () => true, folder: () => true, imported: () => null };
+const known = { provider: () => true, folder: () => true, imported: () => null, current: () => null };
 const codeOf = (f: () => unknown) => {
   try {
     f();
@@ -50,11 +50,12 @@ describe("mock replies and threads", () => {
     expect(checkReply(e, run.id, "other way", 2, known).parent).toEqual({ run_id: run.id, through_seq: 2, fork: true });
   });
 
-  it("an imported run: a reply is conflict (read-only), a fork invalid_input (no workspace named); its folder is never looked for", () => {
+  it("an imported run: a reply is conflict (read-only), a fork works in the workspace open here (invalid_input with none); its folder is never looked for", () => {
     const e = engine();
     const run = newRun(e);
     e.commit(run, { type: "run_succeeded", answer: "done" }, 1, { silent: true });
-    const imported = { ...known, folder: () => false, imported: () => "calc-fix.bearagent-run" };
+    const here: WorkspaceView = { id: "ws-2", path: "/home/dev/projects/bear-demo", name: "bear-demo", lastOpenedAt: "2025-03-14T10:00:00Z" };
+    const imported = { ...known, folder: (path: string) => path === here.path, imported: () => "calc-fix.bearagent-run", current: () => here };
     const error = (f: () => unknown) => {
       try {
         f();
@@ -67,7 +68,15 @@ describe("mock replies and threads", () => {
       code: "conflict",
       message: `run ${run.id} was imported from calc-fix.bearagent-run and is read-only here: it cannot be continued; fork it (\`run --fork ${run.id} --at SEQ --workspace DIR\`) to go on from it in a workspace of yours`,
     });
-    expect(error(() => checkReply(e, run.id, "go on", 1, imported))).toEqual({ code: "invalid_input", message: `run ${run.id} was imported: name the workspace its fork is to work in` });
+    expect(checkReply(e, run.id, " go on ", 1, imported)).toMatchObject({ goal: "go on", workspace: here, parent: { run_id: run.id, through_seq: 1, fork: true } });
+    expect(error(() => checkReply(e, run.id, "go on", 1, { ...imported, current: () => null }))).toEqual({
+      code: "invalid_input",
+      message: `run ${run.id} was imported: open the workspace its fork is to work in, or name it`,
+    });
+    // The workspace open here is gone: not_found, like a run made here whose folder is gone.
+    expect(codeOf(() => checkReply(e, run.id, "go on", 1, { ...imported, folder: () => false }))).toBe("not_found");
+    // A run made here forks in its own workspace, whichever is open.
+    expect(checkReply(e, run.id, "go on", 1, { ...known, current: () => here }).workspace).toBeNull();
     // A fork point that is not one of its events is refused first, as for any run.
     expect(codeOf(() => checkReply(e, run.id, "go on", 9, imported))).toBe("invalid_input");
     expect(error(() => checkReply(e, run.id, "go on", 9, imported))?.message).toMatch(/cannot fork at 9/);

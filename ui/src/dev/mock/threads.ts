@@ -18,6 +18,8 @@ export interface ReplyCheck {
   created: RunCreated;
   parent: ParentRun;
   goal: string;
+  /** Where the new run works when not in its parent's workspace: the one open here, for a fork of an imported run. */
+  workspace: WorkspaceView | null;
 }
 
 export function createdOf(run: MockRun): RunCreated {
@@ -31,15 +33,16 @@ export function createdOf(run: MockRun): RunCreated {
  * still in progress `conflict`, a fork point that is not one of its
  * events `invalid_input`, a reply to an imported run `conflict`, a
  * workspace folder that is gone `not_found` (an imported run's is never
- * looked for), a fork of an imported run `invalid_input` (the desktop
- * names no workspace for it), an empty message `invalid_input`.
+ * looked for), a fork of an imported run works in the workspace open
+ * here (the desktop names none) — `invalid_input` with none open, and
+ * `not_found` when its folder is gone —, an empty message `invalid_input`.
  */
 export function checkReply(
   engine: MockRunEngine,
   runId: string,
   message: string,
   atSeq: number | null,
-  known: { provider(name: string): boolean; folder(path: string): boolean; imported(runId: string): string | null },
+  known: { provider(name: string): boolean; folder(path: string): boolean; imported(runId: string): string | null; current(): WorkspaceView | null },
 ): ReplyCheck {
   const parentRun = runOf(engine, runId);
   const created = createdOf(parentRun);
@@ -54,10 +57,13 @@ export function checkReply(
   const source = known.imported(runId);
   if (source !== null && atSeq === null) throw new MockError({ code: "conflict", message: readOnlyMessage(runId, source, "continued") });
   if (source === null && !known.folder(created.workspace_path)) throw new MockError({ code: "not_found", message: `path not found: ${created.workspace_path}` });
-  if (source !== null) throw new MockError({ code: "invalid_input", message: forkNeedsWorkspaceMessage(runId) });
+  // An imported run's own folder is on another machine: its fork works in the workspace open here.
+  const here = source === null ? null : known.current();
+  if (source !== null && here === null) throw new MockError({ code: "invalid_input", message: forkNeedsWorkspaceMessage(runId) });
+  if (here !== null && !known.folder(here.path)) throw new MockError({ code: "not_found", message: `path not found: ${here.path}` });
   const goal = message.trim();
   if (goal === "") throw new MockError({ code: "invalid_input", message: "goal: must not be empty" });
-  return { parentRun, created, goal, parent: { run_id: runId, through_seq: atSeq ?? p.last_seq, fork: atSeq !== null } };
+  return { parentRun, created, goal, parent: { run_id: runId, through_seq: atSeq ?? p.last_seq, fork: atSeq !== null }, workspace: here };
 }
 
 /** Like `get_thread`: the runs `runId` continues, oldest first, then the run itself. */
