@@ -52,6 +52,8 @@ pub struct HookConfigError {
 pub struct CheckedHook {
     pub event: HookEvent,
     pub matcher: Option<regex::Regex>,
+    /// The matcher as written (what the trust prompt shows).
+    pub matcher_text: Option<String>,
     pub command: String,
     pub timeout_secs: u32,
 }
@@ -104,6 +106,7 @@ pub fn check_hooks(table: &HooksTable) -> Result<Vec<CheckedHook>, HookConfigErr
             checked.push(CheckedHook {
                 event,
                 matcher,
+                matcher_text: entry.matcher.clone(),
                 command: entry.command.clone(),
                 timeout_secs,
             });

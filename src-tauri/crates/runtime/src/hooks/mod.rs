@@ -46,9 +46,4 @@ impl RunHooks {
             .map(|(source, hook)| (*source, hook))
             .collect()
     }
-
-    /// Whether any hook is set for `event` (before building its input).
-    pub fn any(&self, event: HookEvent) -> bool {
-        self.hooks.iter().any(|(_, hook)| hook.event == event)
-    }
 }

@@ -3,7 +3,7 @@
 //! user's config, never in the workspace). A changed file is untrusted
 //! again; an untrusted one never runs and its run says so once.
 
-use super::config::{check_hooks, ProjectHooksFile, DEFAULT_HOOK_TIMEOUT_SECS};
+use super::config::{check_hooks, CheckedHook, ProjectHooksFile};
 use super::{RunHooks, UntrustedHooks};
 use crate::app::Application;
 use crate::config::TrustedHooks;
@@ -48,7 +48,7 @@ impl Application {
     pub fn project_hooks(&self, workspace: &str) -> Result<Option<ProjectHooks>, AppError> {
         let home = self.open_workspace(workspace)?.path;
         let trusted = self.config()?.trusted_hooks;
-        read_project_hooks(Path::new(&home), &home, &trusted)
+        Ok(read_project_hooks(Path::new(&home), &home, &trusted)?.map(|(shown, _)| shown))
     }
 
     /// Trusts the workspace's hooks file as it is now, which must be the
@@ -60,7 +60,7 @@ impl Application {
         sha256: &str,
     ) -> Result<ProjectHooks, AppError> {
         let home = self.open_workspace(workspace)?.path;
-        let Some(mut hooks) = read_project_hooks(Path::new(&home), &home, &[])? else {
+        let Some((mut hooks, _)) = read_project_hooks(Path::new(&home), &home, &[])? else {
             return Err(AppError::NotFound {
                 what: "hooks file",
                 id: Path::new(&home)
@@ -123,12 +123,9 @@ impl Application {
             .map(|hook| (HookSource::User, hook))
             .collect();
         let mut untrusted = None;
-        if let Some(project) = read_project_hooks(folder, home, &config.trusted_hooks)? {
-            let parsed = project_file(folder)
-                .ok()
-                .and_then(|f| check_hooks(&f.hooks).ok());
-            match parsed {
-                Some(checked) if project.trusted && project.error.is_none() => {
+        if let Some((project, checked)) = read_project_hooks(folder, home, &config.trusted_hooks)? {
+            match checked {
+                Some(checked) if project.trusted => {
                     hooks.extend(checked.into_iter().map(|hook| (HookSource::Project, hook)))
                 }
                 _ => {
@@ -189,56 +186,62 @@ fn file_bytes(path: &Path) -> Result<Option<Vec<u8>>, String> {
     std::fs::read(path).map(Some).map_err(|e| e.to_string())
 }
 
-fn project_file(folder: &Path) -> Result<ProjectHooksFile, String> {
-    let bytes = file_bytes(&folder.join(PROJECT_HOOKS_FILE))?.unwrap_or_default();
-    let text = std::str::from_utf8(&bytes).map_err(|_| "it is not UTF-8 text".to_owned())?;
-    toml::from_str(text).map_err(|e| e.to_string())
+/// A hooks file's bytes parsed and checked.
+fn parse_hooks(bytes: &[u8]) -> Result<Vec<CheckedHook>, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "it is not UTF-8 text".to_owned())?;
+    let file: ProjectHooksFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    check_hooks(&file.hooks).map_err(|e| e.to_string())
 }
 
-/// Reads `folder`'s hooks file (None without one) and whether `home` has
-/// trusted its exact bytes.
+/// A hooks file as shown, and its hooks when they are valid.
+type ReadHooks = (ProjectHooks, Option<Vec<CheckedHook>>);
+
+/// Reads `folder`'s hooks file once (None without one): what it shows,
+/// whether `home` trusted these exact bytes, and the hooks parsed from
+/// those same bytes (None when they are invalid), so what runs is what
+/// was hashed.
 fn read_project_hooks(
     folder: &Path,
     home: &str,
     trusted: &[TrustedHooks],
-) -> Result<Option<ProjectHooks>, AppError> {
+) -> Result<Option<ReadHooks>, AppError> {
     let path = folder.join(PROJECT_HOOKS_FILE);
     let file = path.display().to_string();
-    let (bytes, mut error) = match file_bytes(&path) {
+    let (bytes, read_error) = match file_bytes(&path) {
         Ok(None) => return Ok(None),
         Ok(Some(bytes)) => (bytes, None),
         Err(e) => (Vec::new(), Some(e)),
     };
     let sha256 = bearagent_store::hash_bytes(&bytes).to_string();
-    let mut hooks = Vec::new();
-    if error.is_none() {
-        match project_file(folder).and_then(|f| {
-            check_hooks(&f.hooks).map_err(|e| e.to_string())?;
-            Ok(f)
-        }) {
-            Ok(parsed) => {
-                for (event, entries) in parsed.hooks {
-                    hooks.extend(entries.into_iter().map(|e| ProjectHook {
-                        event: event.clone(),
-                        matcher: e.matcher,
-                        command: e.command,
-                        timeout_secs: e.timeout_secs.unwrap_or(DEFAULT_HOOK_TIMEOUT_SECS),
-                    }));
-                }
-            }
-            Err(e) => error = Some(e),
-        }
-    }
+    let parsed = match read_error {
+        Some(e) => Err(e),
+        None => parse_hooks(&bytes),
+    };
+    let hooks = parsed
+        .as_ref()
+        .map(|checked| checked.iter().map(shown).collect())
+        .unwrap_or_default();
     let trusted = trusted
         .iter()
         .any(|t| t.workspace == home && t.sha256 == sha256);
-    Ok(Some(ProjectHooks {
+    let shown = ProjectHooks {
         file,
         sha256,
         hooks,
         trusted,
-        error,
-    }))
+        error: parsed.as_ref().err().cloned(),
+    };
+    Ok(Some((shown, parsed.ok())))
+}
+
+/// A checked hook as the trust prompt lists it.
+fn shown(hook: &CheckedHook) -> ProjectHook {
+    ProjectHook {
+        event: hook.event.name().to_owned(),
+        matcher: hook.matcher_text.clone(),
+        command: hook.command.clone(),
+        timeout_secs: hook.timeout_secs,
+    }
 }
 
 #[cfg(test)]
