@@ -9,6 +9,7 @@
 
 mod compare;
 mod provider;
+mod stage;
 mod tape;
 
 pub use compare::Divergence;
@@ -59,19 +60,16 @@ impl Application {
             .and_then(|e| RecordedRun::of(&e.payload))
             .ok_or_else(|| AppError::Corrupt(format!("run {run_id} has no RunCreated event")))?;
         let cancel = CancellationToken::new();
-        let tape = Arc::new(Tape::new(events.clone(), cancel.clone()));
+        let stage = stage::Stage::build(self.store.clone(), &recorded.workspace_path, &events)
+            .map_err(|e| AppError::Internal(format!("the replay's scratch workspace: {e}")))?;
+        let workspace = WorkspaceRoot::new(stage.root())
+            .map_err(|e| AppError::Internal(format!("the replay's scratch workspace: {e}")))?;
+        let tape = Arc::new(Tape::new(events.clone(), cancel.clone()).staged(stage));
         let clock: Arc<dyn Clock> = Arc::new(tape::TapeClock(tape.clone()));
         let mut rec = Recorder::replaying(self.store.clone(), clock, run_id, tape.clone());
         // The run's creation and start are the application's, not the loop's.
         rec.copy_recorded()?;
         rec.copy_recorded()?;
-        let workspace = WorkspaceRoot::new(std::path::Path::new(&recorded.workspace_path))
-            .map_err(|e| {
-                AppError::InvalidInput(format!(
-                    "the run's workspace {} is needed to check its calls' paths again: {e}",
-                    recorded.workspace_path
-                ))
-            })?;
         let provider = Arc::new(provider::TapeProvider {
             tape: tape.clone(),
             store: self.store.clone(),

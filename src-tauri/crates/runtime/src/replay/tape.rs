@@ -13,6 +13,9 @@ pub struct Tape {
     /// The re-driven loop's cancellation: fired where the record says the
     /// user cancelled.
     pub(crate) cancel: CancellationToken,
+    /// The scratch workspace calls are prepared against; the recorded
+    /// changes the replay copies are made on it.
+    stage: Option<super::stage::Stage>,
 }
 
 #[derive(Default)]
@@ -27,7 +30,18 @@ impl Tape {
             recorded,
             cursor: Mutex::default(),
             cancel,
+            stage: None,
         }
+    }
+
+    /// The tape with the scratch workspace its calls are prepared against.
+    pub fn staged(mut self, stage: super::stage::Stage) -> Self {
+        self.stage = Some(stage);
+        self
+    }
+
+    pub fn stage(&self) -> Option<&super::stage::Stage> {
+        self.stage.as_ref()
     }
 
     fn with<T>(&self, f: impl FnOnce(&mut Cursor) -> T) -> T {
@@ -83,6 +97,9 @@ impl Tape {
     pub fn copy(&self) -> Option<EventEnvelope> {
         let event = self.ahead().first().cloned()?;
         self.with(|c| c.next += 1);
+        if let Some(stage) = &self.stage {
+            stage.apply(&event.payload);
+        }
         Some(event)
     }
 

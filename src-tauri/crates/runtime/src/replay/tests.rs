@@ -67,6 +67,36 @@ async fn file_tools_commands_and_several_calls_a_turn_replay_identically() {
 }
 
 #[tokio::test]
+async fn a_run_replays_without_its_folder_and_after_later_changes() {
+    let f = fixture();
+    std::fs::create_dir(f.ws.path().join("src")).unwrap();
+    std::fs::write(f.ws.path().join("src/a.txt"), "one\n").unwrap();
+    let absolute = f.ws.path().join("src/a.txt").display().to_string();
+    let steps = json!([
+        call("read_file", json!({"path": absolute})),
+        call("list_dir", json!({"path": "src"})),
+        call("write_file", json!({"path": "src/b.txt", "content": "two\n"})),
+        call("edit_file", json!({"path": "src/a.txt", "old_string": "one", "new_string": "uno"})),
+        call("run_command", json!({"command": "rm src/b.txt", "cwd": "src/.."})),
+        call("write_file", json!({"path": "src/b.txt", "content": "three\n"})),
+        {"final_answer": "done"}
+    ]);
+    let run = start(&f, ApprovalMode::AllowAll, steps);
+    f.app.wait_run(run).await.unwrap();
+    // The run's own command removed the file it wrote: its next write is
+    // not refused as a change made outside the run.
+    assert_eq!(
+        std::fs::read_to_string(f.ws.path().join("src/b.txt")).unwrap(),
+        "three\n"
+    );
+    // What came after the run: the files changed again, then the folder gone.
+    std::fs::write(f.ws.path().join("src/a.txt"), "later\n").unwrap();
+    identical(&f, run).await;
+    std::fs::remove_dir_all(f.ws.path()).unwrap();
+    identical(&f, run).await;
+}
+
+#[tokio::test]
 async fn approvals_and_denials_replay_from_the_recorded_answers() {
     let f = fixture();
     let mut rx = f.app.subscribe();

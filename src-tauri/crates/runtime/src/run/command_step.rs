@@ -7,6 +7,7 @@
 use super::deps::{LoopDeps, RunGrants};
 use super::loop_guard::signature;
 use super::outcome::{fail, result, ToolStepEnd};
+use super::receipts::remember_command_change;
 use super::recorder::Recorder;
 use super::safety_net::{left_out_changes, measure_left_out};
 use super::snapshot::{self, FileChange, Snapshot};
@@ -98,6 +99,9 @@ pub(crate) async fn execute_command(
         not_tracked,
     };
     let finished = record_finished(rec, command_started, &call_id, &run, effects)?;
+    for change in &changes {
+        remember_command_change(grants, &change.path, change.after.as_ref());
+    }
     record_result(rec, finished, &call_id, &run, changes, unreadable)
 }
 

@@ -64,7 +64,7 @@ pub(super) fn build_request(
         events,
         tools,
         caps: &deps.profile.context,
-        workspace: &deps.workspace.path().display().to_string(),
+        workspace: &shown_workspace(rec, deps),
         instructions: &instructions,
         summary: summary.as_deref(),
     };
@@ -303,3 +303,12 @@ fn fail(rec: &mut Recorder, reason: String) -> Result<(), AppError> {
 #[cfg(test)]
 #[path = "compaction_tests.rs"]
 mod tests;
+
+/// The workspace folder the model is told of: a replay, which prepares
+/// calls on a scratch stage, tells it the recorded one.
+fn shown_workspace(rec: &Recorder, deps: &LoopDeps) -> String {
+    match rec.tape().and_then(|t| t.stage()) {
+        Some(stage) => stage.recorded_root().display().to_string(),
+        None => deps.workspace.path().display().to_string(),
+    }
+}

@@ -42,6 +42,18 @@ pub(crate) fn remember_prepared(grants: &mut RunGrants, prepared: &PreparedCall)
     }
 }
 
+/// A file the run's own command changed is not "changed outside this
+/// run": a later write to it applies to the version the command left.
+pub(crate) fn remember_command_change(
+    grants: &mut RunGrants,
+    path: &str,
+    after: Option<&ContentHash>,
+) {
+    if let Some(seen) = grants.seen.get_mut(path) {
+        *seen = after.cloned();
+    }
+}
+
 /// Records the version of the file a successful read or write left the run
 /// with.
 pub(crate) fn remember_seen(

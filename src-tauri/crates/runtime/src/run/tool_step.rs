@@ -7,7 +7,9 @@ use super::approvals::Decision;
 use super::asking::{approval_summary, approved, record_decision, Asked};
 use super::deps::{LoopDeps, Route, RunGrants};
 use super::outcome::{denied, fail, ToolStepEnd};
-use super::receipts::remember_prepared;
+use super::receipts::{
+    conflict_with_seen, remember_command_change, remember_prepared, remember_seen,
+};
 use super::recorder::Recorder;
 use super::requested::{ask_after, Requested, StartAfter};
 use super::stop::stop_if_needed;
@@ -46,7 +48,14 @@ pub(crate) async fn run_tool_call(
             unknown_tool(deps, rec, &call),
         );
     };
-    let prepared = match route.tool().prepare(&call.arguments, &deps.workspace) {
+    // A replay prepares against its stage, where the recorded folder's
+    // absolute paths are moved.
+    let rebased = rec
+        .tape()
+        .and_then(|t| t.stage())
+        .map(|stage| stage.rebased(&call.arguments));
+    let args = rebased.as_ref().unwrap_or(&call.arguments);
+    let prepared = match route.tool().prepare(args, &deps.workspace) {
         Ok(p) => p,
         Err(e) => {
             let requested = requested.seq(rec)?;
@@ -227,7 +236,7 @@ async fn execute_routed(
 ) -> Result<ToolStepEnd, AppError> {
     let call_id = call.call_id.clone();
     if rec.tape().is_some() {
-        return replay_room(rec, grants, &call_id, &authorized, after);
+        return replay_room(rec, deps, grants, &route, &call_id, &authorized, after);
     }
     match route {
         Route::Workspace(tool) => {
@@ -244,17 +253,29 @@ async fn execute_routed(
     }
 }
 
-/// In a replay nothing executes: the call starts as the loop starts it
-/// now, then what its room recorded (effects, output, result) is taken
-/// from the record, and the loop guard learns the recorded result.
+/// In a replay nothing executes: a file tool's write is checked against
+/// what the run has seen (on the stage) as the live room checks it, the
+/// call starts as the loop starts it now, then what its room recorded
+/// (effects, output, result) is taken from the record, and the loop guard
+/// and the versions seen learn from it as they do live.
 fn replay_room(
     rec: &mut Recorder,
+    deps: &LoopDeps,
     grants: &mut RunGrants,
+    route: &Route,
     call_id: &bearagent_kernel::CallId,
     authorized: &AuthorizedCall,
-    after: StartAfter,
+    mut after: StartAfter,
 ) -> Result<ToolStepEnd, AppError> {
     use bearagent_kernel::EventPayload as P;
+    let prepared = authorized.prepared();
+    let file_tool = matches!(route, Route::Workspace(_));
+    if let (true, Some(target)) = (file_tool, prepared.write_target()) {
+        if let Some(conflict) = conflict_with_seen(grants, target) {
+            let cause = after.seq(rec)?;
+            return fail(rec, cause, call_id, conflict);
+        }
+    }
     after.record_start(rec, call_id)?;
     let mut ended = false;
     loop {
@@ -263,11 +284,18 @@ fn replay_room(
             .and_then(|t| t.ahead().first())
             .map(|e| e.payload.clone());
         let in_room = match &next {
+            Some(P::ArtifactRecorded {
+                path, after_hash, ..
+            }) => {
+                if !file_tool {
+                    remember_command_change(grants, path, after_hash.as_ref());
+                }
+                true
+            }
             Some(
                 P::EffectIntended { .. }
                 | P::CommandStarted { .. }
                 | P::CommandFinished { .. }
-                | P::ArtifactRecorded { .. }
                 | P::EffectVerified { .. }
                 | P::EffectUnknown { .. }
                 | P::ExternalChangeObserved { .. }
@@ -292,6 +320,19 @@ fn replay_room(
             break;
         }
         rec.copy_recorded()?;
+        // As live: a file tool's success leaves the run with the version
+        // its receipt (or, for a read, the stage) holds.
+        if let (
+            true,
+            Some(P::ToolCallCompleted {
+                receipt, result, ..
+            }),
+        ) = (file_tool, &next)
+        {
+            if &result.call_id == call_id {
+                remember_seen(grants, prepared, receipt.as_ref(), &deps.workspace);
+            }
+        }
     }
     Ok(if ended {
         ToolStepEnd::RunEnded
