@@ -292,6 +292,12 @@ async fn a_run_interrupted_at_an_approval_resumes_when_it_is_answered() {
     assert_eq!(t[resumed - 1], "run_interrupted");
     assert_eq!(t[resumed + 1], "approval_granted");
     std::fs::remove_dir_all(&workspace.path).unwrap();
+    // Both processes' parts are re-driven: to the interruption, then on
+    // from the recorded answer.
+    let report = second.replay_run(run).await.unwrap();
+    assert_eq!(report.divergence, None, "{report:?}");
+    assert_eq!(report.matched, report.events, "{report:?}");
+    assert!(report.notes.is_empty(), "{report:?}");
 }
 
 #[tokio::test]

@@ -66,7 +66,7 @@ impl Application {
             .map_err(|e| AppError::Internal(format!("the replay's scratch workspace: {e}")))?;
         let tape = Arc::new(Tape::new(events.clone(), cancel.clone()).staged(stage));
         let clock: Arc<dyn Clock> = Arc::new(tape::TapeClock(tape.clone()));
-        let mut rec = Recorder::replaying(self.store.clone(), clock, run_id, tape.clone());
+        let mut rec = Recorder::replaying(self.store.clone(), clock.clone(), run_id, tape.clone());
         // The run's creation and start are the application's, not the loop's.
         rec.copy_recorded()?;
         rec.copy_recorded()?;
@@ -75,30 +75,41 @@ impl Application {
             store: self.store.clone(),
             info: self.replay_info(&events, &recorded),
         });
-        let parent = projection.parent;
-        let mut deps = LoopDeps {
-            provider,
+        let ancestors = Arc::new(crate::thread::ancestors(&self.store, projection.parent)?);
+        // As recorded: a plan-mode run replays in plan mode.
+        let profile = crate::profile::RunProfile {
+            plan_mode: recorded_plan_mode(&events),
+            ..recorded.profile
+        };
+        // What each process of the run drove with: the first, then any that
+        // resumed it.
+        let deps = || LoopDeps {
+            provider: provider.clone(),
             registry: self.registry.clone(),
             executor: self.executor.clone(),
             approvals: Arc::default(),
-            workspace,
-            // As recorded: a plan-mode run replays in plan mode.
-            profile: crate::profile::RunProfile {
-                plan_mode: recorded_plan_mode(&events),
-                ..recorded.profile
-            },
-            cancel,
+            workspace: workspace.clone(),
+            profile: profile.clone(),
+            cancel: cancel.clone(),
             host: self.command_host(),
             mcp_tools: Default::default(),
             tool_rules: Default::default(),
-            ancestors: Arc::new(crate::thread::ancestors(&self.store, parent)?),
+            ancestors: ancestors.clone(),
             hooks: Arc::default(),
         };
-        let ended = match drive_recorded(&mut rec, &mut deps).await {
-            Ok(true) => drive(rec, deps, LoopStart::Fresh).await,
+        let mut first = deps();
+        let mut ended = match drive_recorded(&mut rec, &mut first).await {
+            Ok(true) => drive(rec, first, LoopStart::Fresh).await,
             Ok(false) => Ok(()),
             Err(e) => Err(e),
         };
+        while ended.is_ok() && tape.divergence().is_none() {
+            let rec = Recorder::replaying_after(self.store.clone(), clock.clone(), run_id, &tape)?;
+            match resumed(rec, deps()).await? {
+                Some(outcome) => ended = outcome,
+                None => break,
+            }
+        }
         finish(run_id, &events, &tape, ended)
     }
 
@@ -159,6 +170,53 @@ async fn drive_recorded(rec: &mut Recorder, deps: &mut LoopDeps) -> Result<bool,
     deps.mcp_tools = servers.tools();
     deps.tool_rules = servers.tool_rules(&deps.profile.mcp_rules);
     Ok(true)
+}
+
+/// Where the record says the run's process ended at an approval and a
+/// later process resumed it, the resumed part driven as
+/// `resume_at_approval` drives it: the interruption and the resumption
+/// taken as facts, the MCP servers started again, the recorded answer
+/// given, the loop resumed. None where the record does not go on so.
+async fn resumed(
+    mut rec: Recorder,
+    mut deps: LoopDeps,
+) -> Result<Option<Result<(), AppError>>, AppError> {
+    let Some(tape) = rec.tape().cloned() else {
+        return Ok(None);
+    };
+    let resumes = matches!(
+        tape.ahead(),
+        [interrupted, resumed, ..]
+            if matches!(interrupted.payload, EventPayload::RunInterrupted { .. })
+                && matches!(resumed.payload, EventPayload::RunResumed)
+    );
+    if !resumes {
+        return Ok(None);
+    }
+    rec.copy_recorded()?;
+    rec.copy_recorded()?;
+    let Some(pending) = rec.state().and_then(|p| p.pending_approval.clone()) else {
+        return Ok(None);
+    };
+    let call = rec.events().iter().find_map(|e| match &e.payload {
+        EventPayload::ToolCallRequested { call } if call.call_id == pending.call_id => {
+            Some(call.clone())
+        }
+        _ => None,
+    });
+    let servers = crate::mcp::RunMcp::start(&mut rec, Vec::new(), &deps.cancel).await?;
+    deps.mcp_tools = servers.tools();
+    deps.tool_rules = servers.tool_rules(&deps.profile.mcp_rules);
+    let decision = crate::run::asking::recorded_decision(&tape)?;
+    let (Some(call), Some(decision)) = (call, decision) else {
+        return Ok(None);
+    };
+    let start = LoopStart::Resumed {
+        asked: pending.requested_seq,
+        call: Box::new(call),
+        decision,
+    };
+    Ok(Some(drive(rec, deps, start).await))
 }
 
 /// The report: identical, or the first divergence; with what the loop
@@ -253,7 +311,8 @@ fn interrupted_note(rest: &[EventEnvelope]) -> String {
     {
         Some(resumed) => format!(
             "the run was interrupted at #{at} (its process ended) and resumed at #{}: \
-             the loop was re-driven up to the interruption; the resumed part is not re-driven yet",
+             the loop was re-driven up to the interruption; what came after it does not \
+             continue from an answered approval, so it was not re-driven",
             resumed.seq.0
         ),
         None => {

@@ -57,6 +57,12 @@ impl Tape {
         self.recorded.get(next..).unwrap_or(&[])
     }
 
+    /// The recorded events matched so far.
+    pub fn played(&self) -> &[EventEnvelope] {
+        let next = self.with(|c| c.next);
+        self.recorded.get(..next).unwrap_or(&[])
+    }
+
     /// The last event matched.
     pub fn behind(&self) -> Option<&EventEnvelope> {
         let next = self.with(|c| c.next);

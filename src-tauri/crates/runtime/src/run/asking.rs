@@ -21,6 +21,8 @@ pub(crate) enum Asked {
         reason: Option<String>,
         scope: ApprovalScope,
     },
+    /// The run ended while it waited: cancelled (or, in a replay, its
+    /// process ended there).
     Cancelled,
 }
 
@@ -46,6 +48,9 @@ pub(crate) async fn ask(
     )?;
     rec.absorb_beside()?;
     let decision: Option<Decision> = match rec.tape() {
+        // The process ended while it waited: the replay's loop ends here as
+        // the process did; the replay drives the resumed part on its own.
+        Some(tape) if interrupted_here(tape) => return Ok(Asked::Cancelled),
         Some(tape) => recorded_decision(tape)?,
         None => tokio::select! {
             d = waiter => d.ok(),
@@ -172,9 +177,17 @@ fn mcp_note(deps: &LoopDeps, call: &PreparedCall) -> Option<String> {
     })
 }
 
+/// In a replay: the record says the run's process ended while it waited.
+fn interrupted_here(tape: &crate::replay::Tape) -> bool {
+    matches!(
+        tape.ahead().first().map(|e| &e.payload),
+        Some(EventPayload::RunInterrupted { .. })
+    )
+}
+
 /// In a replay, the user's answer is the recorded one; None where the
 /// record says the run was cancelled while it waited.
-fn recorded_decision(tape: &crate::replay::Tape) -> Result<Option<Decision>, AppError> {
+pub(crate) fn recorded_decision(tape: &crate::replay::Tape) -> Result<Option<Decision>, AppError> {
     match tape.ahead().first().map(|e| &e.payload) {
         Some(EventPayload::ApprovalGranted {
             by,

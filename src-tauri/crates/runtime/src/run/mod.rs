@@ -23,7 +23,7 @@
 
 pub mod agent_loop;
 pub mod approvals;
-mod asking;
+pub(crate) mod asking;
 mod command_step;
 pub mod compaction;
 pub mod context;

@@ -92,6 +92,20 @@ impl Recorder {
         }
     }
 
+    /// A replaying recorder that goes on where the tape's matched events
+    /// end: the recorder of a process that resumed the run.
+    pub(crate) fn replaying_after(
+        store: Arc<Store>,
+        clock: Arc<dyn Clock>,
+        run_id: RunId,
+        tape: &Arc<crate::replay::Tape>,
+    ) -> Result<Self, AppError> {
+        let events = tape.played().to_vec();
+        let mut rec = Self::resume(store, clock, LiveBus::new(), run_id, events)?;
+        rec.tape = Some(tape.clone());
+        Ok(rec)
+    }
+
     /// The record a replay plays back, if this is one.
     pub(crate) fn tape(&self) -> Option<&Arc<crate::replay::Tape>> {
         self.tape.as_ref()
