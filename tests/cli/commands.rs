@@ -270,6 +270,7 @@ fn a_command_s_file_changes_are_listed_and_reverted_from_the_cli() {
         "change files",
     );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    env.keep("command-changes-files", &r.run_id());
     let run_id = r.run_id();
     let listed = env.bearagent(&["changes", &run_id, "--json"]);
     let listed: Value = serde_json::from_slice(&listed.stdout).unwrap();

@@ -72,6 +72,7 @@ fn a_killed_run_is_interrupted_and_its_writes_are_verified_or_unknown() {
         .collect();
     assert!(!types.contains(&"run_succeeded"));
     assert!(types.contains(&"run_interrupted"));
+    env.keep("interrupted-mid-writes", run_id);
     assert!(types.iter().filter(|t| **t == "effect_intended").count() >= 20);
 
     let mut intended = BTreeSet::new();

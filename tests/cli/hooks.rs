@@ -96,6 +96,7 @@ fn user_hooks_refuse_curl_see_responses_and_send_the_model_back_once() {
         failed[0]["result"]["content"],
         "refused by a PreToolUse hook: curl is not allowed here: use the project's fetch script"
     );
+    env.keep("hooks", &run.run_id());
     let completed = payloads(&run, "tool_call_completed");
     assert!(completed[0]["result"]["content"]
         .as_str()

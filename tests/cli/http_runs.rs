@@ -305,6 +305,7 @@ fn an_overload_mid_stream_is_retried_and_the_run_succeeds() {
     let retries = r.of_type("model_call_retry_scheduled");
     assert_eq!(retries.len(), 1, "{}", r.stdout);
     assert_eq!(retries[0]["payload"]["discarded_partial"], true);
+    o.env.keep("retry-mid-stream", &r.run_id());
     assert_eq!(retries[0]["payload"]["usage"]["input"], 80);
     assert_eq!(
         r.of_type("run_succeeded")[0]["payload"]["answer"],

@@ -48,6 +48,7 @@ fn an_image_goes_out_as_an_image_url_part_and_is_referenced_by_the_first_event()
     let server = serve(vec![chat_text("It is the error state.")]);
     let r = run_with(&env, &server.base_url, "gpt-4o", &[&shot]);
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    env.keep("image", &r.run_id());
 
     let requests = server.requests.lock().unwrap().clone();
     assert_eq!(requests.len(), 1);

@@ -162,6 +162,7 @@ fn a_run_calls_the_reference_server_s_tools_and_records_the_server() {
     assert!(results[0].contains("hi there"), "{results:?}");
     assert!(results[1].contains("42"), "{results:?}");
     assert!(results[2].contains("denied"), "{results:?}");
+    env.keep("mcp-reference-server", &run.run_id());
     let human = env.bearagent(&["events", &run.run_id()]);
     let text = String::from_utf8_lossy(&human.stdout);
     assert!(

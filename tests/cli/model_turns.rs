@@ -57,6 +57,7 @@ fn several_tool_calls_in_one_turn_run_in_order() {
         .map(|e| e["payload"]["result"]["content"].as_str().unwrap())
         .collect();
     assert_eq!(done, ["alpha\n", "beta\n"]);
+    env.keep("several-calls-a-turn", &r.run_id());
     let completed = r.of_type("model_call_completed");
     assert_eq!(completed[0]["payload"]["action"]["type"], "tool_calls");
     assert_eq!(completed[0]["payload"]["text"], "Reading both.");
@@ -114,6 +115,7 @@ fn json_text_mode_runs_a_plain_chat_model_through_tools() {
     assert_eq!(failed.len(), 1, "{}", r.stdout);
     assert_eq!(failed[0]["payload"]["class"], "invalid_output");
     assert_eq!(failed[0]["payload"]["usage"]["input"], 40);
+    env.keep("json-text-mode", &r.run_id());
     let read = r.of_type("tool_call_completed");
     assert_eq!(read[0]["payload"]["result"]["content"], "hello\n");
     assert_eq!(read[0]["payload"]["result"]["call_id"], "j1");

@@ -29,6 +29,7 @@ fn a_plan_run_changes_nothing_and_its_approved_follow_up_writes() {
     assert_eq!(planning.code, 0, "{}\n{}", planning.stdout, planning.stderr);
     let created = &planning.of_type("run_created")[0]["payload"];
     assert_eq!(created["plan_mode"], true);
+    env.keep("plan-mode", &planning.run_id());
     let refused: Vec<String> = planning
         .of_type("tool_call_failed")
         .iter()

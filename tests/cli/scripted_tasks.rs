@@ -25,6 +25,7 @@ fn task1_reads_two_docs_and_writes_a_report() {
     );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert_eq!(env.read("outputs/report.md").as_deref(), Some(report));
+    env.keep("file-tools-read-write", &r.run_id());
     r.assert_seqs_contiguous();
     let types = r.types();
     assert_eq!(types.first().map(String::as_str), Some("run_created"));
@@ -68,6 +69,7 @@ fn task2_searches_for_a_symbol_and_edits_it_in_place() {
         "make compute_total triple its input",
     );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    env.keep("search-and-edit", &r.run_id());
     let search = &r.of_type("tool_call_completed")[0]["payload"]["result"]["content"];
     assert!(
         search.as_str().unwrap().contains("src/lib.rs:1:"),
@@ -127,6 +129,7 @@ fn task4_a_budget_is_exhausted_mid_run() {
     assert_eq!(exhausted[0]["payload"]["which"], "tool_calls");
     assert_eq!(r.of_type("tool_call_started").len(), 1);
     assert!(r.of_type("run_succeeded").is_empty());
+    env.keep("budget-exhausted", &r.run_id());
 }
 
 #[test]
@@ -145,6 +148,7 @@ fn task5_invalid_model_output_then_recovery() {
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0]["payload"]["class"], "invalid_output");
     assert_eq!(r.of_type("run_succeeded")[0]["payload"]["answer"], "42");
+    env.keep("invalid-output-recovered", &r.run_id());
 }
 
 #[test]
@@ -190,6 +194,7 @@ fn a_denied_write_reaches_the_model_and_the_file_is_never_written() {
     );
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert_eq!(env.read("notes.md"), None);
+    env.keep("approval-denied", &r.run_id());
     let denied = r.of_type("approval_denied");
     assert_eq!(denied.len(), 1);
     assert_eq!(denied[0]["payload"]["by"], "cli:no-terminal");
@@ -249,6 +254,7 @@ fn a_looping_model_runs_at_most_three_identical_calls_then_the_run_stops() {
     assert_eq!(loops.len(), 1);
     assert_eq!(loops[0]["payload"]["tool_name"], "read_file");
     assert_eq!(loops[0]["payload"]["repeats"], 3);
+    env.keep("loop-detected", &r.run_id());
     let failed = r.of_type("run_failed");
     let reason = failed[0]["payload"]["reason"].as_str().unwrap();
     assert!(reason.contains("kept repeating"), "{reason}");

@@ -101,6 +101,32 @@ impl Env {
         );
     }
 
+    /// Keeps `run_id` (with its thread) in the replay corpus the runtime's
+    /// tests replay (`tests/replay-corpus/NAME.bearagent-run`): written
+    /// when `BEARAGENT_UPDATE_CORPUS` is set, else it must be there.
+    pub fn keep(&self, name: &str, run_id: &str) {
+        let file = corpus_dir().join(format!("{name}.bearagent-run"));
+        if std::env::var_os("BEARAGENT_UPDATE_CORPUS").is_none() {
+            assert!(
+                file.is_file(),
+                "{} is missing: BEARAGENT_UPDATE_CORPUS=1 cargo test -p bearagent-cli",
+                file.display()
+            );
+            return;
+        }
+        let out = self
+            .command()
+            .args(["export", run_id, "--bundle"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     pub fn bearagent(&self, args: &[&str]) -> Output {
         self.command().args(args).output().unwrap()
     }
@@ -208,4 +234,9 @@ pub fn write(path: &str, content: &str) -> Value {
 
 pub fn answer(text: &str) -> Value {
     json!({"final_answer": text})
+}
+
+/// Where the replay corpus lives: `tests/replay-corpus` at the top.
+pub fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/replay-corpus")
 }

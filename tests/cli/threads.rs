@@ -83,6 +83,7 @@ fn a_follow_up_sends_the_parents_conversation_then_the_new_message() {
     let created = &r.of_type("run_created")[0]["payload"];
     assert_eq!(created["parent"]["run_id"], parent.as_str());
     assert_eq!(created["parent"]["fork"], false);
+    env.keep("follow-up", &r.run_id());
     let requests = server.requests.lock().unwrap().clone();
     assert_eq!(
         roles(&requests[0].body),
@@ -111,6 +112,7 @@ fn a_fork_sends_nothing_after_its_branch_point() {
         r.of_type("run_created")[0]["payload"]["parent"]["fork"],
         true
     );
+    env.keep("fork", &r.run_id());
     let requests = server.requests.lock().unwrap().clone();
     assert_eq!(
         roles(&requests[0].body),
@@ -228,6 +230,7 @@ fn a_run_reading_three_windows_compacts_and_succeeds_and_compact_prepares_a_foll
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     let compactions = r.of_type("context_compacted");
     assert!(!compactions.is_empty(), "{:?}", r.types());
+    env.keep("compaction", &r.run_id());
     let requests = server.requests.lock().unwrap().clone();
     assert!(requests.iter().any(|q| is_compaction(&q.body)));
     for q in &requests {

@@ -1210,6 +1210,11 @@ export type RunDetailView = {
 	/**  Its loop runs in this process now. */
 	active: boolean,
 	owner: RunOwnerView,
+	/**
+	 *  The bundle it was imported from: another machine's record,
+	 *  read-only here.
+	 */
+	importedFrom?: string | null,
 };
 
 /**
@@ -1324,6 +1329,11 @@ export type RunSummaryView = {
 	parentRunId: string | null,
 	/**  The model's todo list, when it keeps one: steps done of steps. */
 	todo?: TodoCountView | null,
+	/**
+	 *  The bundle it was imported from: another machine's record,
+	 *  read-only here.
+	 */
+	importedFrom?: string | null,
 };
 
 /**  Home paths are as the command sees them (under its `HOME`). */

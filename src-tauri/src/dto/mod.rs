@@ -131,6 +131,10 @@ pub struct RunSummaryView {
     /// The model's todo list, when it keeps one: steps done of steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub todo: Option<TodoCountView>,
+    /// The bundle it was imported from: another machine's record,
+    /// read-only here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, specta::Type)]
@@ -166,6 +170,7 @@ impl From<RunSummary> for RunSummaryView {
             updated_at: r.updated_at.to_rfc3339(),
             parent_run_id: r.parent_run_id.map(|p| p.to_string()),
             todo: r.todo.map(|(done, total)| TodoCountView { done, total }),
+            imported_from: r.imported_from,
             model_calls: r.model_calls,
             tool_calls: r.tool_calls,
             input_tokens: r.input_tokens,

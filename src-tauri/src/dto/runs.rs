@@ -208,6 +208,10 @@ pub struct RunDetailView {
     /// Its loop runs in this process now.
     pub active: bool,
     pub owner: RunOwnerView,
+    /// The bundle it was imported from: another machine's record,
+    /// read-only here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub imported_from: Option<String>,
 }
 
 impl From<RunDetail> for RunDetailView {
@@ -216,6 +220,7 @@ impl From<RunDetail> for RunDetailView {
             projection: d.projection,
             active: d.active,
             owner: d.owner.into(),
+            imported_from: d.imported_from,
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct RunSummary {
     pub parent_run_id: Option<RunId>,
     /// The model's todo list: (steps done, steps), when it keeps one.
     pub todo: Option<(u32, u32)>,
+    /// The bundle it was imported from: another machine's record,
+    /// read-only here. None for a run made here.
+    pub imported_from: Option<String>,
 }
 
 impl From<RunProjection> for RunSummary {
@@ -71,6 +74,7 @@ impl From<RunProjection> for RunSummary {
                     .count();
                 (done as u32, p.todo.len() as u32)
             }),
+            imported_from: None,
         }
     }
 }

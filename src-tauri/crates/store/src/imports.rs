@@ -30,6 +30,25 @@ impl Store {
         Ok(())
     }
 
+    /// Every imported run with the bundle it came from (few: a listing
+    /// marks them with one read).
+    pub fn imported_sources(&self) -> Result<std::collections::HashMap<RunId, String>, StoreError> {
+        let conn = self.reader()?;
+        let mut stmt = conn.prepare_cached("SELECT run_id, source FROM imported_runs")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+        let mut out = std::collections::HashMap::new();
+        for row in rows {
+            let (id, source) = row?;
+            let run_id = id.parse().map_err(|_| StoreError::Decode {
+                run_id: id.clone(),
+                seq: 0,
+                detail: "an imported run's id is not a run id".into(),
+            })?;
+            out.insert(run_id, source);
+        }
+        Ok(out)
+    }
+
     /// Where `run_id` was imported from; None for a run made here.
     pub fn imported(&self, run_id: RunId) -> Result<Option<Imported>, StoreError> {
         let conn = self.reader()?;
@@ -68,5 +87,8 @@ mod tests {
         let imported = store.imported(run).unwrap().unwrap();
         assert_eq!(imported.source, "bug.bearagent-run");
         assert_eq!(imported.at, at);
+        let sources = store.imported_sources().unwrap();
+        assert_eq!(sources.len(), 1);
+        assert_eq!(sources[&run], "bug.bearagent-run");
     }
 }

@@ -296,12 +296,7 @@ impl Application {
             workspace_id: Some(workspace_id),
             ..RunFilter::default()
         };
-        Ok(self
-            .store
-            .list_runs(&filter)?
-            .into_iter()
-            .map(RunSummary::from)
-            .collect())
+        self.summaries(self.store.list_runs(&filter)?)
     }
 }
 

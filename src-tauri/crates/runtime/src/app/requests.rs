@@ -36,6 +36,8 @@ pub struct RunDetail {
     pub projection: RunProjection,
     pub active: bool,
     pub owner: Ownership,
+    /// The bundle it was imported from (read-only here); None when made here.
+    pub imported_from: Option<String>,
 }
 
 impl Application {
@@ -66,6 +68,7 @@ impl Application {
             projection: self.get_run(run_id)?,
             active: self.active_runs().contains(&run_id),
             owner: self.run_ownership(run_id)?,
+            imported_from: self.store.imported(run_id)?.map(|i| i.source),
         })
     }
 

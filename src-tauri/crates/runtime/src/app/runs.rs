@@ -401,11 +401,24 @@ impl Application {
 
     /// Runs matching a filter (workspace, status name, text in the goal).
     pub fn search_runs(&self, filter: RunFilter) -> Result<Vec<RunSummary>, AppError> {
-        Ok(self
-            .store
-            .list_runs(&filter)?
+        self.summaries(self.store.list_runs(&filter)?)
+    }
+
+    /// The runs' summaries, the imported ones marked with their source.
+    pub(crate) fn summaries(
+        &self,
+        runs: Vec<bearagent_kernel::RunProjection>,
+    ) -> Result<Vec<RunSummary>, AppError> {
+        let imported = self.store.imported_sources()?;
+        Ok(runs
             .into_iter()
-            .map(RunSummary::from)
+            .map(|p| {
+                let source = imported.get(&p.run_id).cloned();
+                RunSummary {
+                    imported_from: source,
+                    ..RunSummary::from(p)
+                }
+            })
             .collect())
     }
 

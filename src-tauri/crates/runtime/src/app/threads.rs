@@ -210,7 +210,10 @@ impl Application {
             chain.push(ThreadRun {
                 forked_at: projection.parent.filter(|p| p.fork).map(|p| p.through_seq),
                 final_answer: projection.final_answer.clone(),
-                summary: RunSummary::from(projection),
+                summary: RunSummary {
+                    imported_from: self.store.imported(id)?.map(|i| i.source),
+                    ..RunSummary::from(projection)
+                },
             });
         }
         chain.reverse();

@@ -47,6 +47,11 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
                 out.extend(after_hash.clone());
             }
             EventPayload::CommandFinished { output, .. } => out.extend(output.clone()),
+            // What the model was given: the project's instructions and a
+            // compaction's summary (a replay and "what the model saw"
+            // rebuild the context from them).
+            EventPayload::InstructionsLoaded { blob, .. } => out.push(blob.clone()),
+            EventPayload::ContextCompacted { summary, .. } => out.push(summary.clone()),
             EventPayload::RunCreated { images, .. } => {
                 out.extend(images.iter().map(|i| i.blob.clone()))
             }
@@ -82,8 +87,6 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
             | EventPayload::LoopDetected { .. }
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
-            | EventPayload::InstructionsLoaded { .. }
-            | EventPayload::ContextCompacted { .. }
             | EventPayload::CommandStarted { .. }
             | EventPayload::ArtifactKept { .. }
             | EventPayload::RewindStarted { .. }

@@ -251,6 +251,14 @@ fn finish(
     {
         divergence = None;
         notes.push(interrupted_note(rest));
+        // What the next start recorded of the process's end (the
+        // interruption, its writes verified) is that process's fact.
+        if !rest
+            .iter()
+            .any(|e| matches!(e.payload, EventPayload::RunResumed))
+        {
+            while tape.copy().is_some() {}
+        }
     } else if divergence.is_none() {
         ended?;
         let review = rest.iter().all(|e| is_after_the_end(&e.payload));

@@ -105,6 +105,15 @@ impl Stage {
         args
     }
 
+    /// A message about the stage as the run said it: the stage's folder
+    /// named as the recorded one.
+    pub fn as_recorded(&self, message: &str) -> String {
+        message.replace(
+            &self.root().display().to_string(),
+            &self.recorded_root.display().to_string(),
+        )
+    }
+
     /// A workspace-relative path as plain names, or None for one that
     /// leaves the workspace (`..` past the top, an absolute path elsewhere).
     fn relative(&self, raw: &str) -> Option<String> {

@@ -200,3 +200,39 @@ async fn an_edited_tool_result_changes_the_next_request_and_is_found_there() {
         "{d}"
     );
 }
+
+/// The corpus: runs made by the CLI's end-to-end flows (file tools,
+/// commands, MCP, several calls a turn, retries, compaction, follow-ups and
+/// forks, JSON-text mode, hooks, plan mode, images, an interrupted run),
+/// kept as bundles. Each is imported into a fresh store (its folder is on
+/// no machine here) and replayed with the current code: a change that
+/// alters what the loop does fails here, naming the run and the seq.
+/// `BEARAGENT_UPDATE_CORPUS=1 cargo test -p bearagent-cli` makes them again.
+#[tokio::test]
+async fn the_committed_corpus_replays_identically() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/replay-corpus");
+    let mut bundles: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "bearagent-run"))
+        .collect();
+    bundles.sort();
+    assert!(bundles.len() >= 18, "{bundles:?}");
+    let mut replayed = 0;
+    for bundle in &bundles {
+        let f = fixture();
+        let report = f.app.import_bundle(bundle).unwrap();
+        for run in &report.added {
+            let replay = f.app.replay_run(*run).await.unwrap();
+            assert_eq!(
+                replay.divergence,
+                None,
+                "{} (run {run}) no longer replays: {replay:?}",
+                bundle.display()
+            );
+            assert_eq!(replay.matched, replay.events, "{}", bundle.display());
+            replayed += 1;
+        }
+    }
+    assert!(replayed >= bundles.len());
+}

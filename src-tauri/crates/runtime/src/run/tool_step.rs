@@ -18,6 +18,63 @@ use crate::AppError;
 use bearagent_kernel::{EventSeq, NextCall, ToolCall};
 use bearagent_tools::{ApprovalRequest, Authority, AuthorizedCall, PolicyDecision, PreparedCall};
 
+/// The call prepared against the workspace, or why its arguments are
+/// refused. A replay prepares on its stage (the recorded folder's absolute
+/// paths moved there, messages naming the recorded folder); where the
+/// record says a path was refused that the stage lets through or refuses
+/// for another reason (a symlink out, a file's mode: what the stage cannot
+/// know), the recorded refusal is the workspace's fact and is taken.
+fn prepare(
+    rec: &Recorder,
+    deps: &LoopDeps,
+    route: &Route,
+    call: &ToolCall,
+) -> Result<PreparedCall, String> {
+    let Some(stage) = rec.tape().and_then(|t| t.stage()) else {
+        return (route.tool().prepare(&call.arguments, &deps.workspace))
+            .map_err(|e| format!("invalid arguments: {e}"));
+    };
+    let outcome = route
+        .tool()
+        .prepare(&stage.rebased(&call.arguments), &deps.workspace)
+        .map_err(|e| stage.as_recorded(&format!("invalid arguments: {e}")));
+    match (
+        outcome,
+        rec.tape().and_then(|t| recorded_path_refusal(t, call)),
+    ) {
+        (Ok(_), Some(recorded)) => Err(recorded),
+        (Err(why), Some(recorded)) if is_path_refusal(&why) => Err(recorded),
+        (outcome, _) => outcome,
+    }
+}
+
+/// The recorded refusal of this call's path (or working folder), if the
+/// record goes on with one.
+fn recorded_path_refusal(tape: &crate::replay::Tape, call: &ToolCall) -> Option<String> {
+    use bearagent_kernel::EventPayload as P;
+    let mut ahead = tape.ahead().iter().map(|e| &e.payload);
+    let next = match ahead.next()? {
+        P::ToolCallRequested { call: c } if c.call_id == call.call_id => ahead.next()?,
+        other => other,
+    };
+    match next {
+        P::ToolCallFailed { result }
+            if result.call_id == call.call_id && is_path_refusal(&result.content) =>
+        {
+            Some(result.content.clone())
+        }
+        _ => None,
+    }
+}
+
+/// A refusal of the path (or working folder) a call names: what the
+/// workspace held decided it.
+fn is_path_refusal(why: &str) -> bool {
+    ["path", "cwd"]
+        .iter()
+        .any(|name| why.starts_with(&format!("invalid arguments: argument `{name}`: ")))
+}
+
 /// What the policy and the user made of a call.
 #[allow(
     clippy::large_enum_variant,
@@ -48,18 +105,10 @@ pub(crate) async fn run_tool_call(
             unknown_tool(deps, rec, &call),
         );
     };
-    // A replay prepares against its stage, where the recorded folder's
-    // absolute paths are moved.
-    let rebased = rec
-        .tape()
-        .and_then(|t| t.stage())
-        .map(|stage| stage.rebased(&call.arguments));
-    let args = rebased.as_ref().unwrap_or(&call.arguments);
-    let prepared = match route.tool().prepare(args, &deps.workspace) {
+    let prepared = match prepare(rec, deps, &route, &call) {
         Ok(p) => p,
-        Err(e) => {
+        Err(why) => {
             let requested = requested.seq(rec)?;
-            let why = format!("invalid arguments: {e}");
             return fail(rec, requested, &call.call_id, why);
         }
     };
