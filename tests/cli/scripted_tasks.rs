@@ -305,3 +305,30 @@ fn runs_events_and_inspect_agree_and_exit_codes_are_distinct() {
         Some(2)
     );
 }
+
+#[test]
+fn a_reader_that_leaves_early_ends_the_listing_quietly() {
+    use std::process::Stdio;
+    let env = env();
+    env.write("big.txt", &"a line of text to list\n".repeat(8_000));
+    let r = env.run(
+        json!([read("big.txt"), answer("read it")]),
+        &["--approve", "all"],
+        "read big.txt",
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    // `bearagent events RUN --json | head -1`: the reader is gone before
+    // the 180 KB listing is written.
+    let mut child = env
+        .command()
+        .args(["events", &r.run_id(), "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}

@@ -34,6 +34,7 @@ use exit::Exit;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    end_quietly_when_the_reader_leaves();
     let cli = match args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -104,4 +105,23 @@ async fn dispatch(cli: args::Cli) -> Exit {
             settings_cmd::test_provider(&app, t).await
         }
     }
+}
+
+/// `bearagent runs | head -1`: once the reader has gone there is no one to
+/// print for, so the command ends as a Unix tool killed by SIGPIPE does
+/// (status 141), not with a panic message from `println!`.
+fn end_quietly_when_the_reader_leaves() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info);
+    }));
 }
