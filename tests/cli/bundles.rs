@@ -51,6 +51,24 @@ fn an_exported_bundle_imports_elsewhere_as_the_same_read_only_forkable_run() {
     assert_eq!(report["run_id"], run_id.as_str());
     assert_eq!(inspect(&here, &run_id), inspect(&there, &run_id));
     assert_eq!(here.events_of(&run_id), there.events_of(&run_id));
+    // Listed as imported there (from the bundle's file), not here; and it
+    // replays there, where its workspace is on no disk.
+    let listed = there.runs();
+    let file_name = std::path::Path::new(file)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap();
+    assert_eq!(listed[0]["imported_from"], file_name, "{listed:?}");
+    assert_eq!(here.runs()[0]["imported_from"], Value::Null);
+    let line = there.bearagent(&["runs"]);
+    assert!(String::from_utf8_lossy(&line.stdout).contains("[imported]"));
+    let replay = there.bearagent(&["replay", &run_id]);
+    assert!(
+        replay.status.success(),
+        "{}",
+        String::from_utf8_lossy(&replay.stdout)
+    );
 
     let script = there.script(json!([support::answer("more")]));
     let script = script.to_str().unwrap();

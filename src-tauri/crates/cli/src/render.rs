@@ -388,7 +388,11 @@ pub fn run_summary_line(r: &RunSummary) -> String {
         r.output_tokens,
         cost_text(r.cost_micro_usd),
         one_line(&r.goal, 80)
-    )
+    ) + if r.imported_from.is_some() {
+        "  [imported]"
+    } else {
+        ""
+    }
 }
 
 pub fn run_summary_json(r: &RunSummary) -> serde_json::Value {
@@ -404,6 +408,7 @@ pub fn run_summary_json(r: &RunSummary) -> serde_json::Value {
         "input_tokens": r.input_tokens,
         "output_tokens": r.output_tokens,
         "cost_micro_usd": r.cost_micro_usd,
+        "imported_from": r.imported_from,
     })
 }
 
