@@ -5,7 +5,9 @@
 // works in the workspace open here, and with none open the backend's
 // refusal is shown as it words it; a cancelled pick does nothing; a
 // refused file's error is shown; a file the app was started with opens
-// the same way.
+// the same way. A run imported in an earlier session is read-only by the
+// backend's word (`importedFrom`), not this window's: opened by its file
+// again (the import adds nothing) or by its address.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { OPENAI, byId, shot, showEvents, startUi } from "./support.mjs";
@@ -34,7 +36,9 @@ const seed = (extra = {}) => ({
   pickRunFile: FILE,
   ...extra,
 });
-const IMPORTED_NOTE = "Imported from another BearAgent — read-only: inspect it, or fork it into a workspace of yours.";
+/** The imported-run notice, naming the bundle's file as the backend gives it. */
+const importedNote = (path) =>
+  `Imported from another BearAgent (${path.split("/").pop()}) — read-only: inspect it, or fork it into a workspace of yours.`;
 
 const commandsSent = (page) => page.evaluate(() => window.__bearagentMock.calls.map((c) => c.cmd));
 const settle = (page) => page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
@@ -44,7 +48,7 @@ async function assertImportedRunView(page) {
   const view = page.locator(`[data-testid="run-view"][data-run-id="${RUN}"]`);
   await view.locator('[data-testid="run-outcome"][data-status="succeeded"]').waitFor();
   assert.equal(new URL(page.url()).hash, `#/run/${RUN}`);
-  assert.equal((await byId(page, "imported-run").innerText()).trim(), IMPORTED_NOTE);
+  assert.equal((await byId(page, "imported-run").innerText()).trim(), importedNote(FILE));
   assert.match(await view.locator("h2.goal").innerText(), /Fix the failing test in calc\.py/);
   assert.equal(await byId(page, "reply-box").count(), 0);
   assert.equal(await byId(page, "compact-run").count(), 0);
@@ -80,7 +84,7 @@ test("Open run file… imports the picked file and opens its run read-only; Fork
 async function forkImported(page, message) {
   await byId(page, "open-run-file").click();
   await page.locator(`[data-testid="run-view"][data-run-id="${FORKABLE}"] [data-testid="run-outcome"][data-status="succeeded"]`).waitFor();
-  assert.equal((await byId(page, "imported-run").innerText()).trim(), IMPORTED_NOTE);
+  assert.equal((await byId(page, "imported-run").innerText()).trim(), importedNote(FORKABLE_FILE));
   await showEvents(page);
   await page.evaluate(() => (document.querySelector('[data-testid="timeline"]').scrollTop = 0));
   await page.locator('[data-testid="timeline-row"][data-seq="3"]').hover();
@@ -110,9 +114,11 @@ test("Fork from here on an imported run: the fork works in the workspace open he
     await byId(page, "reply-box").waitFor();
     await shot(page, "bundles-fork-here");
 
-    // Listed in the workspace open here; its imported parent is not.
+    // Listed in the workspace open here, not tagged imported; its imported parent is not listed.
     await byId(page, "back-to-runs").click();
-    await page.locator(`[data-testid="run-row"][data-run-id="${fork}"]`).waitFor();
+    const row = page.locator(`[data-testid="run-row"][data-run-id="${fork}"]`);
+    await row.waitFor();
+    assert.equal(await row.getByTestId("run-imported").count(), 0);
     assert.equal(await page.locator(`[data-testid="run-row"][data-run-id="${FORKABLE}"]`).count(), 0);
     assert.deepEqual(problems, []);
   } finally {
@@ -215,5 +221,38 @@ test("started with a run file (no workspace open): its run opens; a file that ca
     assert.deepEqual(gone.problems, []);
   } finally {
     await gone.close();
+  }
+});
+
+test("a run imported in an earlier session is read-only by the backend's word: its file opened again, or its address", async () => {
+  const earlier = seed({ importedEarlier: { [FILE]: runFile } });
+  const { page, problems, close } = await ui.openApp(earlier);
+  try {
+    // Stored, in no workspace here: not listed.
+    await byId(page, "runs-empty").waitFor();
+    const summary = await page.evaluate(
+      (id) => window.__TAURI_INTERNALS__.invoke("search_runs", { filter: { workspaceId: null, status: null, text: null, limit: null } }).then((runs) => runs.find((r) => r.runId === id)),
+      RUN,
+    );
+    assert.equal(summary?.importedFrom, "calc-fix.bearagent-run");
+    // The file again: the import adds nothing, so this window knows nothing of it; the run view asks the backend.
+    await byId(page, "open-run-file").click();
+    await assertImportedRunView(page);
+    const imported = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "open_run_file").length);
+    assert.equal(imported, 1);
+    await shot(page, "bundles-imported-earlier");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+
+  // Its address (as a reloaded window keeps it): no import at all in this window.
+  const reloaded = await ui.openApp(earlier, { hash: `#/run/${RUN}` });
+  try {
+    await assertImportedRunView(reloaded.page);
+    assert.ok(!(await commandsSent(reloaded.page)).some((cmd) => cmd.includes("run_file") && cmd !== "opened_run_file"));
+    assert.deepEqual(reloaded.problems, []);
+  } finally {
+    await reloaded.close();
   }
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MockBundles, type MockBundlesSeed, type MockRunFile } from "./bundles";
+import { MockBundles, withSource, type MockBundlesSeed, type MockRunFile } from "./bundles";
 import { MockError } from "./errors";
 
 const PATH = "/home/dev/Downloads/calc-fix.bearagent-run";
@@ -15,7 +15,7 @@ function bundles(seed: Partial<MockBundlesSeed> = {}, here: string[] = []) {
       added.push(file);
     },
   };
-  return { mock: new MockBundles({ runFiles: { [PATH]: FILE }, pickRunFile: PATH, openedRunFile: null, ...seed }, store), added };
+  return { mock: new MockBundles({ runFiles: { [PATH]: FILE }, pickRunFile: PATH, openedRunFile: null, importedEarlier: {}, ...seed }, store), added };
 }
 
 const errorOf = (f: () => unknown) => {
@@ -63,5 +63,20 @@ describe("mock run files", () => {
     mock.open();
     expect(errorOf(() => mock.checkWritable("run-1", "compacted"))?.message).toMatch(/^run run-1 was imported from calc-fix\.bearagent-run and is read-only here: it cannot be compacted; fork it/);
     expect(errorOf(() => mock.checkWritable("local", "compacted"))).toBeNull();
+  });
+
+  it("stores a run imported in an earlier session, marked with its file's name; opening the file again adds nothing", () => {
+    const { mock, added } = bundles({ importedEarlier: { [PATH]: FILE } });
+    expect(added).toEqual([FILE]);
+    expect(mock.sourceOf("run-1")).toBe("calc-fix.bearagent-run");
+    expect(mock.open()).toEqual({ runId: "run-1", added: [] });
+    expect(added).toHaveLength(1);
+    expect(errorOf(() => mock.checkWritable("run-1", "compacted"))?.code).toBe("conflict");
+  });
+
+  it("names the bundle only on an imported run's view, like the backend's DTOs", () => {
+    expect(withSource({ runId: "run-1" }, "calc-fix.bearagent-run")).toEqual({ runId: "run-1", importedFrom: "calc-fix.bearagent-run" });
+    expect(withSource({ runId: "local" }, null)).toEqual({ runId: "local" });
+    expect("importedFrom" in withSource({ runId: "local" }, null)).toBe(false);
   });
 });

@@ -27,6 +27,8 @@ export interface MockBundlesSeed {
   pickRunFile: string | null;
   /** The file the app was started with, handed out once. */
   openedRunFile: string | null;
+  /** Files whose run was imported in an earlier session: stored at start and marked imported, not imported by this window. */
+  importedEarlier: Record<string, MockRunFile>;
 }
 
 /** Where runs are stored: whether one is there, and storing a file's run. */
@@ -52,6 +54,13 @@ export function forkNeedsWorkspaceMessage(runId: string): string {
 }
 
 /** The workspace an imported run names: a folder of the machine it was made on. */
+/** A run's view as the backend gives it: `importedFrom` (the bundle's file name) only on an imported run, like the DTOs' `skip_serializing_if`. */
+export function withSource<T extends object>(view: T, source: string | null): T & { importedFrom?: string } {
+  return source === null ? view : { ...view, importedFrom: source };
+}
+
+const fileName = (path: string) => path.split("/").pop() ?? path;
+
 export function workspaceElsewhere(path: string): WorkspaceView {
   return { id: `ws-elsewhere:${path}`, path, name: path.split("/").filter(Boolean).pop() ?? path, lastOpenedAt: "2025-03-01T12:00:00Z" };
 }
@@ -69,6 +78,10 @@ export class MockBundles {
     this.#seed = seed;
     this.#store = store;
     this.#opened = seed.openedRunFile;
+    for (const [path, file] of Object.entries(seed.importedEarlier)) {
+      store.add(file);
+      this.#imported.set(file.runId, { source: fileName(path), file });
+    }
   }
 
   /** Like `open_run_file`: the picked file imported; `null` when the user cancels. */
@@ -92,7 +105,7 @@ export class MockBundles {
     if (earlier && sameRun(earlier.file, file)) return { runId: file.runId, added: [] };
     if (this.#store.has(file.runId)) fail("conflict", `a different run with id ${file.runId} is already in this store; the bundle was not imported`);
     this.#store.add(file);
-    this.#imported.set(file.runId, { source: path.split("/").pop() ?? path, file });
+    this.#imported.set(file.runId, { source: fileName(path), file });
     return { runId: file.runId, added: [file.runId] };
   }
 

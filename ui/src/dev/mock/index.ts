@@ -243,11 +243,13 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     }
   }
 
-  // Run files: an imported run is stored like a recorded one, in its folder of the other machine.
+  // Run files: an imported run is stored like a recorded one, in its folder of the other machine
+  // (so it is in no workspace here); those imported in an earlier session are stored now.
   const bundles = new MockBundles(config, {
     has: (runId) => engine.runs.has(runId),
     add: (file) => seedRecorded(workspaceElsewhere(file.workspacePath), file),
   });
+  const imported = (runId: string) => bundles.sourceOf(runId);
 
   /** Like `start_demo_run`: the sample workspace in a temp folder, and the recorded demo run on it. */
   function startDemo() {
@@ -299,7 +301,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "list_recent_workspaces":
             return [...workspaces.values()].sort((a, b) => b.lastOpenedAt.localeCompare(a.lastOpenedAt));
           case "list_runs":
-            return search(engine, { workspaceId: String(input.workspaceId ?? ""), status: null, text: null, limit: null });
+            return search(engine, { workspaceId: String(input.workspaceId ?? ""), status: null, text: null, limit: null }, imported);
           case "start_run":
             return await startRun(input.request as StartRunRequest);
           case "start_demo_run":
@@ -307,7 +309,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "reply_to_run":
             return await replyToRun(String(input.runId), String(input.message ?? ""), input.atSeq == null ? null : Number(input.atSeq), input.images as ImageUpload[] | undefined);
           case "get_thread":
-            return threadOf(engine, String(input.runId));
+            return threadOf(engine, String(input.runId), imported);
           case "open_run_file":
             return bundles.open();
           case "import_run_file":
@@ -360,9 +362,9 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "forget_rule":
             return remembered.forget(Number(input.number));
           case "search_runs":
-            return search(engine, input.filter as never);
+            return search(engine, input.filter as never, imported);
           case "get_run":
-            return detail(engine, String(input.runId));
+            return detail(engine, String(input.runId), imported);
           case "list_events":
             return listEvents(engine, String(input.runId), Number(input.afterSeq), Number(input.limit));
           case "model_context":

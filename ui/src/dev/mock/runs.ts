@@ -12,6 +12,7 @@ import type {
 } from "../../bindings";
 import type { MockRun, MockRunEngine } from "./runEngine";
 import { isTerminal } from "../../lib/runs/status";
+import { withSource } from "./bundles";
 import { summary } from "./projection";
 import { MockError } from "./settings";
 
@@ -21,11 +22,14 @@ export function runOf(engine: MockRunEngine, runId: string): MockRun {
   return run;
 }
 
-export function detail(engine: MockRunEngine, runId: string): RunDetailView {
+/** The bundle a run was imported from (its file name); `null` for a run made here. */
+export type ImportedFrom = (runId: string) => string | null;
+
+export function detail(engine: MockRunEngine, runId: string, imported: ImportedFrom): RunDetailView {
   const run = runOf(engine, runId);
   // Like the backend: a finished run is executed by nobody.
   const owner = isTerminal(run.projection.status) ? { kind: "nobody" as const } : structuredClone(run.owner);
-  return { projection: structuredClone(run.projection), active: run.active, owner };
+  return withSource({ projection: structuredClone(run.projection), active: run.active, owner }, imported(runId));
 }
 
 /** Like the store refusing another process's live run: only its owner may record its events. */
@@ -44,7 +48,8 @@ export function listEvents(engine: MockRunEngine, runId: string, afterSeq: numbe
   return { events, hasMore: limit > 0 && events.length >= limit };
 }
 
-export function search(engine: MockRunEngine, filter: RunFilterInput): RunSummaryView[] {
+/** Like `search_runs`: an imported run's summary names its bundle (`importedFrom`). */
+export function search(engine: MockRunEngine, filter: RunFilterInput, imported: ImportedFrom): RunSummaryView[] {
   const text = filter.text?.trim().toLowerCase() ?? "";
   return [...engine.runs.values()]
     .map((run) => run.projection)
@@ -53,7 +58,7 @@ export function search(engine: MockRunEngine, filter: RunFilterInput): RunSummar
     .filter((p) => text === "" || p.goal.toLowerCase().includes(text))
     .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.run_id.localeCompare(a.run_id))
     .slice(0, filter.limit ?? 100)
-    .map(summary);
+    .map((p) => withSource(summary(p), imported(p.run_id)));
 }
 
 export function checkStart(request: StartRunRequest, workspace: WorkspaceView | undefined, providerKnown: boolean, priced: boolean): WorkspaceView {

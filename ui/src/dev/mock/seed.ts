@@ -3,7 +3,7 @@
 // (`window.__bearagentMock`).
 import type { CommandSettings, EventPayload, ImageRef, ProjectHookView, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
-import type { MockRunFileSeed } from "./bundles";
+import type { MockRunFile, MockRunFileSeed } from "./bundles";
 import type { MockProjectHooksSeed } from "./hooks";
 import type { ScenarioName } from "./scenario";
 import type { SeededRun } from "./runs";
@@ -43,6 +43,8 @@ export interface MockSeed {
   pickRunFile?: string | null;
   /** The run file the app was started with (a double-click on it), handed out once. */
   openedRunFile?: string | null;
+  /** `.bearagent-run` files by path whose run was imported in an earlier session: stored (in its folder of the other machine) and marked imported with the file's name, but not imported by this window. */
+  importedEarlier?: Record<string, MockRunFile>;
 }
 
 /** The run file the dialog picks by default: the conversation scenario's run, made on another machine. */
@@ -66,6 +68,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   runFiles: { [DEFAULT_RUN_FILE]: { runId: "0190a000-0000-7000-8000-00000b0a0001", scenario: "conversation", workspacePath: "/home/alex/src/calc" } },
   pickRunFile: DEFAULT_RUN_FILE,
   openedRunFile: null,
+  importedEarlier: {},
 };
 
 export interface MockHooks {

@@ -2,10 +2,10 @@
 // checked in the order the Rust app checks them.
 import type { EventEnvelope, EventPayload, ParentRun, RunProjection, ThreadRunView, WorkspaceView } from "../../bindings";
 import { canReply } from "../../lib/runs/threads";
-import { forkNeedsWorkspaceMessage, readOnlyMessage } from "./bundles";
+import { forkNeedsWorkspaceMessage, readOnlyMessage, withSource } from "./bundles";
 import { summary } from "./projection";
 import type { MockRun, MockRunEngine, NewRun } from "./runEngine";
-import { runOf } from "./runs";
+import { runOf, type ImportedFrom } from "./runs";
 import { MockError } from "./settings";
 
 type RunCreated = Extract<EventPayload, { type: "run_created" }>;
@@ -66,14 +66,14 @@ export function checkReply(
   return { parentRun, created, goal, parent: { run_id: runId, through_seq: atSeq ?? p.last_seq, fork: atSeq !== null }, workspace: here };
 }
 
-/** Like `get_thread`: the runs `runId` continues, oldest first, then the run itself. */
-export function threadOf(engine: MockRunEngine, runId: string): ThreadRunView[] {
+/** Like `get_thread`: the runs `runId` continues, oldest first, then the run itself (an imported one's summary names its bundle). */
+export function threadOf(engine: MockRunEngine, runId: string, imported: ImportedFrom): ThreadRunView[] {
   const chain: ThreadRunView[] = [];
   let next: string | null = runId;
   while (next !== null) {
     if (chain.length >= MAX_THREAD_DEPTH) throw new MockError({ code: "internal", message: `run ${runId}'s thread is deeper than ${MAX_THREAD_DEPTH} runs` });
     const p: RunProjection = runOf(engine, next).projection;
-    chain.push({ run: summary(p), finalAnswer: p.final_answer, forkedAt: p.parent?.fork ? p.parent.through_seq : null });
+    chain.push({ run: withSource(summary(p), imported(p.run_id)), finalAnswer: p.final_answer, forkedAt: p.parent?.fork ? p.parent.through_seq : null });
     next = p.parent?.run_id ?? null;
   }
   return chain.reverse();
