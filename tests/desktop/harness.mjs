@@ -111,12 +111,14 @@ export async function startDriver(sandbox) {
 }
 
 /**
- * Launches the app in a new WebDriver session. tauri-driver listens before
- * the WebKit driver behind it is ready, so on a loaded machine the first
- * session request can find its connection reset (seen in a CI dry run):
- * that request created nothing, so it is sent again, a few times at most.
+ * Launches the app in a new WebDriver session; `args` are its command-line
+ * arguments (e.g. a `.bearagent-run` file to open), none by default.
+ * tauri-driver listens before the WebKit driver behind it is ready, so on
+ * a loaded machine the first session request can find its connection reset
+ * (seen in a CI dry run): that request created nothing, so it is sent
+ * again, a few times at most.
  */
-export async function launchApp(driver) {
+export async function launchApp(driver, { args = [] } = {}) {
   for (let attempt = 1; ; attempt += 1) {
     try {
       const browser = await remote({
@@ -126,7 +128,7 @@ export async function launchApp(driver) {
         connectionRetryCount: 0,
         capabilities: {
           browserName: "wry",
-          "tauri:options": { application: appBinary },
+          "tauri:options": { application: appBinary, args },
           "wdio:enforceWebDriverClassic": true,
         },
       });
