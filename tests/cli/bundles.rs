@@ -63,6 +63,11 @@ fn an_exported_bundle_imports_elsewhere_as_the_same_read_only_forkable_run() {
     assert_eq!(here.runs()[0]["imported_from"], Value::Null);
     let line = there.bearagent(&["runs"]);
     assert!(String::from_utf8_lossy(&line.stdout).contains("[imported]"));
+    let only = there.json_lines(&["runs", "--imported", "--json"]);
+    assert_eq!(only.len(), 1);
+    assert!(here
+        .json_lines(&["runs", "--imported", "--json"])
+        .is_empty());
     let replay = there.bearagent(&["replay", &run_id]);
     assert!(
         replay.status.success(),

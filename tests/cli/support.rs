@@ -144,7 +144,7 @@ impl Env {
         self.json_lines(&["runs", "--json"])
     }
 
-    fn json_lines(&self, args: &[&str]) -> Vec<Value> {
+    pub fn json_lines(&self, args: &[&str]) -> Vec<Value> {
         let out = self.bearagent(args);
         assert!(
             out.status.success(),

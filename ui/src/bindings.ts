@@ -1233,6 +1233,8 @@ export type RunFilterInput = {
 	/**  Text the goal contains (case-insensitive). */
 	text: string | null,
 	limit: number | null,
+	/**  Only runs imported from run files (any workspace). */
+	importedOnly?: boolean | null,
 };
 
 /**  Identifies one run of the agent. */

@@ -157,6 +157,9 @@ pub struct RunFilterInput {
     /// Text the goal contains (case-insensitive).
     pub text: Option<String>,
     pub limit: Option<u32>,
+    /// Only runs imported from run files (any workspace).
+    #[serde(default)]
+    pub imported_only: Option<bool>,
 }
 
 impl RunFilterInput {
@@ -170,6 +173,7 @@ impl RunFilterInput {
             status: self.status.filter(|s| !s.is_empty()),
             text: self.text.filter(|t| !t.trim().is_empty()),
             limit: self.limit,
+            imported_only: self.imported_only.unwrap_or(false),
         })
     }
 }

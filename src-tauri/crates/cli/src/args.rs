@@ -326,6 +326,9 @@ pub struct RunsArgs {
     pub workspace: Option<PathBuf>,
     #[arg(long, default_value_t = 50)]
     pub limit: u32,
+    /// Only runs imported from run files (`bearagent import`).
+    #[arg(long, conflicts_with = "workspace")]
+    pub imported: bool,
     #[arg(long)]
     pub json: bool,
 }

@@ -30,7 +30,13 @@ pub fn runs(app: &Application, q: RunsArgs) -> Exit {
             }
         }
     };
-    match app.runs(workspace, Some(q.limit)) {
+    let filter = bearagent_runtime::RunFilter {
+        workspace_id: workspace,
+        limit: Some(q.limit),
+        imported_only: q.imported,
+        ..Default::default()
+    };
+    match app.search_runs(filter) {
         Ok(runs) => {
             for r in &runs {
                 if q.json {

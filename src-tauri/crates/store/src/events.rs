@@ -55,8 +55,14 @@ impl Store {
             }
         }
         tx.commit()?;
+        writer.appends_committed += 1;
         remember(&mut writer.cache, run_id, state, snapshot_seq);
         Ok(stamped)
+    }
+
+    /// Event appends (transactions) this handle has committed.
+    pub fn appends_committed(&self) -> Result<u64, StoreError> {
+        Ok(self.writer()?.appends_committed)
     }
 
     /// The creator of a run is its owner; resuming an interrupted run makes

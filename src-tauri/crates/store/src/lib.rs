@@ -51,6 +51,9 @@ struct Writer {
     /// re-read and re-decode the projection each time. Always checked
     /// against the stored `last_seq` before use.
     cache: HashMap<RunId, CachedProjection>,
+    /// Appends committed by this handle: how benchmarks group the rows of
+    /// their raw-SQLite baseline as the store committed them.
+    appends_committed: u64,
 }
 
 /// A run's latest projection and the seq of its last stored snapshot.
@@ -71,6 +74,7 @@ impl Store {
             writer: Mutex::new(Writer {
                 conn: writer,
                 cache: HashMap::new(),
+                appends_committed: 0,
             }),
             reader: Mutex::new(reader),
         })

@@ -19,6 +19,9 @@ pub struct RunFilter {
     /// Case-insensitive text the goal must contain.
     pub text: Option<String>,
     pub limit: Option<u32>,
+    /// Only runs imported from run files (whatever workspace they name:
+    /// theirs is another machine's).
+    pub imported_only: bool,
 }
 
 const DEFAULT_RUN_LIMIT: u32 = 200;
@@ -136,11 +139,14 @@ impl Store {
              WHERE (?1 IS NULL OR workspace_id = ?1)
                AND (?3 IS NULL OR status = ?3)
                AND (?4 IS NULL OR goal LIKE ?4 ESCAPE '\\')
+               AND (?5 = 0 OR run_id IN (SELECT run_id FROM imported_runs))
              ORDER BY created_at_ms DESC, run_id DESC LIMIT ?2",
         )?;
-        let rows = stmt.query_map(params![workspace, limit, filter.status, text], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?))
-        })?;
+        let imported_only = filter.imported_only;
+        let rows = stmt.query_map(
+            params![workspace, limit, filter.status, text, imported_only],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)),
+        )?;
         let mut out = Vec::new();
         for row in rows {
             let (id, json) = row?;

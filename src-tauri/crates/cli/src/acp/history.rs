@@ -19,6 +19,7 @@ pub fn chain_of(app: &Application, root: &RunProjection) -> Result<Vec<RunId>, A
         status: None,
         text: None,
         limit: Some(10_000),
+        imported_only: false,
     })?;
     let mut children: HashMap<RunId, Vec<RunId>> = HashMap::new();
     for r in &runs {
