@@ -7,7 +7,11 @@
 // refused file's error is shown; a file the app was started with opens
 // the same way. A run imported in an earlier session is read-only by the
 // backend's word (`importedFrom`), not this window's: opened by its file
-// again (the import adds nothing) or by its address.
+// again (the import adds nothing) or by its address. Imported runs are
+// never in the workspace's runs list (theirs is another machine's): the
+// "Opened run files" list (`searchRuns({ importedOnly })`) shows them,
+// tagged imported, in any session, with or without a workspace open, and
+// opens them read-only.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { OPENAI, byId, shot, showEvents, startUi } from "./support.mjs";
@@ -36,11 +40,30 @@ const seed = (extra = {}) => ({
   pickRunFile: FILE,
   ...extra,
 });
+// A run made here, in the workspace open: listed with its runs, never under "Opened run files".
+const LOCAL = "0190a000-0000-7000-8000-00000b0a00f1";
+const withLocalRun = { recorded: { [PROJECT]: [{ runId: LOCAL, scenario: "demo" }] } };
 /** The imported-run notice, naming the bundle's file as the backend gives it. */
 const importedNote = (path) =>
   `Imported from another BearAgent (${path.split("/").pop()}) — read-only: inspect it, or fork it into a workspace of yours.`;
 
 const commandsSent = (page) => page.evaluate(() => window.__bearagentMock.calls.map((c) => c.cmd));
+/** Waits until the window has asked for the imported runs `times` times, then lets the answer render. */
+async function importedListAsked(page, times = 1) {
+  await page.waitForFunction(
+    (n) => window.__bearagentMock.calls.filter((c) => c.cmd === "search_runs" && c.args.filter?.importedOnly === true).length >= n,
+    times,
+  );
+  await settle(page);
+}
+/** The run's row in the "Opened run files" list, tagged imported (naming its file); the runs list has none. */
+async function importedRow(page, runId, path) {
+  const row = byId(page, "imported-runs").locator(`[data-testid="run-row"][data-run-id="${runId}"]`);
+  await row.waitFor();
+  assert.equal(await row.getByTestId("run-imported").getAttribute("title"), `Imported from ${path.split("/").pop()}: read-only here`);
+  assert.equal(await byId(page, "runs-list").locator(`[data-testid="run-row"][data-run-id="${runId}"]`).count(), 0);
+  return row;
+}
 const settle = (page) => page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
 
 /** The imported run's view: loaded, marked imported, no reply box or Compact. */
@@ -73,6 +96,32 @@ test("Open run file… imports the picked file and opens its run read-only; Fork
     await byId(page, "back-to-runs").click();
     await byId(page, "runs-empty").waitFor();
     await byId(page, "open-run-file").click();
+    await assertImportedRunView(page);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("an imported run is listed under Opened run files, tagged imported, and opens from there read-only", async () => {
+  const { page, problems, close } = await ui.openApp(seed(withLocalRun));
+  try {
+    // None imported yet: no such list (the run made here is in the runs list only).
+    await byId(page, "runs-list").locator(`[data-testid="run-row"][data-run-id="${LOCAL}"]`).waitFor();
+    await importedListAsked(page);
+    assert.equal(await byId(page, "imported-runs").count(), 0);
+
+    await byId(page, "open-run-file").click();
+    await assertImportedRunView(page);
+    await byId(page, "back-to-runs").click();
+    // Not in this workspace's runs: listed under Opened run files, alone.
+    await byId(page, "runs-list").locator(`[data-testid="run-row"][data-run-id="${LOCAL}"]`).waitFor();
+    const row = await importedRow(page, RUN, FILE);
+    assert.equal(await byId(page, "imported-runs").locator('[data-testid="run-row"]').count(), 1);
+    assert.match(await row.getByTestId("run-link").innerText(), /Fix the failing test in calc\.py/);
+    await shot(page, "bundles-imported-list");
+
+    await row.click();
     await assertImportedRunView(page);
     assert.deepEqual(problems, []);
   } finally {
@@ -114,12 +163,14 @@ test("Fork from here on an imported run: the fork works in the workspace open he
     await byId(page, "reply-box").waitFor();
     await shot(page, "bundles-fork-here");
 
-    // Listed in the workspace open here, not tagged imported; its imported parent is not listed.
+    // Listed in the workspace open here, not tagged imported; its imported parent is not listed there,
+    // but under "Opened run files" (where the fork is not).
     await byId(page, "back-to-runs").click();
-    const row = page.locator(`[data-testid="run-row"][data-run-id="${fork}"]`);
+    const row = byId(page, "runs-list").locator(`[data-testid="run-row"][data-run-id="${fork}"]`);
     await row.waitFor();
     assert.equal(await row.getByTestId("run-imported").count(), 0);
-    assert.equal(await page.locator(`[data-testid="run-row"][data-run-id="${FORKABLE}"]`).count(), 0);
+    await importedRow(page, FORKABLE, FORKABLE_FILE);
+    assert.equal(await byId(page, "imported-runs").locator(`[data-testid="run-row"][data-run-id="${fork}"]`).count(), 0);
     assert.deepEqual(problems, []);
   } finally {
     await close();
@@ -207,6 +258,10 @@ test("started with a run file (no workspace open): its run opens; a file that ca
       { cmd: "import_run_file", args: { path: FILE } },
     ]);
     await shot(page, "bundles-opened-at-start");
+    // Back home with no workspace open: listed under Opened run files.
+    await byId(page, "back-to-runs").click();
+    await byId(page, "runs-no-workspace").waitFor();
+    await importedRow(page, RUN, FILE);
     assert.deepEqual(problems, []);
   } finally {
     await close();
@@ -228,7 +283,7 @@ test("a run imported in an earlier session is read-only by the backend's word: i
   const earlier = seed({ importedEarlier: { [FILE]: runFile } });
   const { page, problems, close } = await ui.openApp(earlier);
   try {
-    // Stored, in no workspace here: not listed.
+    // Stored, in no workspace here: not in the runs list.
     await byId(page, "runs-empty").waitFor();
     const summary = await page.evaluate(
       (id) => window.__TAURI_INTERNALS__.invoke("search_runs", { filter: { workspaceId: null, status: null, text: null, limit: null } }).then((runs) => runs.find((r) => r.runId === id)),
@@ -254,5 +309,23 @@ test("a run imported in an earlier session is read-only by the backend's word: i
     assert.deepEqual(reloaded.problems, []);
   } finally {
     await reloaded.close();
+  }
+});
+
+test("a run imported in an earlier session is listed under Opened run files at start and opens read-only", async () => {
+  const { page, problems, close } = await ui.openApp(seed({ ...withLocalRun, importedEarlier: { [FILE]: runFile } }));
+  try {
+    await byId(page, "runs-list").locator(`[data-testid="run-row"][data-run-id="${LOCAL}"]`).waitFor();
+    const row = await importedRow(page, RUN, FILE);
+    await importedListAsked(page);
+    assert.equal(await byId(page, "imported-runs").locator('[data-testid="run-row"]').count(), 1);
+    // Nothing imported by this window: the list is the backend's.
+    assert.ok(!(await commandsSent(page)).some((cmd) => cmd === "open_run_file" || cmd === "import_run_file"));
+    await shot(page, "bundles-imported-earlier-list");
+    await row.getByTestId("run-link").click();
+    await assertImportedRunView(page);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
   }
 });

@@ -48,12 +48,17 @@ export function listEvents(engine: MockRunEngine, runId: string, afterSeq: numbe
   return { events, hasMore: limit > 0 && events.length >= limit };
 }
 
-/** Like `search_runs`: an imported run's summary names its bundle (`importedFrom`). */
+/**
+ * Like `search_runs`: an imported run's summary names its bundle
+ * (`importedFrom`); `importedOnly` keeps only imported runs, whatever
+ * workspace they name (another machine's), newest first like the others.
+ */
 export function search(engine: MockRunEngine, filter: RunFilterInput, imported: ImportedFrom): RunSummaryView[] {
   const text = filter.text?.trim().toLowerCase() ?? "";
   return [...engine.runs.values()]
     .map((run) => run.projection)
     .filter((p) => filter.workspaceId === null || p.workspace_id === filter.workspaceId)
+    .filter((p) => !filter.importedOnly || imported(p.run_id) !== null)
     .filter((p) => !filter.status || p.status.kind === filter.status)
     .filter((p) => text === "" || p.goal.toLowerCase().includes(text))
     .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.run_id.localeCompare(a.run_id))

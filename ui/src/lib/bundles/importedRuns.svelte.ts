@@ -1,23 +1,42 @@
-import { SvelteSet } from "svelte/reactivity";
-import type { ImportedRunView } from "../../bindings";
+import type { ApiError, RunSummaryView } from "../../bindings";
+import type { RunsApi } from "../runs";
+
+/** How many imported runs the home screen lists. */
+export const IMPORTED_LIST_LIMIT = 50;
 
 /**
- * The runs this window imported from run files, so their view says they
- * are read-only and offers no reply box. The backend knows which runs were
- * imported (it refuses to continue one with `conflict`), but the run
- * projection has no such flag yet: until it has, a run imported in an
- * earlier session, or re-imported (the import adds nothing then), is not
- * known here.
+ * The runs imported from run files, newest first, so a later session finds
+ * them: the workspace list never shows them, since the workspace they name
+ * is the other machine's. The backend marks them (`importedFrom`, in their
+ * summary and detail, whichever session imported them) and lists them by
+ * `searchRuns({ importedOnly })`, whatever workspace is open, or none.
+ * Only the newest request's answer is shown; a failed refresh keeps the
+ * list it had and its error.
  */
 export class ImportedRuns {
-  readonly #ids = new SvelteSet<string>();
+  runs = $state.raw<RunSummaryView[]>([]);
+  error = $state.raw<ApiError | null>(null);
 
-  /** The runs an import added: the bundle's run and the earlier runs of its thread this store lacked. */
-  add(view: ImportedRunView): void {
-    for (const runId of view.added) this.#ids.add(runId);
+  readonly #api: Pick<RunsApi, "search">;
+  #request = 0;
+
+  constructor(api: Pick<RunsApi, "search">) {
+    this.#api = api;
   }
 
-  has(runId: string): boolean {
-    return this.#ids.has(runId);
+  async refresh(): Promise<void> {
+    const request = ++this.#request;
+    const outcome = await this.#api.search({ workspaceId: null, status: null, text: null, limit: IMPORTED_LIST_LIMIT, importedOnly: true });
+    if (request !== this.#request) return;
+    if (outcome.ok) {
+      this.runs = outcome.value;
+      this.error = null;
+    } else {
+      this.error = outcome.error;
+    }
+  }
+
+  dismissError(): void {
+    this.error = null;
   }
 }

@@ -1,25 +1,23 @@
 import type { ApiError, ImportedRunView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunFilesApi } from "./api";
-import type { ImportedRuns } from "./importedRuns.svelte";
 
 /**
  * Opening a run file: "Open run file…" (the picker) or the file the app
  * was started with. The imported run opens by id, like a run of the list,
- * whichever workspace it was made in; a refused file's error is kept to
- * show. Cancelling the picker changes nothing.
+ * whichever workspace it was made in (the backend marks it imported: its
+ * detail's `importedFrom` makes its view read-only); a refused file's error
+ * is kept to show. Cancelling the picker changes nothing.
  */
 export class RunFileOpener {
   busy = $state.raw(false);
   error = $state.raw<ApiError | null>(null);
 
   readonly #api: RunFilesApi;
-  readonly #imported: ImportedRuns;
   readonly #onopen: (runId: string) => void;
 
-  constructor(api: RunFilesApi, imported: ImportedRuns, onopen: (runId: string) => void) {
+  constructor(api: RunFilesApi, onopen: (runId: string) => void) {
     this.#api = api;
-    this.#imported = imported;
     this.#onopen = onopen;
   }
 
@@ -54,7 +52,6 @@ export class RunFileOpener {
         return false;
       }
       if (outcome.value === null) return false;
-      this.#imported.add(outcome.value);
       this.#onopen(outcome.value.runId);
       return true;
     } finally {

@@ -3,7 +3,6 @@ import type { ApiError, ImportedRunView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunFilesApi } from "./api";
 import { runFileErrorTitle } from "./errors";
-import { ImportedRuns } from "./importedRuns.svelte";
 import { RunFileOpener } from "./opener.svelte";
 
 const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
@@ -21,19 +20,15 @@ function fakeApi(more: Partial<RunFilesApi> = {}) {
 }
 
 function opener(api: RunFilesApi) {
-  const imported = new ImportedRuns();
   const opened: string[] = [];
-  return { store: new RunFileOpener(api, imported, (runId) => opened.push(runId)), imported, opened };
+  return { store: new RunFileOpener(api, (runId) => opened.push(runId)), opened };
 }
 
 describe("RunFileOpener", () => {
-  it("opens the picked file's run and marks every run the import added as imported", async () => {
-    const { store, imported, opened } = opener(fakeApi());
+  it("opens the picked file's run", async () => {
+    const { store, opened } = opener(fakeApi());
     expect(await store.choose()).toBe(true);
     expect(opened).toEqual(["run-b"]);
-    expect(imported.has("run-a")).toBe(true);
-    expect(imported.has("run-b")).toBe(true);
-    expect(imported.has("run-c")).toBe(false);
     expect(store.busy).toBe(false);
   });
 
@@ -49,20 +44,18 @@ describe("RunFileOpener", () => {
   });
 
   it("keeps a refused file's error and opens nothing", async () => {
-    const { store, imported, opened } = opener(fakeApi({ open: vi.fn(async () => failed(DAMAGED)) }));
+    const { store, opened } = opener(fakeApi({ open: vi.fn(async () => failed(DAMAGED)) }));
     expect(await store.choose()).toBe(false);
     expect(store.error).toEqual(DAMAGED);
     expect(opened).toEqual([]);
-    expect(imported.has("run-b")).toBe(false);
     store.dismissError();
     expect(store.error).toBeNull();
   });
 
-  it("a run the import did not add (already here) opens but is not marked imported", async () => {
-    const { store, imported, opened } = opener(fakeApi({ open: vi.fn(async () => ok({ runId: "run-b", added: [] })) }));
+  it("a run the import did not add (already here) opens all the same", async () => {
+    const { store, opened } = opener(fakeApi({ open: vi.fn(async () => ok({ runId: "run-b", added: [] })) }));
     expect(await store.choose()).toBe(true);
     expect(opened).toEqual(["run-b"]);
-    expect(imported.has("run-b")).toBe(false);
   });
 
   it("imports the file the app was started with and opens its run", async () => {
