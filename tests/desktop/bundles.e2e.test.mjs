@@ -4,12 +4,12 @@
 //   notice says it is imported, naming the file, and read-only; no reply
 //   box or Compact; the goal and the conversation (its tool cards, its
 //   final answer) are shown.
-// - A later session on the same data folder, without the file: the user
-//   looks for the run in the runs list (a workspace open, filtered by its
-//   goal) — a TODO: the list shows the open workspace's runs only, and an
-//   imported run's workspace is the other machine's, so it is never listed
-//   (nor its `run-imported` tag shown). Reaching it by its address is no
-//   path a user has, so it is not tried.
+// - A later session on the same data folder, without the file: the run is
+//   under "Opened run files" on the home screen (`searchRuns({
+//   importedOnly })`), tagged imported, with no workspace open and with one
+//   open (whose runs list never shows it: its workspace is the other
+//   machine's); opened from there it is read-only. Reaching it by its
+//   address is no path a user has, so it is not tried.
 // - A later session started with the same file again: the import adds
 //   nothing, so the window itself knows nothing of it; the run opens
 //   read-only because the backend marks it imported (`importedFrom`, in
@@ -100,22 +100,47 @@ test("started with a run file: the app imports it and opens its run, imported an
   }
 });
 
-test(
-  "a later session without the file: the imported run is found in the runs list, tagged imported",
-  { todo: "the runs list shows the open workspace's runs only; an imported run's workspace is the other machine's, so it is never listed" },
-  async () => {
-    const app = await launchApp(driver);
-    try {
-      await openWorkspace(app, sandbox.workspace);
-      await byTestId(app, "run-filter-text").setValue("architecture notes");
-      const row = app.$(`[data-testid="run-row"][data-run-id="${RUN}"]`);
-      await step(app, "bundles-later-list", () => row.waitForDisplayed({ timeout: 5_000, timeoutMsg: `run ${RUN} is not in the runs list` }));
-      assert.equal(await row.$('[data-testid="run-imported"]').isExisting(), true);
-    } finally {
-      await app.deleteSession();
-    }
-  },
-);
+/** The run's row under "Opened run files", tagged imported (naming the file). */
+async function importedRow(app) {
+  const row = app.$(`[data-testid="imported-runs"] [data-testid="run-row"][data-run-id="${RUN}"]`);
+  await row.waitForDisplayed(WAIT);
+  const tag = row.$('[data-testid="run-imported"]');
+  assert.equal(await tag.isExisting(), true, "the row is tagged imported");
+  assert.equal(await tag.getAttribute("title"), `Imported from ${NAME}: read-only here`);
+  return row;
+}
+
+test("a later session without the file: the run is under Opened run files, tagged imported, and opens read-only", async () => {
+  const app = await launchApp(driver);
+  try {
+    // No workspace open (the first session opened none): the list is there all the same.
+    await step(app, "bundles-later-list", async () => {
+      await byTestId(app, "runs-no-workspace").waitForDisplayed(WAIT);
+      await importedRow(app);
+    });
+    assert.equal(await app.$$('[data-testid="imported-runs"] [data-testid="run-row"]').length, 1);
+    await screenshot(app, "bundles-02-later-session-list");
+
+    // A workspace open: its runs list never shows the run, "Opened run files" still does.
+    await openWorkspace(app, sandbox.workspace);
+    await step(app, "bundles-later-list-workspace", async () => {
+      await byTestId(app, "runs-empty").waitForDisplayed(WAIT);
+      await importedRow(app);
+    });
+    assert.equal(await app.$(`[data-testid="runs-list"] [data-testid="run-row"][data-run-id="${RUN}"]`).isExisting(), false);
+
+    await step(app, "bundles-later-open", async () => {
+      const link = (await importedRow(app)).$('[data-testid="run-link"]');
+      await link.scrollIntoView({ block: "center" });
+      await link.click();
+      await assertImportedRunView(app);
+    });
+    assert.equal(await app.execute(() => location.hash), `#/run/${RUN}`);
+    await screenshot(app, "bundles-03-later-session-opened");
+  } finally {
+    await app.deleteSession();
+  }
+});
 
 test("a later session started with the same file again: the import adds nothing, the run is read-only by the backend's word", async () => {
   const app = await launchApp(driver, { args: [file] });
@@ -123,7 +148,7 @@ test("a later session started with the same file again: the import adds nothing,
     await step(app, "bundles-reopen", () => assertImportedRunView(app));
     // The window was told nothing was added; the mark is the backend's, in the run's detail and its summary.
     assert.deepEqual(await backendViews(app), { detail: NAME, summary: NAME, added: [] });
-    await screenshot(app, "bundles-02-later-session");
+    await screenshot(app, "bundles-04-file-again");
   } finally {
     await app.deleteSession();
   }
