@@ -71,6 +71,9 @@ CREATE TABLE imported_runs (
 );
 "#,
     ),
+    // Every start looks for runs left live by a process that died: on a
+    // store of thousands of runs a scan read every run's projection row.
+    M::up("CREATE INDEX runs_by_status ON runs (status);"),
 ];
 
 pub(crate) const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATIONS_SLICE);
