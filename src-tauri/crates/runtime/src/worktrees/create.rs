@@ -162,6 +162,7 @@ fn add_worktree(repo: &Path, folder: &Path, branch: &str, base: &str) -> Result<
     let _one_at_a_time = CREATING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let _one_process_at_a_time = turn_lock(repo)?;
     let folder_arg = folder.display().to_string();
     let mut last = None;
     for attempt in 0..6u64 {
@@ -186,6 +187,28 @@ fn add_worktree(repo: &Path, folder: &Path, branch: &str, base: &str) -> Result<
         }
     }
     Err(last.unwrap_or_else(|| AppError::Conflict("git worktree add did not succeed".into())))
+}
+
+/// Git does not make worktrees safely side by side: one `worktree add`
+/// can read another's half-written `.git/worktrees/NAME` ("failed to read
+/// …/commondir"). BearAgent processes take turns through a lock file in
+/// the repository's own git folder (whatever data folder each uses); the
+/// kernel drops the lock if a process dies holding it.
+fn turn_lock(repo: &Path) -> Result<std::fs::File, AppError> {
+    let common = git::run(repo, &["rev-parse", "--git-common-dir"])?;
+    let path = repo.join(common.trim()).join("bearagent-worktree-add.lock");
+    let io = |source| AppError::Io {
+        path: path.clone(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io)?;
+    file.lock().map_err(io)?;
+    Ok(file)
 }
 
 /// Copies the main checkout's uncommitted changes (tracked edits and
