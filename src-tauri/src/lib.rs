@@ -8,6 +8,8 @@ mod events;
 mod live;
 mod notify;
 #[cfg(test)]
+mod packaging_tests;
+#[cfg(test)]
 mod scenarios;
 mod state;
 
