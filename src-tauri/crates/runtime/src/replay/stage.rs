@@ -177,18 +177,22 @@ impl Stage {
     /// Where `rel` lives on the stage: only plain names below it.
     fn target(&self, rel: &str) -> Option<PathBuf> {
         let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
-        let plain = !parts.is_empty()
-            && parts.iter().all(|p| {
-                matches!(Path::new(p).components().next(), Some(Component::Normal(_)))
-                    && !p.contains('\\')
-                    && Path::new(p).components().count() == 1
-            });
+        let plain = !parts.is_empty() && parts.iter().all(|p| is_plain_name(p));
         plain.then(|| {
             parts
                 .iter()
                 .fold(self.root().to_path_buf(), |at, p| at.join(p))
         })
     }
+}
+
+/// One file or folder name: no separator, not `.` or `..`, not a root.
+fn is_plain_name(name: &str) -> bool {
+    !name.contains('\\')
+        && matches!(
+            Path::new(name).components().collect::<Vec<_>>()[..],
+            [Component::Normal(_)]
+        )
 }
 
 /// The argument names that hold a workspace path, in every built-in tool.

@@ -41,6 +41,7 @@ mod preview;
 pub(crate) mod receipts;
 pub mod reconcile;
 pub mod recorder;
+mod replay_room;
 mod requested;
 pub mod safety_net;
 pub mod snapshot;

@@ -7,72 +7,28 @@ use super::approvals::Decision;
 use super::asking::{approval_summary, approved, record_decision, Asked};
 use super::deps::{LoopDeps, Route, RunGrants};
 use super::outcome::{denied, fail, ToolStepEnd};
-use super::receipts::{
-    conflict_with_seen, remember_command_change, remember_prepared, remember_seen,
-};
+use super::receipts::remember_prepared;
 use super::recorder::Recorder;
 use super::requested::{ask_after, Requested, StartAfter};
 use super::stop::stop_if_needed;
-use super::{command_step, file_step, hook_step, instructions, loops, mcp_step};
+use super::{command_step, file_step, hook_step, instructions, loops, mcp_step, replay_room};
 use crate::AppError;
 use bearagent_kernel::{EventSeq, NextCall, ToolCall};
 use bearagent_tools::{ApprovalRequest, Authority, AuthorizedCall, PolicyDecision, PreparedCall};
 
 /// The call prepared against the workspace, or why its arguments are
-/// refused. A replay prepares on its stage (the recorded folder's absolute
-/// paths moved there, messages naming the recorded folder); where the
-/// record says a path was refused that the stage lets through or refuses
-/// for another reason (a symlink out, a file's mode: what the stage cannot
-/// know), the recorded refusal is the workspace's fact and is taken.
+/// refused (a replay prepares on its stage).
 fn prepare(
     rec: &Recorder,
     deps: &LoopDeps,
     route: &Route,
     call: &ToolCall,
 ) -> Result<PreparedCall, String> {
-    let Some(stage) = rec.tape().and_then(|t| t.stage()) else {
-        return (route.tool().prepare(&call.arguments, &deps.workspace))
-            .map_err(|e| format!("invalid arguments: {e}"));
-    };
-    let outcome = route
-        .tool()
-        .prepare(&stage.rebased(&call.arguments), &deps.workspace)
-        .map_err(|e| stage.as_recorded(&format!("invalid arguments: {e}")));
-    match (
-        outcome,
-        rec.tape().and_then(|t| recorded_path_refusal(t, call)),
-    ) {
-        (Ok(_), Some(recorded)) => Err(recorded),
-        (Err(why), Some(recorded)) if is_path_refusal(&why) => Err(recorded),
-        (outcome, _) => outcome,
+    match rec.tape() {
+        Some(tape) => replay_room::prepare(tape, deps, route, call),
+        None => (route.tool().prepare(&call.arguments, &deps.workspace))
+            .map_err(|e| format!("invalid arguments: {e}")),
     }
-}
-
-/// The recorded refusal of this call's path (or working folder), if the
-/// record goes on with one.
-fn recorded_path_refusal(tape: &crate::replay::Tape, call: &ToolCall) -> Option<String> {
-    use bearagent_kernel::EventPayload as P;
-    let mut ahead = tape.ahead().iter().map(|e| &e.payload);
-    let next = match ahead.next()? {
-        P::ToolCallRequested { call: c } if c.call_id == call.call_id => ahead.next()?,
-        other => other,
-    };
-    match next {
-        P::ToolCallFailed { result }
-            if result.call_id == call.call_id && is_path_refusal(&result.content) =>
-        {
-            Some(result.content.clone())
-        }
-        _ => None,
-    }
-}
-
-/// A refusal of the path (or working folder) a call names: what the
-/// workspace held decided it.
-fn is_path_refusal(why: &str) -> bool {
-    ["path", "cwd"]
-        .iter()
-        .any(|name| why.starts_with(&format!("invalid arguments: argument `{name}`: ")))
 }
 
 /// What the policy and the user made of a call.
@@ -285,7 +241,7 @@ async fn execute_routed(
 ) -> Result<ToolStepEnd, AppError> {
     let call_id = call.call_id.clone();
     if rec.tape().is_some() {
-        return replay_room(rec, deps, grants, &route, &call_id, &authorized, after);
+        return replay_room::replay_room(rec, deps, grants, &route, &call_id, &authorized, after);
     }
     match route {
         Route::Workspace(tool) => {
@@ -300,94 +256,6 @@ async fn execute_routed(
             mcp_step::execute_mcp(rec, deps, grants, call_id, tool, authorized, cause).await
         }
     }
-}
-
-/// In a replay nothing executes: a file tool's write is checked against
-/// what the run has seen (on the stage) as the live room checks it, the
-/// call starts as the loop starts it now, then what its room recorded
-/// (effects, output, result) is taken from the record, and the loop guard
-/// and the versions seen learn from it as they do live.
-fn replay_room(
-    rec: &mut Recorder,
-    deps: &LoopDeps,
-    grants: &mut RunGrants,
-    route: &Route,
-    call_id: &bearagent_kernel::CallId,
-    authorized: &AuthorizedCall,
-    mut after: StartAfter,
-) -> Result<ToolStepEnd, AppError> {
-    use bearagent_kernel::EventPayload as P;
-    let prepared = authorized.prepared();
-    let file_tool = matches!(route, Route::Workspace(_));
-    if let (true, Some(target)) = (file_tool, prepared.write_target()) {
-        if let Some(conflict) = conflict_with_seen(grants, target) {
-            let cause = after.seq(rec)?;
-            return fail(rec, cause, call_id, conflict);
-        }
-    }
-    after.record_start(rec, call_id)?;
-    let mut ended = false;
-    loop {
-        let next = rec
-            .tape()
-            .and_then(|t| t.ahead().first())
-            .map(|e| e.payload.clone());
-        let in_room = match &next {
-            Some(P::ArtifactRecorded {
-                path, after_hash, ..
-            }) => {
-                if !file_tool {
-                    remember_command_change(grants, path, after_hash.as_ref());
-                }
-                true
-            }
-            Some(
-                P::EffectIntended { .. }
-                | P::CommandStarted { .. }
-                | P::CommandFinished { .. }
-                | P::EffectVerified { .. }
-                | P::EffectUnknown { .. }
-                | P::ExternalChangeObserved { .. }
-                | P::TodoUpdated { .. }
-                | P::McpServerUnavailable { .. },
-            ) => true,
-            Some(P::ToolCallCompleted { result, .. } | P::ToolCallFailed { result })
-                if &result.call_id == call_id =>
-            {
-                let signature = super::loop_guard::signature(authorized);
-                let hash = bearagent_store::hash_bytes(result.content.as_bytes());
-                grants.loops.executed(signature, hash);
-                true
-            }
-            Some(p @ (P::RunCancelled { .. } | P::RunFailed { .. })) => {
-                ended = p.is_terminal();
-                true
-            }
-            _ => false,
-        };
-        if !in_room {
-            break;
-        }
-        rec.copy_recorded()?;
-        // As live: a file tool's success leaves the run with the version
-        // its receipt (or, for a read, the stage) holds.
-        if let (
-            true,
-            Some(P::ToolCallCompleted {
-                receipt, result, ..
-            }),
-        ) = (file_tool, &next)
-        {
-            if &result.call_id == call_id {
-                remember_seen(grants, prepared, receipt.as_ref(), &deps.workspace);
-            }
-        }
-    }
-    Ok(if ended {
-        ToolStepEnd::RunEnded
-    } else {
-        ToolStepEnd::Continue
-    })
 }
 
 /// Continues a run resumed after a restart at its pending approval: the
