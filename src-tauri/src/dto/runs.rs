@@ -263,11 +263,11 @@ impl From<BuiltContext> for ModelContextView {
             tools: c
                 .request
                 .tools
-                .into_iter()
+                .iter()
                 .map(|t| ToolSchemaView {
-                    name: t.name,
-                    description: t.description,
-                    parameters: t.parameters,
+                    name: t.name.clone(),
+                    description: t.description.clone(),
+                    parameters: t.parameters.clone(),
                 })
                 .collect(),
             version: c.version.to_owned(),

@@ -61,7 +61,7 @@ pub fn system_prompt(request: &ModelRequest) -> String {
     if request.tools.is_empty() {
         prompt.push_str("(none)\n");
     }
-    for tool in &request.tools {
+    for tool in request.tools.iter() {
         prompt.push_str(&format!(
             "\n## {}\n{}\nArguments (JSON Schema): {}\n",
             tool.name, tool.description, tool.parameters
@@ -81,7 +81,7 @@ fn plain_request(request: ModelRequest) -> ModelRequest {
     ModelRequest {
         system,
         history: history.into(),
-        tools: Vec::new(),
+        tools: Default::default(),
         max_output_tokens: request.max_output_tokens,
         images: Default::default(),
     }

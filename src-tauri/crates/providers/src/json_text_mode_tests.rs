@@ -33,7 +33,8 @@ fn request() -> ModelRequest {
             name: "read_file".into(),
             description: "Read a file.".into(),
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-        }],
+        }]
+        .into(),
         max_output_tokens: None,
         images: Default::default(),
     }

@@ -25,7 +25,8 @@ pub struct ModelRequest {
     /// Shared with the loop's context cache, so a step does not copy the
     /// whole conversation to send it.
     pub history: std::sync::Arc<Vec<HistoryItem>>,
-    pub tools: Vec<ToolSchema>,
+    /// Shared with the loop's context cache: the same schemas every step.
+    pub tools: std::sync::Arc<Vec<ToolSchema>>,
     pub max_output_tokens: Option<u32>,
     /// The bytes of the images the history references, by blob: read from
     /// the blob store just before the call. Never serialized, so a

@@ -7,7 +7,7 @@ fn request(goal: &str) -> ModelRequest {
     ModelRequest {
         system: "rules".into(),
         history: vec![HistoryItem::Message(Message::new(Role::User, goal))].into(),
-        tools: vec![],
+        tools: Default::default(),
         max_output_tokens: None,
         images: Default::default(),
     }

@@ -56,7 +56,7 @@ fn request() -> ModelRequest {
             HistoryItem::ToolResult(result),
         ]
         .into(),
-        tools: Vec::new(),
+        tools: Default::default(),
         max_output_tokens: None,
         images: Arc::new(bytes),
     }

@@ -138,7 +138,7 @@ fn multi_turn() -> ModelRequest {
             m(Role::User, "go on"),
         ]
         .into(),
-        tools: vec![tool()],
+        tools: vec![tool()].into(),
         max_output_tokens: Some(321),
         images: Default::default(),
     }
@@ -287,7 +287,7 @@ fn parallel_turn() -> ModelRequest {
             result("call_2", "B"),
         ]
         .into(),
-        tools: vec![tool()],
+        tools: vec![tool()].into(),
         max_output_tokens: None,
         images: Default::default(),
     }

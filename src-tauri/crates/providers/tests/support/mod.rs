@@ -276,7 +276,7 @@ pub fn simple_request() -> ModelRequest {
             bearagent_kernel::Message::new(bearagent_kernel::Role::User, "hello"),
         )]
         .into(),
-        tools: vec![],
+        tools: Default::default(),
         max_output_tokens: None,
         images: Default::default(),
     }

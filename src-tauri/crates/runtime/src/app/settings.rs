@@ -232,7 +232,7 @@ impl Application {
                 Role::User,
                 "Reply with the single word OK.",
             ))]),
-            tools: vec![],
+            tools: Default::default(),
             max_output_tokens: Some(16),
             images: Default::default(),
         };

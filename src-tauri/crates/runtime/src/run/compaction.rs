@@ -55,10 +55,15 @@ pub(super) fn build_request(
     deps: &LoopDeps,
     tools: &[ToolSchema],
     events: &[EventEnvelope],
-    cache: Option<&mut context::ContextCache>,
+    mut cache: Option<&mut context::ContextCache>,
 ) -> Result<BuiltContext, AppError> {
-    let instructions = instructions::instructions_in(rec.store(), events)?;
-    let summary = summary_text(rec.store(), &deps.ancestors, events)?;
+    let (instructions, summary) = match cache.as_deref_mut() {
+        Some(cache) => cache.texts.read(rec.store(), &deps.ancestors, events)?,
+        None => (
+            instructions::instructions_in(rec.store(), events)?.into(),
+            summary_text(rec.store(), &deps.ancestors, events)?.map(Into::into),
+        ),
+    };
     let input = ContextInput {
         ancestors: &deps.ancestors,
         events,
@@ -80,23 +85,33 @@ pub(super) fn build_request(
 /// Tokens a request of `bytes` is estimated at: calibrated by the run's
 /// last call whose provider reported its input tokens, else 1 per 3 bytes.
 pub fn estimate_tokens(events: &[EventEnvelope], bytes: u64) -> u64 {
-    let mut requested_bytes = None;
-    let mut ratio = None;
-    for e in events {
-        if let EventPayload::ModelCallRequested { context_bytes, .. } = &e.payload {
-            requested_bytes = Some(*context_bytes);
-        } else if let EventPayload::ModelCallCompleted { usage, .. } = &e.payload {
-            if let Some(sent) = requested_bytes.filter(|b| *b > 0) {
-                if usage.input > 0 {
-                    // Bounded: a provider's odd report must not make the
-                    // estimate absurd either way.
-                    ratio = Some((usage.input as f64 / sent as f64).clamp(1.0 / 6.0, 1.0));
-                }
+    let per_byte = calibration(events).unwrap_or(1.0 / BYTES_PER_TOKEN);
+    (bytes as f64 * per_byte).ceil() as u64
+}
+
+/// Tokens per byte of the latest completed call that reported its input,
+/// over the bytes of the request before it. Read from the end: a step
+/// looks back one call, not over the whole run.
+fn calibration(events: &[EventEnvelope]) -> Option<f64> {
+    // The latest reported input not yet matched with its request.
+    let mut input = None;
+    for e in events.iter().rev() {
+        match &e.payload {
+            EventPayload::ModelCallCompleted { usage, .. } if usage.input > 0 => {
+                input.get_or_insert(usage.input);
             }
+            EventPayload::ModelCallRequested { context_bytes, .. } => match input.take() {
+                // Bounded: a provider's odd report must not make the
+                // estimate absurd either way.
+                Some(tokens) if *context_bytes > 0 => {
+                    return Some((tokens as f64 / *context_bytes as f64).clamp(1.0 / 6.0, 1.0))
+                }
+                _ => {}
+            },
+            _ => {}
         }
     }
-    let per_byte = ratio.unwrap_or(1.0 / BYTES_PER_TOKEN);
-    (bytes as f64 * per_byte).ceil() as u64
+    None
 }
 
 /// Makes sure `built` fits the window: compacts when it passes the
@@ -268,7 +283,7 @@ pub(crate) async fn summarise(
     let ask = ModelRequest {
         system: request.system.clone(),
         history: history.into(),
-        tools: Vec::new(),
+        tools: Default::default(),
         max_output_tokens: Some(SUMMARY_MAX_TOKENS),
         images: request.images.clone(),
     };

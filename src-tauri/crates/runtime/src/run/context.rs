@@ -9,10 +9,11 @@ use bearagent_kernel::{
 use bearagent_providers::{ModelRequest, ToolSchema};
 use std::sync::Arc;
 
-use super::context_events::{history_from_events, Flavour, CURRENT};
 /// Bumped whenever the way context is assembled changes. Every version
 /// ever recorded stays buildable, so "what the model saw" rebuilds a past
 /// call exactly as it was sent.
+pub use super::context_cache::ContextCache;
+use super::context_events::{history_from_events, Flavour, CURRENT};
 pub use super::preview::preview;
 
 pub const CONTEXT_VERSION: &str = "context-v3";
@@ -91,7 +92,7 @@ pub fn latest_compaction<'a>(
 const SUMMARY_HEAD: &str =
     "Summary of the conversation so far (earlier messages were compacted into it):";
 
-fn item_bytes(item: &HistoryItem) -> usize {
+pub(super) fn item_bytes(item: &HistoryItem) -> usize {
     match item {
         HistoryItem::Message(m) => m.content.len(),
         HistoryItem::ToolCall(c) => c.arguments.len() * 16 + c.tool_name.as_str().len(),
@@ -118,7 +119,12 @@ fn fit(history: &mut [HistoryItem], max_bytes: usize) {
 /// Replaces results with a marker, from item `*next` on, until `*total`
 /// (the history's [`item_bytes`]) fits `max_bytes`. Both are carried
 /// over, so the loop's cache can go on where its last step stopped.
-fn cut_oldest(history: &mut [HistoryItem], total: &mut usize, next: &mut usize, max_bytes: usize) {
+pub(super) fn cut_oldest(
+    history: &mut [HistoryItem],
+    total: &mut usize,
+    next: &mut usize,
+    max_bytes: usize,
+) {
     while *next < history.len() && *total > max_bytes {
         if let HistoryItem::ToolResult(result) = &mut history[*next] {
             let before = result.content.len();
@@ -135,7 +141,7 @@ fn serialized_len(value: &impl serde::Serialize) -> u64 {
 }
 
 /// Length and SHA-256 of the JSON encoding, without building it.
-fn measured(value: &impl serde::Serialize) -> (u64, [u8; 32]) {
+pub(super) fn measured(value: &impl serde::Serialize) -> (u64, [u8; 32]) {
     use sha2::Digest;
     struct Counter(u64, sha2::Sha256);
     impl std::io::Write for Counter {
@@ -159,13 +165,17 @@ fn measured(value: &impl serde::Serialize) -> (u64, [u8; 32]) {
 /// the digest of each history item in order.
 fn request_digest(request: &ModelRequest, item_digests: &[[u8; 32]]) -> ContentHash {
     use sha2::Digest;
-    let head = (&request.system, &request.tools, request.max_output_tokens);
     let mut hasher = sha2::Sha256::new();
-    hasher.update(measured(&head).1);
+    hasher.update(head_digest(request));
     for digest in item_digests {
         hasher.update(digest);
     }
     ContentHash::from_digest(hasher.finalize().into())
+}
+
+/// The SHA-256 of the request's parts other than its history.
+pub(super) fn head_digest(request: &ModelRequest) -> [u8; 32] {
+    measured(&(&request.system, &request.tools, request.max_output_tokens)).1
 }
 
 /// A calls of an ancestor that never got its result (the run stopped, or
@@ -198,7 +208,7 @@ fn close_open_calls(history: &mut Vec<HistoryItem>) {
     }
 }
 
-fn system_prompt(workspace: &str, instructions: &[(String, String)]) -> String {
+pub(super) fn system_prompt(workspace: &str, instructions: &[(String, String)]) -> String {
     let mut system = format!("{RUNTIME_RULES}\nWorkspace: {workspace}");
     if !instructions.is_empty() {
         system.push_str(
@@ -253,92 +263,6 @@ fn build_flavour(
     finish(input, unfitted_history(input, flavour), version)
 }
 
-/// The loop's context, kept between steps: the history items of the
-/// events already seen, so a step maps only its new events (a compaction
-/// starts it over). "What the model saw" never uses it — it rebuilds from
-/// the events — and the tests check the two agree byte for byte.
-#[derive(Debug, Default)]
-pub struct ContextCache {
-    /// Events of the run already mapped into `items`.
-    seen: usize,
-    /// The history, already fitted to the caps: old results that had to
-    /// go are markers (once cut, a result stays cut as the history grows).
-    /// Shared with the request sent; unshared again by the next step.
-    items: Arc<Vec<HistoryItem>>,
-    /// Sum of [`item_bytes`] over `items`.
-    total: usize,
-    /// Items before this index were already considered for cutting.
-    next: usize,
-    /// The JSON length of each item, and their sum: a step measures only
-    /// what changed, not the whole request.
-    json_lens: Vec<u64>,
-    json_total: u64,
-    /// The SHA-256 of each item's JSON, for the request's digest.
-    item_digests: Vec<[u8; 32]>,
-    started: bool,
-}
-
-impl ContextCache {
-    /// The same request [`build`] makes from `input`.
-    pub fn build(&mut self, input: &ContextInput<'_>) -> BuiltContext {
-        let flavour = CURRENT;
-        let new = input.events.get(self.seen..).unwrap_or(&[]);
-        let restart = !self.started
-            || self.seen > input.events.len()
-            || new
-                .iter()
-                .any(|e| matches!(e.payload, EventPayload::ContextCompacted { .. }));
-        let items = Arc::make_mut(&mut self.items);
-        let added = if restart {
-            items.clear();
-            self.json_lens.clear();
-            self.item_digests.clear();
-            self.json_total = 0;
-            self.total = 0;
-            self.next = 0;
-            unfitted_history(input, flavour)
-        } else {
-            history_from_events(new, input.caps, flavour)
-        };
-        self.total += added.iter().map(item_bytes).sum::<usize>();
-        for item in &added {
-            let (len, digest) = measured(item);
-            self.json_lens.push(len);
-            self.item_digests.push(digest);
-            self.json_total += len;
-        }
-        items.extend(added);
-        let first_cut = self.next;
-        cut_oldest(
-            items,
-            &mut self.total,
-            &mut self.next,
-            input.caps.max_context_bytes as usize,
-        );
-        // Only the items just considered may have become markers.
-        for ((item, len), digest) in items[first_cut..self.next]
-            .iter()
-            .zip(&mut self.json_lens[first_cut..])
-            .zip(&mut self.item_digests[first_cut..])
-        {
-            let (now, now_digest) = measured(item);
-            self.json_total = self.json_total - *len + now;
-            *len = now;
-            *digest = now_digest;
-        }
-        self.seen = input.events.len();
-        self.started = true;
-        let count = self.json_lens.len() as u64;
-        let history_json = self.json_total + count.saturating_sub(1);
-        let mut built = request_from(input, Arc::new(Vec::new()), CONTEXT_VERSION);
-        // `[]` becomes `[a,b,…]`: the items and the commas between them.
-        built.bytes += history_json;
-        built.request.history = self.items.clone();
-        built.digest = request_digest(&built.request, &self.item_digests);
-        built
-    }
-}
-
 /// The request from a history: cut to the caps, measured.
 fn finish(
     input: &ContextInput<'_>,
@@ -358,7 +282,7 @@ fn request_from(
     let request = ModelRequest {
         system: system_prompt(input.workspace, input.instructions),
         history,
-        tools: input.tools.to_vec(),
+        tools: Arc::new(input.tools.to_vec()),
         max_output_tokens: None,
         images: Default::default(),
     };
@@ -375,7 +299,7 @@ fn request_from(
 
 /// Ancestors (or the latest compaction's summary), then the run's own
 /// items: everything before fitting.
-fn unfitted_history(input: &ContextInput<'_>, flavour: Flavour) -> Vec<HistoryItem> {
+pub(super) fn unfitted_history(input: &ContextInput<'_>, flavour: Flavour) -> Vec<HistoryItem> {
     let mut history = Vec::new();
     let current = input.ancestors.len();
     // Everything before the latest compaction is its summary; the run's own

@@ -215,6 +215,7 @@ fn the_loops_cache_gives_byte_for_byte_what_a_rebuild_from_events_gives() {
             "after {n} events"
         );
         assert_eq!(cached.bytes, rebuilt.bytes);
+        assert_eq!(cached.digest, rebuilt.digest, "after {n} events");
     }
 }
 
@@ -259,6 +260,7 @@ fn the_cache_cuts_old_results_exactly_as_a_rebuild_does() {
             "after {n} events"
         );
         assert_eq!(cached.bytes, rebuilt.bytes, "measured after {n} events");
+        assert_eq!(cached.digest, rebuilt.digest, "after {n} events");
         cut = texts(&rebuilt.request.history)
             .iter()
             .filter(|t| t.contains("result omitted"))

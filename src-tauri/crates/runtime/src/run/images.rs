@@ -97,7 +97,7 @@ mod tests {
             history: Arc::new(vec![HistoryItem::Message(
                 Message::new(Role::User, "what is wrong here?").with_images(vec![image]),
             )]),
-            tools: Vec::new(),
+            tools: Default::default(),
             max_output_tokens: None,
             images: Default::default(),
         }

@@ -27,6 +27,7 @@ pub(crate) mod asking;
 mod command_step;
 pub mod compaction;
 pub mod context;
+mod context_cache;
 mod context_events;
 pub(crate) mod deps;
 mod file_step;
