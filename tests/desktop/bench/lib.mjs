@@ -256,8 +256,9 @@ export async function withSandbox(body) {
   try {
     return await body({
       sandbox,
-      startTree: async () => {
-        const t = await startTree(sandbox);
+      /** `over`: other folders for this tree (`data`, `home`), e.g. a second data folder. */
+      startTree: async (over = {}) => {
+        const t = await startTree({ ...sandbox, ...over });
         trees.push(t);
         return t;
       },

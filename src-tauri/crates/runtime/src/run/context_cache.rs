@@ -3,8 +3,8 @@
 
 use super::compaction::summary_text;
 use super::context::{
-    cut_oldest, head_digest, item_bytes, measured, system_prompt, unfitted_history, BuiltContext,
-    ContextInput, CONTEXT_VERSION,
+    cut_oldest, head_digest, item_bytes, latest_compaction, measured, system_prompt,
+    unfitted_history, BuiltContext, ContextInput, CONTEXT_VERSION,
 };
 use super::context_events::{history_from_events, CURRENT};
 use super::instructions::instructions_in;
@@ -102,11 +102,16 @@ impl ContextCache {
     /// The same request [`super::context::build`] makes from `input`.
     pub fn build(&mut self, input: &ContextInput<'_>) -> BuiltContext {
         let new = input.events.get(self.seen..).unwrap_or(&[]);
+        // A compaction rewrites the history's start, and so does a todo
+        // list updated after one (the start repeats the latest list).
+        let compacted = || latest_compaction(input.ancestors, input.events).is_some();
         let restart = !self.started
             || self.seen > input.events.len()
-            || new
-                .iter()
-                .any(|e| matches!(e.payload, EventPayload::ContextCompacted { .. }));
+            || new.iter().any(|e| match e.payload {
+                EventPayload::ContextCompacted { .. } => true,
+                EventPayload::TodoUpdated { .. } => compacted(),
+                _ => false,
+            });
         let items = Arc::make_mut(&mut self.items);
         let added = if restart {
             items.clear();
@@ -178,7 +183,7 @@ impl ContextCache {
 fn measured_head<'a>(last: &'a mut Option<Head>, system: String, tools: &[ToolSchema]) -> &'a Head {
     let same = last
         .as_ref()
-        .is_some_and(|h| h.system == system && h.tools.as_slice() == tools);
+        .is_some_and(|h| h.system == system && identical_tools(&h.tools, tools));
     if !same {
         *last = None;
     }
@@ -197,6 +202,37 @@ fn measured_head<'a>(last: &'a mut Option<Head>, system: String, tools: &[ToolSc
             tools: probe.tools,
         }
     })
+}
+
+/// Whether two tool lists serialise to the same bytes. Not `==`: JSON
+/// objects there are equal whatever their keys' order (and 0.0 equals
+/// -0.0), but the request's bytes and digest are not.
+fn identical_tools(a: &[ToolSchema], b: &[ToolSchema]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.name == y.name
+                && x.description == y.description
+                && identical_json(&x.parameters, &y.parameters)
+        })
+}
+
+fn identical_json(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value as V;
+    match (a, b) {
+        (V::Object(x), V::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((kx, vx), (ky, vy))| kx == ky && identical_json(vx, vy))
+        }
+        (V::Array(x), V::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| identical_json(p, q))
+        }
+        (V::Number(x), V::Number(y)) => {
+            x == y && x.as_f64().map(f64::to_bits) == y.as_f64().map(f64::to_bits)
+        }
+        (x, y) => x == y,
+    }
 }
 
 /// Items between two kept hash states.
@@ -246,6 +282,23 @@ mod tests {
             state.update(item);
         }
         ContentHash::from_digest(state.finalize().into())
+    }
+
+    #[test]
+    fn tools_whose_keys_moved_or_whose_zero_changed_sign_are_not_the_same_head() {
+        let tool = |parameters| ToolSchema {
+            name: "t".into(),
+            description: "d".into(),
+            parameters,
+        };
+        let ab = tool(serde_json::json!({"a": 1, "b": {"c": [1.5]}}));
+        let ba = tool(serde_json::json!({"b": {"c": [1.5]}, "a": 1}));
+        assert_eq!(ab, ba, "serde_json calls them equal");
+        assert!(!identical_tools(&[ab.clone()], &[ba]));
+        assert!(identical_tools(&[ab.clone()], &[ab]));
+        let zero = tool(serde_json::json!({"x": 0.0}));
+        let negative = tool(serde_json::json!({"x": -0.0}));
+        assert!(!identical_tools(&[zero], &[negative]));
     }
 
     #[test]

@@ -193,6 +193,20 @@ fn the_loops_cache_gives_byte_for_byte_what_a_rebuild_from_events_gives() {
             "",
         ),
         result("c3"),
+        // A todo list after the compaction: the history's start repeats it.
+        EventPayload::TodoUpdated {
+            items: vec![bearagent_kernel::TodoItem {
+                step: "go on".into(),
+                status: bearagent_kernel::TodoStatus::InProgress,
+            }],
+        },
+        completed(
+            Action::ToolCalls {
+                calls: vec![call("c4")],
+            },
+            "",
+        ),
+        result("c4"),
     ];
     for (i, p) in more.into_iter().enumerate() {
         let seq = EventSeq(events.len() as u64 + 1);
