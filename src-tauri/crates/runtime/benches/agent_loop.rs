@@ -170,7 +170,9 @@ fn main() {
         store_cpu.push(cpu_time() - cpu);
         ratios.push(t.as_secs_f64() / r.as_secs_f64());
         store_ratios.push(s.as_secs_f64() / r.as_secs_f64());
-        (ours.push(t), raw.push(r), store.push(s));
+        ours.push(t);
+        raw.push(r);
+        store.push(s);
     }
     let median = |mut xs: Vec<f64>| {
         xs.sort_by(f64::total_cmp);

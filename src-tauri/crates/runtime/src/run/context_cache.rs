@@ -294,8 +294,11 @@ mod tests {
         let ab = tool(serde_json::json!({"a": 1, "b": {"c": [1.5]}}));
         let ba = tool(serde_json::json!({"b": {"c": [1.5]}, "a": 1}));
         assert_eq!(ab, ba, "serde_json calls them equal");
-        assert!(!identical_tools(&[ab.clone()], &[ba]));
-        assert!(identical_tools(&[ab.clone()], &[ab]));
+        assert!(!identical_tools(std::slice::from_ref(&ab), &[ba]));
+        assert!(identical_tools(
+            std::slice::from_ref(&ab),
+            std::slice::from_ref(&ab)
+        ));
         let zero = tool(serde_json::json!({"x": 0.0}));
         let negative = tool(serde_json::json!({"x": -0.0}));
         assert!(!identical_tools(&[zero], &[negative]));
