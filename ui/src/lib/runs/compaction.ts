@@ -3,6 +3,7 @@
 // summary and for compacting a finished run by hand.
 import type { CompactedView, EventPayload } from "../../bindings";
 import { errorTitle } from "../ipc/errors";
+import { formatCount, numberFormat } from "./format";
 
 export type ContextCompacted = Extract<EventPayload, { type: "context_compacted" }>;
 
@@ -24,7 +25,7 @@ export interface CompactionMark {
 /** The kernel's default when a run's caps predate the setting: compact at 0.85 of the window. */
 export const DEFAULT_COMPACT_AT_PERMILLE = 850;
 
-const en = (digits: number) => new Intl.NumberFormat("en-US", { maximumFractionDigits: digits });
+const en = (digits: number) => numberFormat("en-US", { maximumFractionDigits: digits });
 
 /** "850", "12.4k", "200k", "1.05M": token counts short enough for a meter. */
 export function shortTokens(count: number): string {
@@ -43,7 +44,7 @@ export function approxTokens(count: number): string {
 
 /** "~171,000 → ~12,500 tokens" (exact digits, as the row title has them). */
 export function compactionTokensText(before: number, after: number): string {
-  return `~${before.toLocaleString("en-US")} → ~${after.toLocaleString("en-US")} tokens`;
+  return `~${formatCount(before, "en-US")} → ~${formatCount(after, "en-US")} tokens`;
 }
 
 /** Which events the summary stands in for: "replaced events #1–#42". */

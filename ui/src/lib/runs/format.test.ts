@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatDuration, formatTimestamp, formatTokens, formatUsd, formatUsdPerMtok, millisBetween, statusInfo } from "./format";
+import { dateFormat, formatBytes, formatCount, formatDuration, formatTimestamp, formatTokens, formatUsd, formatUsdPerMtok, millisBetween, numberFormat, statusInfo } from "./format";
 
 describe("statusInfo", () => {
   it("labels every status and never shows a non-terminal one as success", () => {
@@ -72,5 +72,14 @@ describe("formatUsd", () => {
     expect(formatUsdPerMtok(3)).toBe("$3.00");
     expect(formatUsdPerMtok(0.075)).toBe("$0.075");
     expect(formatUsdPerMtok(15)).toBe("$15.00");
+  });
+});
+
+describe("formatters", () => {
+  it("are made once for each locale and options, and format as a new one would", () => {
+    expect(numberFormat("en-US")).toBe(numberFormat("en-US"));
+    expect(numberFormat("en-US", { maximumFractionDigits: 1 })).not.toBe(numberFormat("en-US"));
+    expect(dateFormat("en-US", { dateStyle: "medium" })).toBe(dateFormat("en-US", { dateStyle: "medium" }));
+    expect(formatCount(1234567, "en-US")).toBe(new Intl.NumberFormat("en-US").format(1234567));
   });
 });

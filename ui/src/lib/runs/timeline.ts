@@ -2,7 +2,7 @@ import type { Action, EventPayload, ModelErrorClass, Value } from "../../binding
 import { exitInfo } from "./commands";
 import { applyReportText, removedText } from "../worktrees/report";
 import { hookRowTone, hookTitle, notTrustedTitle } from "../hooks/runs";
-import { formatBytes, type StatusTone } from "./format";
+import { formatBytes, formatCount, type StatusTone } from "./format";
 import { createdTitle } from "./plan";
 import { todoSummary } from "./todo";
 
@@ -211,7 +211,7 @@ export function rowInfo(p: EventPayload): RowInfo {
     case "artifact_rewound":
       return { title: p.restored_hash === null ? "File removed by the rewind" : p.redo ? "File back as before the rewind" : `File back as at #${p.to}`, tone: "muted", compact: true };
     case "context_compacted":
-      return { title: `Context compacted: ~${p.tokens_before.toLocaleString("en-US")} → ~${p.tokens_after.toLocaleString("en-US")} tokens`, tone: "info", compact: false };
+      return { title: `Context compacted: ~${formatCount(p.tokens_before, "en-US")} → ~${formatCount(p.tokens_after, "en-US")} tokens`, tone: "info", compact: false };
     case "instructions_loaded":
       return { title: `Instructions: ${instructionsText(p)}`, tone: "muted", compact: true };
     case "mcp_server_started":

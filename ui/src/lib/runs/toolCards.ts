@@ -4,6 +4,7 @@
 // call's own arguments and result.
 import type { DiffHunkView, Value } from "../../bindings";
 import { exitInfo, RUN_COMMAND } from "./commands";
+import { formatCount } from "./format";
 import type { ToolCardItem } from "./conversation";
 import { diffLines, parseUnifiedDiff, type LineDiff } from "./lineDiff";
 import { argumentsSummary } from "./timeline";
@@ -57,7 +58,7 @@ function verb(card: ToolCardItem, past: string, present: string): string {
 }
 
 function plural(n: number, one: string, many: string): string {
-  return `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+  return `${formatCount(n, "en-US")} ${n === 1 ? one : many}`;
 }
 
 /** Lines of a read's result, without the tool's closing `[…]` notes. */
