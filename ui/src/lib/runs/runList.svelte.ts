@@ -11,8 +11,12 @@ export interface RunFilter {
   text: string;
 }
 
-/** How many runs the home list asks for. */
-export const RUN_LIST_LIMIT = 200;
+/**
+ * How many runs the home list asks for at first, and how many more each
+ * "Show more" adds: a year-old workspace has hundreds, and a page of them
+ * is what a start has to paint.
+ */
+export const RUN_LIST_PAGE = 50;
 
 /**
  * The runs of the current workspace, filtered by status and goal text
@@ -23,6 +27,8 @@ export class RunListStore {
   state = $state.raw<RunListState>({ kind: "idle" });
   filter = $state.raw<RunFilter>({ status: null, text: "" });
   error = $state.raw<ApiError | null>(null);
+  /** Runs asked for: a page, then a page more each "Show more". */
+  limit = $state(RUN_LIST_PAGE);
 
   readonly #api: RunsApi;
   #workspaceId: string | null = null;
@@ -41,11 +47,23 @@ export class RunListStore {
   async setWorkspace(workspaceId: string | null): Promise<void> {
     if (workspaceId === this.#workspaceId && this.state.kind !== "idle") return;
     this.#workspaceId = workspaceId;
+    this.limit = RUN_LIST_PAGE;
     await this.refresh();
   }
 
   async setFilter(change: Partial<RunFilter>): Promise<void> {
     this.filter = { ...this.filter, ...change };
+    await this.refresh();
+  }
+
+  /** The last answer filled the page: there may be older runs. */
+  get hasMore(): boolean {
+    return this.state.kind === "loaded" && this.state.runs.length >= this.limit;
+  }
+
+  /** The next page of older runs. */
+  async showMore(): Promise<void> {
+    this.limit += RUN_LIST_PAGE;
     await this.refresh();
   }
 
@@ -83,7 +101,7 @@ export class RunListStore {
       workspaceId,
       status: this.filter.status,
       text: text === "" ? null : text,
-      limit: RUN_LIST_LIMIT,
+      limit: this.limit,
     });
     if (request !== this.#request) return;
     if (outcome.ok) {

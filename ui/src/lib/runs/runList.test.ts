@@ -18,18 +18,34 @@ describe("RunListStore", () => {
     api.search.mockResolvedValue(ok([summary("r1")]));
     const list = new RunListStore(api);
     await list.setWorkspace("ws-1");
-    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: null, text: null, limit: 200 });
+    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: null, text: null, limit: 50 });
     expect(list.state).toEqual({ kind: "loaded", workspaceId: "ws-1", runs: [summary("r1")] });
     expect(list.filtered).toBe(false);
 
     await list.setFilter({ status: "awaiting_approval" });
     await list.setFilter({ text: "  report " });
     // The backend filters on the stored (snake_case) status kind.
-    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: "awaiting_approval", text: "report", limit: 200 });
+    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: "awaiting_approval", text: "report", limit: 50 });
     expect(list.filtered).toBe(true);
 
     await list.setFilter({ status: "budget_exhausted", text: "" });
-    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: "budget_exhausted", text: null, limit: 200 });
+    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: "budget_exhausted", text: null, limit: 50 });
+  });
+
+  it("asks for a page of runs, a page more on Show more, and a page again in another workspace", async () => {
+    const { api } = fakeRunsApi();
+    const page = (n: number) => ok(Array.from({ length: n }, (_, i) => summary(`r${i}`)));
+    api.search.mockResolvedValue(page(50));
+    const list = new RunListStore(api);
+    await list.setWorkspace("ws-1");
+    expect(list.hasMore).toBe(true);
+    api.search.mockResolvedValue(page(73));
+    await list.showMore();
+    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-1", status: null, text: null, limit: 100 });
+    expect(list.hasMore).toBe(false);
+    api.search.mockResolvedValue(page(3));
+    await list.setWorkspace("ws-2");
+    expect(api.search).toHaveBeenLastCalledWith({ workspaceId: "ws-2", status: null, text: null, limit: 50 });
   });
 
   it("shows nothing without a workspace and never another workspace's runs", async () => {
