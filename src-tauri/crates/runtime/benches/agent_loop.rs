@@ -178,11 +178,7 @@ fn main() {
         xs.sort_by(f64::total_cmp);
         xs[xs.len() / 2]
     };
-    let per_step = |d: &[Duration]| {
-        let mut d = d.to_vec();
-        d.sort();
-        d[d.len() / 2].as_secs_f64() * 1e3 / STEPS as f64
-    };
+    let per_step = |d: &[Duration]| support::median(d.to_vec()).as_secs_f64() * 1e3 / STEPS as f64;
     println!("agent loop benchmark: {STEPS} steps (read_file each), {event_count} events in {transactions} transactions (the store's commits, the baseline's too), {ROUNDS} rounds, WAL + synchronous=FULL");
     println!(
         "loop {:.3} ms/step   raw inserts of the same rows {:.3} ms/step (medians)   ratio {:.2}x, median of the rounds' ratios (goal <= 1.20x); each round: {}",

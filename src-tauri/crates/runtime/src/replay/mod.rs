@@ -10,6 +10,7 @@
 mod compare;
 mod provider;
 mod stage;
+pub(crate) use stage::PATH_ARGS;
 mod tape;
 
 pub use compare::Divergence;

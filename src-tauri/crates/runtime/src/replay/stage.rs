@@ -196,7 +196,7 @@ fn is_plain_name(name: &str) -> bool {
 }
 
 /// The argument names that hold a workspace path, in every built-in tool.
-const PATH_ARGS: &[&str] = &["path", "cwd"];
+pub(crate) const PATH_ARGS: &[&str] = &["path", "cwd"];
 
 /// The paths recorded calls found there: what the tool needed (a file to
 /// read or edit, a folder to list or run in), for every call whose

@@ -9,13 +9,13 @@ use bearagent_kernel::{
 use bearagent_providers::{ModelRequest, ToolSchema};
 use std::sync::Arc;
 
-/// Bumped whenever the way context is assembled changes. Every version
-/// ever recorded stays buildable, so "what the model saw" rebuilds a past
-/// call exactly as it was sent.
 pub use super::context_cache::ContextCache;
 use super::context_events::{history_from_events, Flavour, CURRENT};
 pub use super::preview::preview;
 
+/// Bumped whenever the way context is assembled changes. Every version
+/// ever recorded stays buildable, so "what the model saw" rebuilds a past
+/// call exactly as it was sent.
 pub const CONTEXT_VERSION: &str = "context-v3";
 /// v3 without the user's reviews of earlier runs' files.
 const CONTEXT_V2: &str = "context-v2";

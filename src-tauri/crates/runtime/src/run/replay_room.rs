@@ -62,7 +62,7 @@ fn recorded_path_refusal(tape: &Tape, call: &ToolCall) -> Option<String> {
 /// A refusal of the path (or working folder) a call names: what the
 /// workspace held decided it.
 fn is_path_refusal(why: &str) -> bool {
-    ["path", "cwd"]
+    crate::replay::PATH_ARGS
         .iter()
         .any(|name| why.starts_with(&format!("invalid arguments: argument `{name}`: ")))
 }
