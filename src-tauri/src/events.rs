@@ -9,11 +9,16 @@ pub struct WorkspaceOpened {
     pub workspace: WorkspaceView,
 }
 
-/// Live updates of any run that arrived within one short window, in the
-/// order they happened: one push (one script evaluation in the page) for
-/// several events.
-#[derive(Debug, Clone, Serialize, specta::Type, tauri_specta::Event)]
+/// Live updates of any run, in the order they happened, as the window pulls
+/// them (`next_live_updates`): pulled, not pushed, because every push is a
+/// script evaluation the web process keeps memory for.
+#[derive(Debug, Clone, Serialize, specta::Type)]
 pub struct LiveUpdates {
+    /// What to ask with next.
+    pub cursor: u64,
+    /// Updates dropped before the window took them (it fell behind): the
+    /// window pages the store for the gaps in run seqs.
+    pub skipped: u64,
     pub updates: Vec<LiveUpdate>,
 }
 

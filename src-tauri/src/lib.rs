@@ -29,6 +29,7 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
             commands::workspace::list_recent_workspaces,
             commands::workspace::list_runs,
             commands::runs::start_run,
+            commands::live::next_live_updates,
             commands::runs::start_demo_run,
             commands::runs::cancel_run,
             commands::runs::command_output,
@@ -84,7 +85,6 @@ pub fn specta_builder() -> Builder<tauri::Wry> {
         ])
         .events(collect_events![
             events::WorkspaceOpened,
-            events::LiveUpdates,
             events::QuitRequested
         ])
         // Values the UI must not copy by hand.
@@ -123,6 +123,7 @@ pub fn run() -> ExitCode {
     let live_app = app.as_ref().ok().cloned();
     let close_app = live_app.clone();
     let state = AppState::new(app).with_opened_file(commands::bundles::bundle_argument());
+    let feed = state.live();
     let builder = specta_builder();
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
@@ -137,7 +138,7 @@ pub fn run() -> ExitCode {
                 if let Err(e) = application.follow_other_processes() {
                     tracing::warn!(error = %e, "other processes' runs will not update live");
                 }
-                live::forward(application, app.handle().clone());
+                live::forward(application, app.handle().clone(), feed);
             }
             Ok(())
         })

@@ -1,16 +1,19 @@
-//! Forwards the application's live bus to the window as typed updates,
-//! a batch per short window (see `bearagent_runtime::live::next_batch`).
+//! Moves the application's live bus into the feed the window pulls from
+//! (`next_live_updates`), and raises desktop notifications on the way.
 
 use crate::events::{
-    CommandOutputPushed, LiveUpdate, LiveUpdates, ModelTextDiscarded, ModelTextPushed, RunAborted,
+    CommandOutputPushed, LiveUpdate, ModelTextDiscarded, ModelTextPushed, RunAborted,
     RunEventPushed,
 };
-use bearagent_runtime::{next_batch, Application, BatchWindow, LiveEvent};
+use bearagent_runtime::{next_batch, Application, BatchWindow, LiveEvent, LiveFeed};
 use std::sync::Arc;
 use tauri::AppHandle;
-use tauri_specta::Event;
 
-pub fn forward(app: Arc<Application>, handle: AppHandle) {
+/// Updates kept for a window that is not asking (busy, or reloading);
+/// past it the oldest go and the window pages the store instead.
+pub const FEED_CAPACITY: usize = 8192;
+
+pub fn forward(app: Arc<Application>, handle: AppHandle, feed: Arc<LiveFeed<LiveEvent>>) {
     let mut rx = app.subscribe();
     tauri::async_runtime::spawn(async move {
         while let Some(batch) = next_batch(&mut rx, BatchWindow::default()).await {
@@ -22,12 +25,7 @@ pub fn forward(app: Arc<Application>, handle: AppHandle) {
                 continue;
             }
             crate::notify::notify_batch(&app, &handle, &batch.events);
-            let updates = LiveUpdates {
-                updates: batch.events.into_iter().map(update).collect(),
-            };
-            if let Err(e) = updates.emit(&handle) {
-                tracing::warn!(error = %e, "could not push live updates");
-            }
+            feed.push(batch.events);
         }
     });
 }

@@ -1,5 +1,5 @@
 use crate::dto::ApiError;
-use bearagent_runtime::{AppError, Application};
+use bearagent_runtime::{AppError, Application, LiveEvent, LiveFeed};
 use std::sync::{Arc, Mutex};
 
 /// The application, or why it could not be opened.
@@ -8,6 +8,8 @@ pub struct AppState {
     /// A run bundle the app was started to open (a double-click on a
     /// `.bearagent-run` file); taken once by the window.
     opened_file: Mutex<Option<String>>,
+    /// Live updates waiting for the window to pull them.
+    live: Arc<LiveFeed<LiveEvent>>,
 }
 
 impl AppState {
@@ -15,6 +17,7 @@ impl AppState {
         Self {
             app: app.map_err(|e| ApiError::from(&e)),
             opened_file: Mutex::new(None),
+            live: Arc::new(LiveFeed::new(crate::live::FEED_CAPACITY)),
         }
     }
 
@@ -29,6 +32,10 @@ impl AppState {
     /// The bundle the app was started with, once.
     pub fn take_opened_file(&self) -> Option<String> {
         self.opened_file.lock().ok().and_then(|mut f| f.take())
+    }
+
+    pub fn live(&self) -> Arc<LiveFeed<LiveEvent>> {
+        self.live.clone()
     }
 
     pub fn app(&self) -> Result<Arc<Application>, ApiError> {

@@ -13,6 +13,11 @@ export const commands = {
 	listRecentWorkspaces: () => typedError<WorkspaceView[], ApiError>(__TAURI_INVOKE("list_recent_workspaces")),
 	listRuns: (workspaceId: string) => typedError<RunSummaryView[], ApiError>(__TAURI_INVOKE("list_runs", { workspaceId })),
 	startRun: (request: StartRunRequest) => typedError<StartedRun, ApiError>(__TAURI_INVOKE("start_run", { request })),
+	/**
+	 *  Updates after `cursor`, waiting up to 25 s for one; without a cursor
+	 *  (a page that just loaded) the cursor to start from, at once.
+	 */
+	nextLiveUpdates: (cursor: number | null) => typedError<LiveUpdates, ApiError>(__TAURI_INVOKE("next_live_updates", { cursor })),
 	/**  Creates a sample workspace in a temp folder and starts the offline demo. */
 	startDemoRun: () => typedError<[WorkspaceView, StartedRun], ApiError>(__TAURI_INVOKE("start_demo_run")),
 	cancelRun: (runId: string) => typedError<null, ApiError>(__TAURI_INVOKE("cancel_run", { runId })),
@@ -140,7 +145,6 @@ export const commands = {
 
 /** Events */
 export const events = {
-	liveUpdates: makeEvent<LiveUpdates, LiveUpdates>("live-updates"),
 	quitRequested: makeEvent<QuitRequested, QuitRequested>("quit-requested"),
 	workspaceOpened: makeEvent<WorkspaceOpened, WorkspaceOpened>("workspace-opened"),
 };
@@ -827,11 +831,18 @@ export type LiveUpdate = {
 } & RunAborted;
 
 /**
- *  Live updates of any run that arrived within one short window, in the
- *  order they happened: one push (one script evaluation in the page) for
- *  several events.
+ *  Live updates of any run, in the order they happened, as the window pulls
+ *  them (`next_live_updates`): pulled, not pushed, because every push is a
+ *  script evaluation the web process keeps memory for.
  */
 export type LiveUpdates = {
+	/**  What to ask with next. */
+	cursor: number,
+	/**
+	 *  Updates dropped before the window took them (it fell behind): the
+	 *  window pages the store for the gaps in run seqs.
+	 */
+	skipped: number,
 	updates: LiveUpdate[],
 };
 

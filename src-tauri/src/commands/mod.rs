@@ -4,6 +4,7 @@
 pub mod artifacts;
 pub mod bundles;
 pub mod hooks;
+pub mod live;
 pub mod mcp;
 pub mod review;
 pub mod runs;

@@ -12,6 +12,7 @@ pub mod follow;
 pub mod home;
 pub mod hooks;
 pub mod live;
+pub mod live_feed;
 pub mod logging;
 pub mod mcp;
 pub mod profile;
@@ -50,6 +51,7 @@ pub mod sandbox_view {
 }
 pub use error::{AppError, ErrorCode};
 pub use live::{next_batch, BatchWindow, LiveBatch, LiveEvent};
+pub use live_feed::{FeedPage, FeedWait, LiveFeed};
 pub use profile::RunProfile;
 pub use run::approvals::Decision;
 pub use run::context::{

@@ -11,6 +11,7 @@ import { MockArtifacts, untrackedOf } from "./artifacts";
 import { MockBundles, REVIEW_COMMANDS, workspaceElsewhere } from "./bundles";
 import { compactByHand, eventText } from "./compaction";
 import { MockImages, defaultVision, type ImageReader } from "./images";
+import { MockLiveFeed } from "./live";
 import { adoptAnswers, playBack, SeqMap } from "./playback";
 import { MockRunEngine, type MockRun, type NewRun } from "./runEngine";
 import { MockReview } from "./review";
@@ -41,8 +42,10 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   let demos = 0;
   let quitCalled = false;
 
+  const live = new MockLiveFeed();
+  const pushLive = (update: LiveUpdate) => live.push(update);
   const engine = new MockRunEngine({
-    push: (update: LiveUpdate) => void pushLive(update),
+    push: pushLive,
     stepMs: config.stepMs,
     streamMs: config.streamMs,
     gateModelCalls: config.gateModelCalls,
@@ -288,6 +291,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   mockIPC(
     async (cmd, args) => {
       const input = (args ?? {}) as Record<string, unknown>;
+      // The page's standing ask for live updates is not the user's doing.
+      if (cmd === "next_live_updates") return live.next(input.cursor === null || input.cursor === undefined ? null : Number(input.cursor));
       calls.push({ cmd, args: input });
       try {
         if (REVIEW_COMMANDS.has(cmd)) bundles.checkWritable(String(input.runId), "changed");
@@ -486,13 +491,13 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     },
     emitStored(runId: string, seq: number) {
       const run = runOf(engine, runId);
-      void pushLive({ kind: "run_event", runId, event: run.events[seq - 1] });
+      pushLive({ kind: "run_event", runId, event: run.events[seq - 1] });
     },
     emitModelText(runId: string, modelCall: number, text: string) {
-      void pushLive({ kind: "model_text", runId, modelCall, text });
+      pushLive({ kind: "model_text", runId, modelCall, text });
     },
     emitCommandOutput(runId: string, callId: string, text: string) {
-      void pushLive({ kind: "command_output", runId, callId, text });
+      pushLive({ kind: "command_output", runId, callId, text });
     },
     eventCount: (runId: string) => runOf(engine, runId).events.length,
     interrupt: (runId: string) => engine.interrupt(runId),
@@ -505,7 +510,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       engine.commit(run, { type: "run_failed", reason: message }, null);
       run.active = false;
       run.owner = { kind: "nobody" };
-      void pushLive({ kind: "run_aborted", runId, message });
+      pushLive({ kind: "run_aborted", runId, message });
     },
     editFile: (runId: string, path: string) => artifacts.touch(runId, path),
     removeFolder: (path: string) => void directories.delete(normalise(path)),
@@ -517,11 +522,6 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     },
   };
   window.__bearagentMock = hooks;
-}
-
-/** A live update as the shell pushes it: a `live-updates` batch (of one here). */
-function pushLive(update: LiveUpdate): Promise<void> {
-  return emit("live-updates", { updates: [update] });
 }
 
 function normalise(path: string): string {

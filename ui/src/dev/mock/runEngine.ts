@@ -29,7 +29,7 @@ import type { ScenarioName, Take } from "./scenario";
 export { sleep } from "./playback";
 
 export interface EngineOptions {
-  /** Pushes a live update, as the shell's `live-updates` event carries it. */
+  /** Queues a live update for the page to pull, as the shell's live feed does. */
   push(update: LiveUpdate): void;
   /** Delay between committed events. */
   stepMs: number;

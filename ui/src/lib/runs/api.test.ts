@@ -16,14 +16,14 @@ const mocks = vi.hoisted(() => ({
     compactRun: vi.fn(),
     eventText: vi.fn(),
     runImage: vi.fn(),
+    nextLiveUpdates: vi.fn(),
   },
-  listen: { live: vi.fn(), quit: vi.fn() },
+  listen: { quit: vi.fn() },
 }));
 
 vi.mock("../../bindings", () => ({
   commands: mocks.commands,
   events: {
-    liveUpdates: { listen: mocks.listen.live },
     quitRequested: { listen: mocks.listen.quit },
   },
 }));
@@ -82,22 +82,13 @@ describe("tauriRunsApi", () => {
     await expect(tauriRunsApi.runImage("r1", "ab12")).resolves.toEqual({ ok: false, error: { code: "not_found", message: "image not found: ab12" } });
   });
 
-  it("delivers a batch of live updates to each kind's handlers in the order they happened, over one listener", async () => {
-    mocks.listen.live.mockResolvedValue(vi.fn());
-    const seen: string[] = [];
-    const offRun = await tauriRunsApi.onRunEvent((p) => seen.push(`event ${p.runId} #${p.event.seq}`));
-    await tauriRunsApi.onModelText((p) => seen.push(`text ${p.modelCall} ${p.text}`));
-    await tauriRunsApi.onRunAborted((p) => seen.push(`aborted ${p.message}`));
-    await tauriRunsApi.onModelTextDiscarded((p) => seen.push(`discarded ${p.modelCall}`));
-    await tauriRunsApi.onCommandOutput((p) => seen.push(`output ${p.callId} ${p.text}`));
-    expect(mocks.listen.live).toHaveBeenCalledTimes(1);
-
-    const push = mocks.listen.live.mock.calls[0][0];
+  it("pulls live updates once for all handlers and gives each kind's handlers theirs in the order they happened", async () => {
     const event = (seq: number) => ({ kind: "run_event", runId: "r1", event: { seq } });
-    push({
-      event: "live-updates",
-      id: 1,
-      payload: {
+    const pages = [
+      { cursor: 0, skipped: 0, updates: [] },
+      {
+        cursor: 7,
+        skipped: 0,
         updates: [
           { kind: "model_text", runId: "r1", modelCall: 4, text: "Hel" },
           { kind: "model_text_discarded", runId: "r1", modelCall: 4 },
@@ -108,12 +99,34 @@ describe("tauriRunsApi", () => {
           { kind: "run_aborted", runId: "r1", message: "disk full" },
         ],
       },
+      { cursor: 9, skipped: 0, updates: [event(7), { kind: "model_text", runId: "r1", modelCall: 8, text: "x" }] },
+    ];
+    // Each answer waits for the test to let it through; after the script, the shell keeps the poll open.
+    const gates: (() => void)[] = [];
+    mocks.commands.nextLiveUpdates.mockImplementation(() => {
+      const page = pages.shift();
+      return new Promise((resolve) => (page ? gates.push(() => resolve({ status: "ok", data: page })) : undefined));
     });
+    const pass = async () => {
+      gates.shift()?.();
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    };
+    const seen: string[] = [];
+    const subscribed = tauriRunsApi.onRunEvent((p) => seen.push(`event ${p.runId} #${p.event.seq}`));
+    await pass();
+    const offRun = await subscribed;
+    await tauriRunsApi.onModelText((p) => seen.push(`text ${p.modelCall} ${p.text}`));
+    await tauriRunsApi.onRunAborted((p) => seen.push(`aborted ${p.message}`));
+    await tauriRunsApi.onModelTextDiscarded((p) => seen.push(`discarded ${p.modelCall}`));
+    await tauriRunsApi.onCommandOutput((p) => seen.push(`output ${p.callId} ${p.text}`));
+
+    await pass();
     expect(seen).toEqual(["text 4 Hel", "discarded 4", "text 4 Hello", "event r1 #5", "output c1 ok", "event r1 #6", "aborted disk full"]);
 
     seen.length = 0;
     offRun();
-    push({ event: "live-updates", id: 2, payload: { updates: [event(7), { kind: "model_text", runId: "r1", modelCall: 8, text: "x" }] } });
+    await pass();
     expect(seen).toEqual(["text 8 x"]);
+    expect(mocks.commands.nextLiveUpdates.mock.calls).toEqual([[null], [0], [7], [9]]);
   });
 });

@@ -22,6 +22,7 @@ import type {
   WorkspaceView,
 } from "../../bindings";
 import { call, type Outcome } from "../ipc/outcome";
+import { startLivePull } from "./livePull";
 
 export type Unlisten = () => void;
 
@@ -66,7 +67,7 @@ export interface RunsApi {
 type LiveKind = LiveUpdate["kind"];
 type LiveHandler = (update: LiveUpdate) => void;
 
-// Live updates arrive in batches (one push per short window); every handler
+// Live updates are pulled from the shell, one answer per burst; every handler
 // sees each update in the order they happened, whatever its kind — a text
 // delta before the completion that ends it.
 const liveHandlers = new Set<LiveHandler>();
@@ -77,9 +78,12 @@ function onLive<K extends LiveKind>(kind: K, handler: (update: Extract<LiveUpdat
     if (update.kind === kind) handler(update as Extract<LiveUpdate, { kind: K }>);
   };
   liveHandlers.add(forKind);
-  liveListening ??= events.liveUpdates.listen((event) => {
-    for (const update of event.payload.updates) for (const each of liveHandlers) each(update);
-  });
+  liveListening ??= startLivePull(
+    (cursor) => commands.nextLiveUpdates(cursor),
+    (update) => {
+      for (const each of liveHandlers) each(update);
+    },
+  );
   return liveListening.then(
     () => () => void liveHandlers.delete(forKind),
     (error: unknown) => {
