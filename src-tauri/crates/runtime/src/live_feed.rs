@@ -23,13 +23,12 @@ pub struct FeedPage<T> {
     pub skipped: u64,
 }
 
-/// How a reader waits: at most `wait` for a first item, then `gather`
-/// more for what follows it at once (one answer for a burst), at most
-/// `max_items` per answer.
+/// How a reader waits: at most `wait` for a first item; at most
+/// `max_items` per answer. A burst arrives as one push (the shell's
+/// forwarder batches the bus per 16 ms), so one answer holds it.
 #[derive(Debug, Clone, Copy)]
 pub struct FeedWait {
     pub wait: Duration,
-    pub gather: Duration,
     pub max_items: usize,
 }
 
@@ -38,8 +37,6 @@ impl Default for FeedWait {
         Self {
             // Under any IPC timeout, long enough that an idle window asks rarely.
             wait: Duration::from_secs(25),
-            // One frame at 60 Hz: streamed text still reads as smooth.
-            gather: Duration::from_millis(16),
             max_items: 512,
         }
     }
@@ -97,14 +94,10 @@ impl<T: Clone> LiveFeed<T> {
             return self.take(u64::MAX, 0);
         };
         let mut end = self.end.subscribe();
-        // Past the end (a page older than this feed) is answered at once.
+        // Nothing after the cursor yet: wait (a cursor past the end is answered at once).
         if *end.borrow_and_update() == cursor {
-            let arrived = tokio::time::timeout(wait.wait, end.wait_for(|end| *end != cursor))
-                .await
-                .is_ok_and(|changed| changed.is_ok());
-            if arrived {
-                tokio::time::sleep(wait.gather).await;
-            }
+            // Timed out or not, the answer is what is there now.
+            let _ = tokio::time::timeout(wait.wait, end.wait_for(|end| *end != cursor)).await;
         }
         self.take(cursor, wait.max_items)
     }
@@ -141,10 +134,17 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
+    fn answer(cursor: u64, items: Vec<u32>, skipped: u64) -> FeedPage<u32> {
+        FeedPage {
+            cursor,
+            items,
+            skipped,
+        }
+    }
+
     fn quick() -> FeedWait {
         FeedWait {
             wait: Duration::from_millis(200),
-            gather: Duration::from_millis(5),
             max_items: 3,
         }
     }
@@ -154,28 +154,14 @@ mod tests {
         let feed = LiveFeed::new(100);
         feed.push([1, 2]);
         let start = feed.next(None, quick()).await;
-        assert_eq!(
-            start,
-            FeedPage {
-                cursor: 2,
-                items: vec![],
-                skipped: 0
-            }
-        );
+        assert_eq!(start, answer(2, vec![], 0));
         feed.push([3, 4]);
         let page = feed.next(Some(start.cursor), quick()).await;
-        assert_eq!(
-            page,
-            FeedPage {
-                cursor: 4,
-                items: vec![3, 4],
-                skipped: 0
-            }
-        );
+        assert_eq!(page, answer(4, vec![3, 4], 0));
     }
 
     #[tokio::test]
-    async fn a_waiting_reader_wakes_on_a_push_and_gathers_the_burst() {
+    async fn a_waiting_reader_wakes_on_a_push_and_takes_all_that_is_there() {
         let feed = Arc::new(LiveFeed::new(100));
         let reader = {
             let feed = feed.clone();
@@ -185,28 +171,14 @@ mod tests {
         feed.push([1]);
         feed.push([2]);
         let page = reader.await.expect("reader");
-        assert_eq!(
-            page,
-            FeedPage {
-                cursor: 2,
-                items: vec![1, 2],
-                skipped: 0
-            }
-        );
+        assert_eq!(page, answer(2, vec![1, 2], 0));
     }
 
     #[tokio::test]
     async fn nothing_within_the_wait_answers_empty_at_the_same_cursor() {
         let feed: LiveFeed<u32> = LiveFeed::new(100);
         let page = feed.next(Some(0), quick()).await;
-        assert_eq!(
-            page,
-            FeedPage {
-                cursor: 0,
-                items: vec![],
-                skipped: 0
-            }
-        );
+        assert_eq!(page, answer(0, vec![], 0));
     }
 
     #[tokio::test]
@@ -217,14 +189,7 @@ mod tests {
         assert_eq!(first.items, vec![1, 2, 3]);
         let started = tokio::time::Instant::now();
         let rest = feed.next(Some(first.cursor), quick()).await;
-        assert_eq!(
-            rest,
-            FeedPage {
-                cursor: 5,
-                items: vec![4, 5],
-                skipped: 0
-            }
-        );
+        assert_eq!(rest, answer(5, vec![4, 5], 0));
         assert!(
             started.elapsed() < Duration::from_millis(150),
             "no wait when items are there"
@@ -236,14 +201,7 @@ mod tests {
         let feed = LiveFeed::new(2);
         feed.push([1, 2, 3, 4, 5]);
         let page = feed.next(Some(0), quick()).await;
-        assert_eq!(
-            page,
-            FeedPage {
-                cursor: 5,
-                items: vec![4, 5],
-                skipped: 3
-            }
-        );
+        assert_eq!(page, answer(5, vec![4, 5], 3));
     }
 
     #[tokio::test]
@@ -259,14 +217,7 @@ mod tests {
         assert_eq!(feed.lock().first, 2);
         let started = tokio::time::Instant::now();
         let page = feed.next(Some(99), quick()).await;
-        assert_eq!(
-            page,
-            FeedPage {
-                cursor: 3,
-                items: vec![],
-                skipped: 0
-            }
-        );
+        assert_eq!(page, answer(3, vec![], 0));
         assert!(
             started.elapsed() < Duration::from_millis(150),
             "answered at once"

@@ -78,12 +78,9 @@ function onLive<K extends LiveKind>(kind: K, handler: (update: Extract<LiveUpdat
     if (update.kind === kind) handler(update as Extract<LiveUpdate, { kind: K }>);
   };
   liveHandlers.add(forKind);
-  liveListening ??= startLivePull(
-    (cursor) => commands.nextLiveUpdates(cursor),
-    (update) => {
-      for (const each of liveHandlers) each(update);
-    },
-  );
+  liveListening ??= startLivePull(commands.nextLiveUpdates, (update) => {
+    for (const each of liveHandlers) each(update);
+  });
   return liveListening.then(
     () => () => void liveHandlers.delete(forKind),
     (error: unknown) => {
