@@ -139,6 +139,25 @@ fn store_appends(groups: &[&[EventEnvelope]]) -> Duration {
     start.elapsed()
 }
 
+/// Where a step's wall time goes: the mean gap from each event's stamp to
+/// the next one's, by the pair of kinds (a gap holds the earlier event's
+/// commit and the work before the next is stamped).
+fn gaps_by_kind(events: &[EventEnvelope]) -> String {
+    let mut sums: std::collections::BTreeMap<(&str, &str), (f64, usize)> = Default::default();
+    for pair in events.windows(2) {
+        let micros = (pair[1].at.as_datetime() - pair[0].at.as_datetime()).as_seconds_f64() * 1e6;
+        let slot = sums
+            .entry((pair[0].payload.type_name(), pair[1].payload.type_name()))
+            .or_default();
+        *slot = (slot.0 + micros, slot.1 + 1);
+    }
+    sums.into_iter()
+        .filter(|(_, (_, n))| *n >= STEPS / 2)
+        .map(|((a, b), (sum, n))| format!("  {a} -> {b}: {:.0} us", sum / n as f64))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -148,6 +167,7 @@ fn main() {
     let (mut ratios, mut store_ratios) = (Vec::new(), Vec::new());
     let (mut loop_cpu, mut raw_cpu, mut store_cpu) = (Vec::new(), Vec::new(), Vec::new());
     let (mut event_count, mut transactions) = (0, 0);
+    let mut gaps = String::new();
     for _ in 0..ROUNDS {
         let cpu = cpu_time();
         let (t, events, appends) = scripted_run(&rt, STEPS);
@@ -160,6 +180,7 @@ fn main() {
             "the rows' grouping does not match the store's commits"
         );
         (event_count, transactions) = (events.len(), groups.len());
+        gaps = gaps_by_kind(&events);
         // Measured right after the run: fsync latency on a shared machine
         // drifts over seconds, so each round's ratio compares neighbours.
         let cpu = cpu_time();
@@ -199,6 +220,7 @@ fn main() {
         per_step(&store),
         median(store_ratios),
     );
+    println!("where a step's time goes (last round, mean gap between event stamps):\n{gaps}");
     // A long run: does a step cost more at step 2 000 than at the start?
     let (_, events, _) = scripted_run(&rt, LONG_STEPS);
     let starts: Vec<_> = events
