@@ -9,6 +9,7 @@ mod live;
 mod notify;
 #[cfg(test)]
 mod packaging_tests;
+mod paint;
 #[cfg(test)]
 mod scenarios;
 mod state;
@@ -103,6 +104,7 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
 }
 
 pub fn run() -> ExitCode {
+    paint::choose();
     let home = home::resolve();
     let _log_guard = home
         .as_ref()

@@ -30,6 +30,10 @@ const IDLE_MS = 5_000;
 const LONG_IDLE_MS = 30_000;
 const GOAL_GROWTH_MB = 50;
 const MAX_RUN_MS = 20 * 60_000;
+// Diagnostics: which soaks to run ("run,list") and a style sheet to add to
+// the page before each run (to test what WebKit keeps memory for).
+const VIEWS = (process.env.BENCH_VIEWS ?? "run,list").split(",");
+const PROBE_CSS = process.env.BENCH_PROBE_CSS ?? "";
 
 requireBins("app");
 
@@ -113,6 +117,7 @@ async function soak(tree, sandbox, model, view) {
   try {
     await openWorkspace(app, sandbox.workspace, { byTestId, WAIT });
     await byTestId(app, "run-goal").waitForDisplayed(WAIT);
+    if (PROBE_CSS) await app.execute((css) => document.head.insertAdjacentHTML("beforeend", `<style>${css}</style>`), PROBE_CSS);
     const stages = { before: await idle() };
     const first = await runOnce();
     stages.after = await idle();
@@ -161,14 +166,19 @@ await withSandbox(async ({ sandbox, startTree, onCleanup }) => {
   onCleanup(() => new Promise((ok) => model.server.close(ok)));
   writeConfig(sandbox.data, model.port);
   const tree = await startTree();
-  const runView = await soak(tree, sandbox, model, "run");
-  const list = await soak(tree, sandbox, model, "list");
+  const runView = VIEWS.includes("run") ? await soak(tree, sandbox, model, "run") : null;
+  const list = VIEWS.includes("list") ? await soak(tree, sandbox, model, "list") : null;
 
-  console.log(`\nBearAgent soak — real app (${bins.app}), WebKitGTK under Xvfb, ${STEPS} steps against a loopback model; ${machine()}`);
-  const growth = report(runView);
-  const listGrowth = report(list);
-  console.log(`\n→ ${verdict(growth < GOAL_GROWTH_MB)}: with the run view open the app's tree grew ${growth.toFixed(1)} MB PSS (goal < ${GOAL_GROWTH_MB} MB; RSS ${((runView.stages.after.rss - runView.stages.before.rss) / 1024).toFixed(1)} MB); with the runs list open ${listGrowth.toFixed(1)} MB`);
-  console.log(`  still held after leaving the run view and ${LONG_IDLE_MS / 1000} s idle: ${grown(runView.stages.before, runView.stages.settled).toFixed(1)} MB; after a page reload: ${grown(runView.stages.before, runView.stages.reloaded).toFixed(1)} MB`);
-  console.log(`  a second ${STEPS}-step run in the same process added ${grown(runView.stages.reloaded, runView.stages.second).toFixed(1)} MB more (runs list open: ${grown(list.stages.reloaded, list.stages.second).toFixed(1)} MB)`);
-  if ([runView, list].some((r) => r.status !== "succeeded" || r.second.status !== "succeeded")) process.exitCode = 1;
+  console.log(`\nBearAgent soak — real app (${bins.app}), WebKitGTK under Xvfb, ${STEPS} steps against a loopback model; ${machine()}${PROBE_CSS ? `; probe style: ${PROBE_CSS}` : ""}`);
+  if (runView) {
+    const growth = report(runView);
+    console.log(`\n→ ${verdict(growth < GOAL_GROWTH_MB)}: with the run view open the app's tree grew ${growth.toFixed(1)} MB PSS (goal < ${GOAL_GROWTH_MB} MB; RSS ${((runView.stages.after.rss - runView.stages.before.rss) / 1024).toFixed(1)} MB)`);
+    console.log(`  still held after leaving the run view and ${LONG_IDLE_MS / 1000} s idle: ${grown(runView.stages.before, runView.stages.settled).toFixed(1)} MB; after a page reload: ${grown(runView.stages.before, runView.stages.reloaded).toFixed(1)} MB`);
+    console.log(`  a second ${STEPS}-step run in the same process added ${grown(runView.stages.reloaded, runView.stages.second).toFixed(1)} MB more`);
+  }
+  if (list) {
+    const listGrowth = report(list);
+    console.log(`\n→ with the runs list open the app's tree grew ${listGrowth.toFixed(1)} MB PSS; a second run added ${grown(list.stages.reloaded, list.stages.second).toFixed(1)} MB more`);
+  }
+  if ([runView, list].some((r) => r && (r.status !== "succeeded" || r.second.status !== "succeeded"))) process.exitCode = 1;
 });
