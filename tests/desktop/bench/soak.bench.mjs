@@ -15,6 +15,11 @@
 // processes on the machine lower it; RSS is printed beside it as a check.
 //
 //   npm run bench:soak          (BENCH_STEPS=… to change the length)
+//
+// For diagnosis: BENCH_VIEWS=run (or list) runs one of the two soaks;
+// BENCH_PROBE_CSS='…' adds that style sheet to the page before the first
+// run of each (the reload before the second run drops it), e.g. to hide
+// the timeline's rows and see what painting them costs.
 import { createServer } from "node:http";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -32,7 +37,10 @@ const GOAL_GROWTH_MB = 50;
 const MAX_RUN_MS = 20 * 60_000;
 // Diagnostics: which soaks to run ("run,list") and a style sheet to add to
 // the page before each run (to test what WebKit keeps memory for).
-const VIEWS = (process.env.BENCH_VIEWS ?? "run,list").split(",");
+const VIEWS = (process.env.BENCH_VIEWS ?? "run,list").split(",").map((v) => v.trim());
+if (VIEWS.length === 0 || VIEWS.some((v) => v !== "run" && v !== "list")) {
+  throw new Error(`BENCH_VIEWS must name run, list or both ("run,list"), not ${JSON.stringify(process.env.BENCH_VIEWS)}`);
+}
 const PROBE_CSS = process.env.BENCH_PROBE_CSS ?? "";
 
 requireBins("app");
