@@ -331,6 +331,11 @@ export async function recordRun(sandbox, events) {
 
 // ---- in the app ----------------------------------------------------------------
 
+/** Adds `css` to the page as a style sheet (a bench's what-if: the app itself unchanged). */
+export async function injectStyle(browser, css) {
+  await browser.execute((text) => document.head.append(Object.assign(document.createElement("style"), { textContent: text })), css);
+}
+
 /** Home screen → the recorded workspace (as a user would: the recent list, else the path field). */
 export async function openWorkspace(app, path, { byTestId, WAIT }) {
   await app.$('.shell[data-ready="true"]').waitForExist(WAIT);

@@ -17,9 +17,10 @@
 //   npm run bench:soak          (BENCH_STEPS=… to change the length)
 //
 // For diagnosis: BENCH_VIEWS=run (or list) runs one of the two soaks;
-// BENCH_PROBE_CSS='…' adds that style sheet to the page before the first
-// run of each (the reload before the second run drops it), e.g. to hide
-// the timeline's rows and see what painting them costs.
+// BENCH_INJECT_CSS='…' (as in bench:timeline) adds that style sheet to the
+// page before the first run of each (the reload before the second run
+// drops it), e.g. to hide the timeline's rows and see what painting them
+// costs.
 import { createServer } from "node:http";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -27,7 +28,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { toolTurn, answerTurn } from "../loopback-model.mjs";
 import {
   machine, bins, requireBins, withSandbox, launch, close, openWorkspace, treeMemory, breakdown, pssByMapping, mappingGrowth,
-  writeModules, modulePath, byTestId, WAIT, mb, verdict,
+  writeModules, modulePath, injectStyle, byTestId, WAIT, mb, verdict,
 } from "./lib.mjs";
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 2_000);
@@ -41,7 +42,7 @@ const VIEWS = (process.env.BENCH_VIEWS ?? "run,list").split(",").map((v) => v.tr
 if (VIEWS.length === 0 || VIEWS.some((v) => v !== "run" && v !== "list")) {
   throw new Error(`BENCH_VIEWS must name run, list or both ("run,list"), not ${JSON.stringify(process.env.BENCH_VIEWS)}`);
 }
-const PROBE_CSS = process.env.BENCH_PROBE_CSS ?? "";
+const INJECT_CSS = process.env.BENCH_INJECT_CSS ?? "";
 
 requireBins("app");
 
@@ -125,7 +126,7 @@ async function soak(tree, sandbox, model, view) {
   try {
     await openWorkspace(app, sandbox.workspace, { byTestId, WAIT });
     await byTestId(app, "run-goal").waitForDisplayed(WAIT);
-    if (PROBE_CSS) await app.execute((css) => document.head.insertAdjacentHTML("beforeend", `<style>${css}</style>`), PROBE_CSS);
+    if (INJECT_CSS) await injectStyle(app, INJECT_CSS);
     const stages = { before: await idle() };
     const first = await runOnce();
     stages.after = await idle();
@@ -177,7 +178,7 @@ await withSandbox(async ({ sandbox, startTree, onCleanup }) => {
   const runView = VIEWS.includes("run") ? await soak(tree, sandbox, model, "run") : null;
   const list = VIEWS.includes("list") ? await soak(tree, sandbox, model, "list") : null;
 
-  console.log(`\nBearAgent soak — real app (${bins.app}), WebKitGTK under Xvfb, ${STEPS} steps against a loopback model; ${machine()}${PROBE_CSS ? `; probe style: ${PROBE_CSS}` : ""}`);
+  console.log(`\nBearAgent soak — real app (${bins.app}), WebKitGTK under Xvfb, ${STEPS} steps against a loopback model; ${machine()}${INJECT_CSS ? `; WHAT-IF, style sheet added: ${INJECT_CSS}` : ""}`);
   if (runView) {
     const growth = report(runView);
     console.log(`\n→ ${verdict(growth < GOAL_GROWTH_MB)}: with the run view open the app's tree grew ${growth.toFixed(1)} MB PSS (goal < ${GOAL_GROWTH_MB} MB; RSS ${((runView.stages.after.rss - runView.stages.before.rss) / 1024).toFixed(1)} MB)`);

@@ -23,7 +23,7 @@
 //                                  BENCH_INJECT_CSS='…' adds a style sheet to
 //                                  the app's page first: a what-if for the
 //                                  styles, the app itself unchanged)
-import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, byTestId, WAIT, median, quantile, ms, ratio, verdict } from "./lib.mjs";
+import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, injectStyle, byTestId, WAIT, median, quantile, ms, ratio, verdict } from "./lib.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const NAV_RUNS = 7;
@@ -36,7 +36,7 @@ const GOAL = { firstPaint: 300, p95Frame: 20, page: 20 };
 const SCROLL_CAP_MS = Number(process.env.BENCH_SCROLL_CAP_S ?? 120) * 1000;
 const INJECT_CSS = process.env.BENCH_INJECT_CSS ?? "";
 const MODES = [
-  { name: "default rendering (accelerated compositing, software GL)", env: null },
+  { name: "default rendering (accelerated compositing on software GL; without a GPU the app paints its tiles on the CPU, src-tauri/src/paint.rs, the blank window does not)", env: null },
   { name: "WEBKIT_DISABLE_COMPOSITING_MODE=1", env: "1" },
 ];
 
@@ -182,7 +182,7 @@ async function measureMode(startTree, sandbox, recorded, mode, withIpc) {
   const app = await launch(tree, bins.app);
   try {
     await openWorkspace(app, sandbox.workspace, { byTestId, WAIT });
-    if (INJECT_CSS) await app.execute((css) => document.head.append(Object.assign(document.createElement("style"), { textContent: css })), INJECT_CSS);
+    if (INJECT_CSS) await injectStyle(app, INJECT_CSS);
     await app.$(`[data-testid="run-row"][data-run-id="${recorded.runId}"]`).waitForExist(WAIT);
     out.navs = [];
     for (let i = 0; i < NAV_RUNS; i++) {
