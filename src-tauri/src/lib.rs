@@ -9,10 +9,10 @@ mod live;
 mod notify;
 #[cfg(test)]
 mod packaging_tests;
-mod paint;
 #[cfg(test)]
 mod scenarios;
 mod state;
+mod webkit_env;
 
 use bearagent_runtime::{home, logging, Application, SystemClock};
 use state::AppState;
@@ -104,7 +104,7 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
 }
 
 pub fn run() -> ExitCode {
-    paint::choose();
+    webkit_env::choose();
     let home = home::resolve();
     let _log_guard = home
         .as_ref()

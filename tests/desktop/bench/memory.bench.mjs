@@ -7,7 +7,7 @@
 //      the app on a fresh profile (its welcome screen), as a new user sees it;
 //   c. the app's PSS after opening a 20 000-event run.
 // Without a GPU render node the app asks WebKit to paint on the CPU
-// (src-tauri/src/paint.rs); the blank window is then also measured painting
+// (src-tauri/src/webkit_env.rs); the blank window is then also measured painting
 // that way, for a like-for-like figure beside the goal's.
 //
 // Start: the binary is launched through a bash wrapper that stamps
@@ -58,7 +58,7 @@ const hasRenderNode = (() => {
     return false;
   }
 })();
-// The app paints on the CPU unless a GPU or the user says otherwise (paint.rs).
+// The app paints on the CPU unless a GPU or the user says otherwise (webkit_env.rs).
 const appPaintsOnCpu = !hasRenderNode && process.env.WEBKIT_SKIA_ENABLE_CPU_RENDERING === undefined;
 const KINDS = appPaintsOnCpu ? ["blank", "app", "blankCpu"] : ["blank", "app"];
 

@@ -36,7 +36,7 @@ const GOAL = { firstPaint: 300, p95Frame: 20, page: 20 };
 const SCROLL_CAP_MS = Number(process.env.BENCH_SCROLL_CAP_S ?? 120) * 1000;
 const INJECT_CSS = process.env.BENCH_INJECT_CSS ?? "";
 const MODES = [
-  { name: "default rendering (accelerated compositing on software GL; without a GPU the app paints its tiles on the CPU, src-tauri/src/paint.rs, the blank window does not)", env: null },
+  { name: "default rendering (accelerated compositing on software GL; without a GPU the app paints its tiles on the CPU, src-tauri/src/webkit_env.rs, the blank window does not)", env: null },
   { name: "WEBKIT_DISABLE_COMPOSITING_MODE=1", env: "1" },
 ];
 
