@@ -329,6 +329,32 @@ export async function recordRun(sandbox, events) {
   return { runId, lastSeq, seconds, steps };
 }
 
+// ---- in the blank window ------------------------------------------------------
+
+/**
+ * The baseline the app's timeline is measured against: a plain scrolling
+ * list (#list) of `rows` text rows, `height` px tall, added to the blank
+ * window's page.
+ */
+export async function appendPlainList(blank, rows, height) {
+  await blank.execute(
+    (rows, height) => {
+      const list = document.createElement("div");
+      list.id = "list";
+      list.style.cssText = `height:${height}px;overflow-y:auto;border:1px solid #ddd;font:13px sans-serif`;
+      for (let i = 0; i < rows; i++) {
+        const row = document.createElement("div");
+        row.style.cssText = "padding:8px 12px;border-bottom:1px solid #eee";
+        row.textContent = `#${i + 1} tool call read_file {"path":"src/module_${i % 63}.rs"} → fn item_${i}(input: &str) -> Result<(), Error>`;
+        list.append(row);
+      }
+      document.body.append(list);
+    },
+    rows,
+    height,
+  );
+}
+
 // ---- in the app ----------------------------------------------------------------
 
 /** Adds `css` to the page as a style sheet (a bench's what-if: the app itself unchanged). */

@@ -10,16 +10,17 @@
 //
 //   npm run bench:scroll-memory        (~6 min on 2 CPUs)
 import { setTimeout as sleep } from "node:timers/promises";
-import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, byTestId, WAIT, treeMemory } from "./lib.mjs";
+import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, appendPlainList, byTestId, WAIT, treeMemory, breakdown } from "./lib.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 12_000);
 const PASSES = 3;
 const IDLE_MS = 5_000;
+/** The blank window's list, about as tall as the app's timeline in an 800-px screen. */
+const LIST_HEIGHT_PX = 700;
 
 requireBins("app", "blank", "cli");
 
-const processes = (tree, bin) =>
-  treeMemory(tree.appPid(bin)).procs.map((p) => `${p.name} ${(p.pss / 1024).toFixed(1)} MB`).join(", ");
+const processes = (tree, bin) => breakdown(treeMemory(tree.appPid(bin)));
 
 /** Top → bottom of `selector`, one viewport per frame; returns the scrolled height. */
 const scrollPass = (browser, selector) =>
@@ -62,18 +63,7 @@ await withSandbox(async ({ sandbox, startTree }) => {
   const blank = await launch(tree, bins.blank);
   try {
     await blank.$("#blank").waitForExist(WAIT);
-    await blank.execute((rows) => {
-      const list = document.createElement("div");
-      list.id = "list";
-      list.style.cssText = "height:700px;overflow-y:auto;font:13px sans-serif";
-      for (let i = 0; i < rows; i++) {
-        const row = document.createElement("div");
-        row.style.cssText = "padding:8px 12px;border-bottom:1px solid #eee";
-        row.textContent = `#${i} read_file src/module_${i % 63}.rs fn item_${i}(input: &str)`;
-        list.append(row);
-      }
-      document.body.append(list);
-    }, recorded.lastSeq);
+    await appendPlainList(blank, recorded.lastSeq, LIST_HEIGHT_PX);
     await passes("blank window list", tree, bins.blank, blank, "#list");
   } finally {
     await close(blank, tree, bins.blank);

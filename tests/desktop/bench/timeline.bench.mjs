@@ -23,7 +23,7 @@
 //                                  BENCH_INJECT_CSS='…' adds a style sheet to
 //                                  the app's page first: a what-if for the
 //                                  styles, the app itself unchanged)
-import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, injectStyle, byTestId, WAIT, median, quantile, ms, ratio, verdict } from "./lib.mjs";
+import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, injectStyle, appendPlainList, byTestId, WAIT, median, quantile, ms, ratio, verdict } from "./lib.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const NAV_RUNS = 7;
@@ -117,22 +117,7 @@ async function baselinePass(tree, height) {
   const blank = await launch(tree, bins.blank);
   try {
     await blank.$("#blank").waitForExist(WAIT);
-    await blank.execute(
-      (rows, height) => {
-        const list = document.createElement("div");
-        list.id = "list";
-        list.style.cssText = `height:${height}px;overflow-y:auto;border:1px solid #ddd;font:13px sans-serif`;
-        for (let i = 0; i < rows; i++) {
-          const row = document.createElement("div");
-          row.style.cssText = "padding:8px 12px;border-bottom:1px solid #eee";
-          row.textContent = `#${i + 1} tool call read_file {"path":"src/module_${i % 63}.rs"} → fn item_${i}(input: &str) -> Result<(), Error>`;
-          list.append(row);
-        }
-        document.body.append(list);
-      },
-      BASELINE_ROWS,
-      height,
-    );
+    await appendPlainList(blank, BASELINE_ROWS, height);
     await blank.pause(500);
     return await scrollPass(blank, "#list");
   } finally {
