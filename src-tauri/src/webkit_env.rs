@@ -22,13 +22,42 @@
 //! ≈ 55 MB and the web process holds +36 to +61 MB (`npm run
 //! bench:scroll-memory`); the same pass in the blank window's plain list
 //! adds +27 MB. `JSC_aggressiveHeapThresholdInMB=16384` restores the
-//! default.
+//! default. While a run streams in, the page's short-lived objects outlive
+//! a young collection or two and pile up until a full one: the heap
+//! climbed from ≈ 20 to ≈ 100 MB between full collections in the soak
+//! (`npm run bench:soak`, 2 000 steps with the run open, GC log). With full
+//! collections from 16 MiB and at 1.5 times what survived
+//! (`JSC_largeHeapSize`, `JSC_smallHeapGrowthFactor`) it stays under
+//! ≈ 50 MB, the run is as fast (58 steps/s), and in two soaks the web
+//! process grew +128 and +131 MB instead of +144 to +157. From 8 MiB it
+//! grew less (+113 to +126 MB) but the timeline's scroll pass had 2–10
+//! times as many frames over 50 ms (`npm run bench:timeline`).
+//!
+//! The C heap. Much of what the web process allocates outside the
+//! JavaScript heap goes through glibc's malloc, which raises its mmap
+//! threshold each time a large block is freed, so later large blocks land
+//! in the arenas, where freed memory stays resident. Measured (smaps of the
+//! web process during `npm run bench:soak`): a thread arena filled to its
+//! 64 MB and stayed full after a page reload. A fixed threshold (glibc's
+//! default value, 128 KiB) keeps large blocks in their own mappings,
+//! returned on free: in three soaks the web process grew +144 to +157 MB
+//! instead of +171 to +184, and the tree held +84 to +127 MB instead of
+//! +142 after a page reload. Setting `MALLOC_MMAP_THRESHOLD_` yourself
+//! keeps your value.
 
 const CPU_PAINTING: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
-const AGGRESSIVE_HEAP_THRESHOLD: &str = "JSC_aggressiveHeapThresholdInMB";
-/// 1 TiB: no machine reaches it, so the heap grows by JavaScriptCore's
-/// default factors instead.
-const NO_AGGRESSIVE_HEAP: &str = "1048576";
+/// Set unless the user set them (name, value); see the module's doc.
+const DEFAULTS: [(&str, &str); 4] = [
+    // 1 TiB: no machine reaches it, so the heap grows by JavaScriptCore's
+    // default factors instead.
+    ("JSC_aggressiveHeapThresholdInMB", "1048576"),
+    // Collect fully once the heap is 1.5 times what survived, from 16 MiB
+    // (defaults: 2 times, from 32 MiB).
+    ("JSC_largeHeapSize", "16777216"),
+    ("JSC_smallHeapGrowthFactor", "1.5"),
+    // glibc's default, fixed: setting it turns off the threshold's growth.
+    ("MALLOC_MMAP_THRESHOLD_", "131072"),
+];
 
 /// Whether to ask for CPU painting: no render node, and the user did not choose.
 fn paint_on_cpu(has_render_node: bool, user_chose: bool) -> bool {
@@ -56,8 +85,10 @@ pub fn choose() {
     if paint_on_cpu(has_render_node(), user_chose(CPU_PAINTING)) {
         std::env::set_var(CPU_PAINTING, "1");
     }
-    if !user_chose(AGGRESSIVE_HEAP_THRESHOLD) {
-        std::env::set_var(AGGRESSIVE_HEAP_THRESHOLD, NO_AGGRESSIVE_HEAP);
+    for (name, value) in DEFAULTS {
+        if !user_chose(name) {
+            std::env::set_var(name, value);
+        }
     }
 }
 
