@@ -43,7 +43,8 @@
 //! returned on free: in three soaks the web process grew +144 to +157 MB
 //! instead of +171 to +184, and the tree held +84 to +127 MB instead of
 //! +142 after a page reload. Setting `MALLOC_MMAP_THRESHOLD_` yourself
-//! keeps your value.
+//! keeps your value. The agent's commands, hooks and MCP servers start
+//! with a scrubbed environment, so none of these settings reach them.
 
 const CPU_PAINTING: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
 /// Set unless the user set them (name, value); see the module's doc.
