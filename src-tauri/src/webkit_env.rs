@@ -30,8 +30,8 @@
 //! (`JSC_largeHeapSize`, `JSC_smallHeapGrowthFactor`) it stays under
 //! ≈ 50 MB, the run is as fast (58 steps/s), and in two soaks the web
 //! process grew +128 and +131 MB instead of +144 to +157. From 8 MiB it
-//! grew less (+113 to +126 MB) but the timeline's scroll pass had 2–10
-//! times as many frames over 50 ms (`npm run bench:timeline`).
+//! grew less (+113 to +126 MB) but the timeline's scroll pass had 2–9
+//! times as many frames over 50 ms (`npm run bench:timeline`, 45 s passes).
 //!
 //! The C heap. Much of what the web process allocates outside the
 //! JavaScript heap goes through glibc's malloc, which raises its mmap
