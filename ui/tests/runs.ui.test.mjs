@@ -160,21 +160,26 @@ test("run view: start → streaming text → approval by keyboard → final answ
 });
 
 test("ask for everything: Shift+A approves a tool for the run, D and Deny send a reason the model receives", async () => {
-  const { page, problems, close } = await ui.openApp(withProvider());
+  // Model calls are held until the Events view shows: a request that came
+  // first would take focus in the Conversation view, before the switch.
+  const { page, problems, close } = await ui.openApp(withProvider({ gateModelCalls: true }));
   try {
     await startRun(page, "Summarise the notes", "ask_all");
+    await release(page); // list_dir
     let approval = page.locator('[data-testid="approval-row"][data-state="pending"]');
     await approval.waitFor();
     await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "approval-row");
     await page.keyboard.press("Shift+A");
     await page.locator('[data-testid="approval-row"][data-state="approved"]').first().waitFor();
     assert.match(await byId(page, "approval-decided").first().innerText(), /for the rest of this run/);
+    await release(page); // read_file
 
     // read_file: deny with the keyboard (no reason).
     await page.locator('[data-testid="approval-row"][data-state="pending"][data-call-id="call_2"]').waitFor();
     await page.waitForFunction(() => document.activeElement?.dataset.callId === "call_2");
     await page.keyboard.press("d");
     await page.locator('[data-testid="approval-row"][data-state="denied"][data-call-id="call_2"]').waitFor();
+    await release(page); // write_file
 
     // write_file: typing "a" or "d" in the reason field does not answer; Deny sends the reason.
     approval = page.locator('[data-testid="approval-row"][data-state="pending"][data-call-id="call_3"]');
@@ -185,6 +190,7 @@ test("ask for everything: Shift+A approves a tool for the run, D and Deny send a
     const denied = page.locator('[data-testid="approval-row"][data-state="denied"][data-call-id="call_3"]');
     await denied.waitFor();
     assert.match(await denied.innerText(), /keep outputs\/ as it is, add nothing/);
+    await release(page); // the final answer
     const reasonRow = page.locator('[data-type="approval_denied"]').last();
     assert.match(await reasonRow.innerText(), /reason given to the model/);
     await page.locator('[data-testid="run-outcome"][data-status="succeeded"]').waitFor();
