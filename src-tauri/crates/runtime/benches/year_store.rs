@@ -6,6 +6,7 @@
 //!
 //! - opening the data folder (the app's and the CLI's start);
 //! - the runs list's first page (`runs`, 50 newest) and the CLI's `runs`;
+//! - the worktrees list, which the app's start asks for too;
 //! - opening the largest run: its projection and first 500 events;
 //! - a search over run goals (a word some goals have, and one none has);
 //! - the database size per event.
@@ -229,6 +230,7 @@ fn measure(year: &Path, empty: &Path) {
         ms(first_page_empty)
     );
     cli_runs(year, empty);
+    worktrees_list(&app, &fresh);
     println!(
         "open the largest run      {:>7.1} ms   (projection + first 500 events; goal < 300 ms)",
         ms(open_largest)
@@ -237,6 +239,18 @@ fn measure(year: &Path, empty: &Path) {
         "search goals              {:>7.1} ms a word some goals have, {:.1} ms one none has (goal < 50 ms)",
         ms(hit),
         ms(miss)
+    );
+}
+
+/// The worktrees list (the app's start asks for it beside the runs list):
+/// none of the year's runs has a worktree, so it must not cost the year.
+fn worktrees_list(year: &Application, empty: &Application) {
+    let list = |a: &Application| drop(a.worktrees().unwrap());
+    let (year_t, empty_t) = (timed(|| list(year)), timed(|| list(empty)));
+    println!(
+        "worktrees list            {:>7.2} ms   empty {:>6.2} ms   (asked for at every start)",
+        ms(year_t),
+        ms(empty_t)
     );
 }
 

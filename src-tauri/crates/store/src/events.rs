@@ -186,6 +186,7 @@ fn insert_events(
             envelope.schema_version,
             payload,
         ])?;
+        crate::worktree_runs::note(conn, &run_key, &envelope.payload)?;
         *state = Some(next);
         stamped.push(envelope);
         seq = seq.next();

@@ -12,6 +12,7 @@ mod paging;
 mod projections;
 mod schema;
 mod workspaces;
+mod worktree_runs;
 
 pub use blobs::hash_bytes;
 pub use changes::ChangeFeed;

@@ -206,6 +206,8 @@ impl Store {
                 rebuilt += 1;
             }
         }
+        tx.execute("DELETE FROM run_worktrees", [])?;
+        tx.execute_batch(crate::worktree_runs::FILL_FROM_EVENTS)?;
         tx.commit()?;
         Ok(rebuilt)
     }

@@ -74,7 +74,19 @@ CREATE TABLE imported_runs (
     // Every start looks for runs left live by a process that died: on a
     // store of thousands of runs a scan read every run's projection row.
     M::up("CREATE INDEX runs_by_status ON runs (status);"),
+    // Listing worktrees read the first event of every run ever (every
+    // start of the app asks): an index of the few runs that have one.
+    M::up(WORKTREE_RUNS),
 ];
+
+const WORKTREE_RUNS: &str = concat!(
+    "CREATE TABLE run_worktrees (
+    run_id TEXT PRIMARY KEY NOT NULL,
+    path   TEXT NOT NULL
+);
+",
+    crate::worktree_runs::fill_run_worktrees!()
+);
 
 pub(crate) const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATIONS_SLICE);
 

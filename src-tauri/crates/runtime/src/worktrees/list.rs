@@ -6,7 +6,6 @@ use super::remove;
 use crate::app::Application;
 use crate::AppError;
 use bearagent_kernel::{EventPayload, RunId, RunStatus, Worktree};
-use bearagent_store::RunFilter;
 use std::path::Path;
 use tracing::instrument;
 
@@ -62,14 +61,13 @@ impl Application {
     #[instrument(skip(self))]
     pub fn worktrees(&self) -> Result<Vec<WorktreeEntry>, AppError> {
         let mut seen: Vec<(Worktree, Seen)> = Vec::new();
-        let filter = RunFilter {
-            limit: Some(u32::MAX),
-            ..RunFilter::default()
-        };
-        let mut summaries = self.search_runs(filter)?;
-        summaries.reverse();
-        for summary in summaries {
-            let Ok(worktree) = self.worktree_of(summary.run_id) else {
+        // The store's index of worktree runs, oldest first: a year of runs
+        // without worktrees costs nothing here.
+        for run_id in self.store.worktree_runs()? {
+            let Some(run) = self.store.get_run(run_id)? else {
+                continue;
+            };
+            let Ok(worktree) = self.worktree_of(run_id) else {
                 continue;
             };
             let at = match seen.iter().position(|(w, _)| w.path == worktree.path) {
@@ -79,7 +77,7 @@ impl Application {
                     seen.len() - 1
                 }
             };
-            self.note_run(&mut seen[at].1, summary.run_id, &summary.status)?;
+            self.note_run(&mut seen[at].1, run_id, &run.status)?;
         }
         seen.reverse();
         Ok(seen.into_iter().map(|(w, s)| entry(w, s)).collect())
