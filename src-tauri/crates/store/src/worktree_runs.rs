@@ -6,10 +6,10 @@ use crate::{Store, StoreError};
 use bearagent_kernel::{EventPayload, RunId};
 use rusqlite::Connection;
 
-/// Fills the index from the events: each run's first event says whether it
-/// runs in a worktree. Reads one event per run (through `runs`, which the
-/// events' `(run_id, seq)` key serves), not the whole log.
-/// A macro so the migration that makes the index can `concat!` it.
+/// The SQL that fills the index from the events: each run's first event
+/// says whether it runs in a worktree. It reads one event per run (through
+/// `runs`, which the events' `(run_id, seq)` key serves), not the whole
+/// log. A macro so the migration that makes the index can `concat!` it.
 macro_rules! fill_run_worktrees {
     () => {
         "INSERT OR REPLACE INTO run_worktrees (run_id, path)
@@ -20,6 +20,7 @@ WHERE e.type = 'run_created' AND json_extract(e.payload, '$.worktree.path') IS N
 }
 pub(crate) use fill_run_worktrees;
 
+/// The same SQL, for `rebuild_projections`.
 pub(crate) const FILL_FROM_EVENTS: &str = fill_run_worktrees!();
 
 /// Records the run's worktree when the event is the one that says it.
