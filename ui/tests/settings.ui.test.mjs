@@ -152,7 +152,8 @@ test("profiles: budgets must be positive whole numbers; saved profiles fill a ne
 
     // The new-run form offers the profile and takes its settings.
     await byId(page, "nav-home").click();
-    await page.getByLabel("Profile").selectOption("careful");
+    // By id: while the settings page leaves, its own "Profile" select may still be on screen.
+    await page.locator("#run-profile").selectOption("careful");
     assert.equal(await byId(page, "run-approval").inputValue(), "ask_all");
     assert.equal(await page.locator("#run-budget-modelCalls").inputValue(), "20");
     assert.equal(await page.locator("#run-budget-maxCostUsd").inputValue(), "2.5");
