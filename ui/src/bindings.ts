@@ -82,8 +82,8 @@ export const commands = {
 	sandboxView: (profile: string) => typedError<CommandSandboxView, ApiError>(__TAURI_INVOKE("sandbox_view", { profile })),
 	/**  The approvals remembered beyond their runs. */
 	rememberedRules: () => typedError<RememberedRuleView[], ApiError>(__TAURI_INVOKE("remembered_rules")),
-	/**  Forgets the remembered rule numbered `number` (from 1, as listed). */
-	forgetRule: (number: number) => typedError<null, ApiError>(__TAURI_INVOKE("forget_rule", { number })),
+	/**  Forgets the remembered rule with the stable `id` (as listed). */
+	forgetRule: (id: string) => typedError<null, ApiError>(__TAURI_INVOKE("forget_rule", { id })),
 	/**  The workspace's `.bearagent/hooks.toml`, if any, with its trust state. */
 	projectHooks: (workspace: string) => typedError<ProjectHooksView | null, ApiError>(__TAURI_INVOKE("project_hooks", { workspace })),
 	/**
@@ -1069,8 +1069,13 @@ export type ProjectHookView = {
  */
 export type ProjectHooksView = {
 	file: string,
-	/**  SHA-256 of the file: what `trust_project_hooks` pins. */
+	/**  The digest `trust_project_hooks` pins: SHA-256 over `pinned`. */
 	sha256: string,
+	/**
+	 *  The files trusting covers: hooks.toml, all of `.bearagent/`, and the
+	 *  workspace files a hook's command names (workspace-relative).
+	 */
+	pinned: string[],
 	hooks: ProjectHookView[],
 	trusted: boolean,
 	/**  Why the file never runs, even trusted (unreadable, not plain hooks). */
@@ -1150,8 +1155,10 @@ export type RememberScopeView = "workspace" | "everywhere";
 
 /**  An approval remembered beyond its run, as Settings lists it. */
 export type RememberedRuleView = {
-	/**  Its place in the list, from 1 (what `forget_rule` takes). */
+	/**  Its place in the list, from 1 (for display only). */
 	number: number,
+	/**  Its stable id (what `forget_rule` takes). */
+	id: string,
 	prefix: string,
 	network: boolean,
 	/**  The workspace folder it holds for; absent: every workspace. */

@@ -105,20 +105,11 @@ pub async fn remembered_rules(
     ))
 }
 
-/// Forgets the remembered rule numbered `number` (from 1, as listed).
+/// Forgets the remembered rule with the stable `id` (as listed).
 #[tauri::command]
 #[specta::specta]
 #[instrument(skip(state))]
-pub async fn forget_rule(state: State<'_, AppState>, number: u32) -> Result<(), ApiError> {
-    let index = number
-        .checked_sub(1)
-        .and_then(|i| usize::try_from(i).ok())
-        .ok_or_else(|| {
-            ApiError::new(
-                crate::dto::ErrorCode::InvalidInput,
-                "rules are numbered from 1",
-            )
-        })?;
-    state.app()?.forget_command(index)?;
+pub async fn forget_rule(state: State<'_, AppState>, id: String) -> Result<(), ApiError> {
+    state.app()?.forget_command(&id)?;
     Ok(())
 }

@@ -8,8 +8,11 @@ use serde::Serialize;
 #[serde(rename_all = "camelCase")]
 pub struct ProjectHooksView {
     pub file: String,
-    /// SHA-256 of the file: what `trust_project_hooks` pins.
+    /// The digest `trust_project_hooks` pins: SHA-256 over `pinned`.
     pub sha256: String,
+    /// The files trusting covers: hooks.toml, all of `.bearagent/`, and the
+    /// workspace files a hook's command names (workspace-relative).
+    pub pinned: Vec<String>,
     pub hooks: Vec<ProjectHookView>,
     pub trusted: bool,
     /// Why the file never runs, even trusted (unreadable, not plain hooks).
@@ -32,6 +35,7 @@ impl From<bearagent_runtime::hooks::ProjectHooks> for ProjectHooksView {
         Self {
             file: p.file,
             sha256: p.sha256,
+            pinned: p.pinned,
             hooks: p
                 .hooks
                 .into_iter()

@@ -316,8 +316,10 @@ impl From<ProviderTest> for ProviderTestView {
 #[derive(Debug, Clone, Serialize, specta::Type)]
 #[serde(rename_all = "camelCase")]
 pub struct RememberedRuleView {
-    /// Its place in the list, from 1 (what `forget_rule` takes).
+    /// Its place in the list, from 1 (for display only).
     pub number: u32,
+    /// Its stable id (what `forget_rule` takes).
+    pub id: String,
     pub prefix: String,
     pub network: bool,
     /// The workspace folder it holds for; absent: every workspace.
@@ -333,6 +335,7 @@ impl RememberedRuleView {
             .zip(1u32..)
             .map(|(r, number)| Self {
                 number,
+                id: r.id(),
                 prefix: r.prefix,
                 network: r.network,
                 workspace: r.workspace,

@@ -136,11 +136,12 @@ pub struct HooksArgs {
 
 #[derive(Debug, Args)]
 pub struct RulesArgs {
-    /// `forget`: remove the rule numbered N (as listed).
-    #[arg(value_parser = ["forget"], requires = "number")]
+    /// `forget`: remove the rule with this id (as listed).
+    #[arg(value_parser = ["forget"], requires = "id")]
     pub action: Option<String>,
-    /// The rule's number, from 1, as `bearagent rules` lists them.
-    pub number: Option<usize>,
+    /// The rule's id, as `bearagent rules` lists it (stable: it never
+    /// shifts when another rule is added or forgotten).
+    pub id: Option<String>,
     #[arg(long)]
     pub json: bool,
 }

@@ -57,7 +57,10 @@ fn trust(app: &Application, workspace: &str, pinned: Option<&str>, json_out: boo
             } else {
                 println!("trusted {} (sha256 {}):", trusted.file, trusted.sha256);
                 print_project_commands(&trusted);
-                println!("they run from the next run on; editing the file untrusts it");
+                println!("pinned: {}", trusted.pinned.join(", "));
+                println!(
+                    "they run from the next run on; editing any pinned file (or adding one to .bearagent/) untrusts them"
+                );
             }
             Exit::Succeeded
         }
@@ -131,7 +134,7 @@ fn print_project_commands(p: &ProjectHooks) {
 }
 
 fn project_json(p: &ProjectHooks) -> serde_json::Value {
-    json!({"file": p.file, "sha256": p.sha256, "trusted": p.trusted, "error": p.error,
+    json!({"file": p.file, "sha256": p.sha256, "pinned": p.pinned, "trusted": p.trusted, "error": p.error,
            "hooks": p.hooks.iter().map(|h| json!({"event": h.event, "matcher": h.matcher,
                "command": h.command, "timeout_secs": h.timeout_secs})).collect::<Vec<_>>()})
 }

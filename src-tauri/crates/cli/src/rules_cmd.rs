@@ -1,5 +1,5 @@
 //! `bearagent rules`: the approvals remembered beyond a run, numbered, with
-//! where each holds and where it came from; `rules forget N` removes one.
+//! where each holds and where it came from; `rules forget ID` removes one.
 
 use crate::args::RulesArgs;
 use crate::exit::{self, Exit};
@@ -9,14 +9,12 @@ use serde_json::json;
 
 pub fn rules(app: &Application, q: RulesArgs) -> Exit {
     if q.action.as_deref() == Some("forget") {
-        let Some(n) = q.number.filter(|n| *n >= 1) else {
-            return exit::usage(
-                "rules forget N: N is a rule's number from `bearagent rules`, from 1",
-            );
+        let Some(id) = q.id.as_deref().filter(|id| !id.trim().is_empty()) else {
+            return exit::usage("rules forget ID: ID is a rule's id from `bearagent rules`");
         };
-        return match app.forget_command(n - 1) {
+        return match app.forget_command(id) {
             Ok(rule) => {
-                println!("forgot rule {n}: {}", line(&rule));
+                println!("forgot rule {}: {}", rule.id(), line(&rule));
                 Exit::Succeeded
             }
             Err(e) => exit::report(&e),
@@ -30,11 +28,11 @@ pub fn rules(app: &Application, q: RulesArgs) -> Exit {
         if q.json {
             println!(
                 "{}",
-                json!({"number": i + 1, "prefix": rule.prefix, "network": rule.network,
+                json!({"number": i + 1, "id": rule.id(), "prefix": rule.prefix, "network": rule.network,
                        "workspace": rule.workspace, "from_run": rule.from_run, "at": rule.at})
             );
         } else {
-            println!("{:>3}  {}", i + 1, line(rule));
+            println!("{}  {}", rule.id(), line(rule));
         }
     }
     if rules.is_empty() && !q.json {

@@ -27,6 +27,12 @@ pub enum AppError {
     PathMissing { path: PathBuf },
     #[error("{path} is not a folder")]
     NotADirectory { path: PathBuf },
+    #[error(
+        "{workspace} cannot be a workspace: it holds BearAgent's own folder {folder} \
+         (its config, data or program), which a run must never be able to change; \
+         open a project folder instead"
+    )]
+    OwnFolderInWorkspace { workspace: PathBuf, folder: PathBuf },
     #[error("cannot read {path}: {source}")]
     Io {
         path: PathBuf,
@@ -51,7 +57,9 @@ pub enum AppError {
 impl AppError {
     pub fn code(&self) -> ErrorCode {
         match self {
-            AppError::InvalidInput(_) => ErrorCode::InvalidInput,
+            AppError::InvalidInput(_) | AppError::OwnFolderInWorkspace { .. } => {
+                ErrorCode::InvalidInput
+            }
             AppError::NotFound { .. } | AppError::PathMissing { .. } => ErrorCode::NotFound,
             AppError::NotADirectory { .. } => ErrorCode::NotADirectory,
             AppError::Io { .. } | AppError::NoHome | AppError::Internal(_) => ErrorCode::Internal,

@@ -169,11 +169,59 @@ impl Deref for AuthorizedCall {
 #[derive(Debug, PartialEq)]
 pub struct ApprovalRequest {
     call: PreparedCall,
+    /// Set when only the user may answer (never a hook), and why.
+    firm: Option<FirmAsk>,
+}
+
+/// Why a question is the user's alone: a fail-closed "ask" that a hook's
+/// `allow` never lifts (a hook may only tighten).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirmAsk {
+    /// The sandbox is off in the profile: every command asks.
+    SandboxOff,
+    /// The command cannot be checked against the rules.
+    Unprovable,
+    /// A write into the workspace's `.bearagent/` folder (project hooks and
+    /// their scripts): it asks every time, whatever the mode, a rule, a
+    /// hook or an earlier "always" says.
+    ProjectFolder,
+}
+
+impl FirmAsk {
+    /// Shown in the approval, and in what the model is told.
+    pub fn reason(self) -> &'static str {
+        match self {
+            FirmAsk::SandboxOff => "the sandbox is off, so every command asks the user",
+            FirmAsk::Unprovable => "the command cannot be checked against the rules",
+            FirmAsk::ProjectFolder => {
+                "it writes into .bearagent/ (project hooks and their scripts): always asked, every time"
+            }
+        }
+    }
 }
 
 impl ApprovalRequest {
     pub(crate) fn new(call: PreparedCall) -> Self {
-        Self { call }
+        Self { call, firm: None }
+    }
+
+    /// A question only the user may answer.
+    pub(crate) fn firm(call: PreparedCall, why: FirmAsk) -> Self {
+        Self {
+            call,
+            firm: Some(why),
+        }
+    }
+
+    /// Why only the user may answer (None: a hook's allow may).
+    pub fn firm_reason(&self) -> Option<FirmAsk> {
+        self.firm
+    }
+
+    /// Whether an earlier approval of a wider scope ("always for this
+    /// run", "the rest of the turn") may answer it without asking.
+    pub fn standing_approval_reaches(&self) -> bool {
+        self.firm != Some(FirmAsk::ProjectFolder)
     }
 
     /// What the user is asked about.
@@ -208,6 +256,7 @@ impl ApprovalRequest {
             });
         };
         let reaches = match scope {
+            _ if !self.standing_approval_reaches() => approved == call_id,
             ApprovalScope::Once => approved == call_id,
             ApprovalScope::ToolForRun | ApprovalScope::RestOfTurn => true,
         };
@@ -242,6 +291,12 @@ impl ApprovalRequest {
         call_id: &CallId,
         decision: &EventEnvelope,
     ) -> Result<AuthorizedCall, NotApproved> {
+        if let Some(firm) = self.firm {
+            return Err(NotApproved {
+                seq: decision.seq,
+                why: format!("a hook cannot answer this question: {}", firm.reason()),
+            });
+        }
         let allowed = matches!(
             &decision.payload,
             EventPayload::HookRan {

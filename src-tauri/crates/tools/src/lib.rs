@@ -39,7 +39,7 @@ pub use args::wrong_type;
 pub use atomic::{
     new_file_mode, remove_leftover_temp_files, replace_file, replace_file_unsynced, sync_filesystem,
 };
-pub use authorization::{ApprovalRequest, Authority, AuthorizedCall, NotApproved};
+pub use authorization::{ApprovalRequest, Authority, AuthorizedCall, FirmAsk, NotApproved};
 pub use error::{ArgumentError, ToolError};
 pub use executor::{ExecOutcome, Executor, ExecutorLimits};
 pub use policy::{

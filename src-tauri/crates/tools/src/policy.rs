@@ -1,7 +1,7 @@
 //! The approval policy: allow, ask or deny, decided from the trusted spec and
 //! the prepared call only — never from anything the model wrote.
 
-use crate::authorization::{ApprovalRequest, AuthorizedCall};
+use crate::authorization::{ApprovalRequest, AuthorizedCall, FirmAsk};
 use crate::command::rules::{evaluate, RuleVerdict, VerdictBasis};
 use crate::spec::{Effect, PreparedCall, ToolSpec};
 use crate::workspace::has_git_component;
@@ -107,6 +107,9 @@ impl Policy {
             if let Some(reason) = refused_target(&target.rel_path) {
                 return deny(reason);
             }
+            if in_project_folder(&target.rel_path) {
+                return PolicyDecision::Ask(ApprovalRequest::firm(call, FirmAsk::ProjectFolder));
+            }
         }
         match (self.mode, writes) {
             (ApprovalMode::AllowAll, _) | (ApprovalMode::AskWrites, false) => {
@@ -186,7 +189,9 @@ impl Policy {
         let why = describe_verdict(&verdict);
         match verdict.decision {
             RuleDecision::Deny => deny(why),
-            _ if !self.commands.sandbox => PolicyDecision::Ask(ApprovalRequest::new(call)),
+            _ if !self.commands.sandbox => {
+                PolicyDecision::Ask(ApprovalRequest::firm(call, FirmAsk::SandboxOff))
+            }
             RuleDecision::Allow => PolicyDecision::Allow(AuthorizedCall::by_policy(call)),
             RuleDecision::AllowNetwork => {
                 PolicyDecision::Allow(AuthorizedCall::by_policy_with_network(call))
@@ -194,6 +199,9 @@ impl Policy {
             RuleDecision::Ask => match (&verdict.basis, self.mode) {
                 (VerdictBasis::NoRule { .. }, ApprovalMode::AllowAll) => {
                     PolicyDecision::Allow(AuthorizedCall::by_policy(call))
+                }
+                (VerdictBasis::Unprovable { .. }, _) => {
+                    PolicyDecision::Ask(ApprovalRequest::firm(call, FirmAsk::Unprovable))
                 }
                 _ => PolicyDecision::Ask(ApprovalRequest::new(call)),
             },
@@ -230,6 +238,16 @@ fn refused_target(rel: &str) -> Option<String> {
         ));
     }
     None
+}
+
+/// The workspace's own `.bearagent/` folder (ASCII case-insensitively, for
+/// case-insensitive file systems): project hooks and their scripts.
+fn in_project_folder(rel: &str) -> bool {
+    Path::new(rel)
+        .components()
+        .next()
+        .and_then(|c| c.as_os_str().to_str())
+        .is_some_and(|first| first.eq_ignore_ascii_case(".bearagent"))
 }
 
 fn deny(reason: String) -> PolicyDecision {
@@ -321,6 +339,31 @@ mod tests {
             &write,
             call("write_file", Effect::Writes, Some("a.md"))
         )));
+    }
+
+    #[test]
+    fn a_write_into_the_project_folder_asks_firmly_in_every_mode() {
+        let write = spec("write_file", Effect::Writes);
+        for mode in [
+            ApprovalMode::AllowAll,
+            ApprovalMode::AskWrites,
+            ApprovalMode::AskAll,
+        ] {
+            for target in [".bearagent/hooks.toml", ".BearAgent/check.py"] {
+                let decision = Policy::new(mode)
+                    .decide(&write, call("write_file", Effect::Writes, Some(target)));
+                let PolicyDecision::Ask(request) = decision else {
+                    panic!("{target} in {mode:?}: {decision:?}");
+                };
+                assert_eq!(request.firm_reason(), Some(FirmAsk::ProjectFolder));
+                assert!(!request.standing_approval_reaches());
+            }
+        }
+        let nested = Policy::new(ApprovalMode::AllowAll).decide(
+            &write,
+            call("write_file", Effect::Writes, Some("docs/.bearagent/x")),
+        );
+        assert!(is_allow(&nested), "only the workspace's own folder");
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub enum PathError {
     DanglingSymlink { path: String },
     #[error("refusing to write inside .git ({path}); repository internals are off limits")]
     GitDir { path: String },
+    #[error("path {path} resolves into BearAgent's own folder {folder}, which no tool may touch")]
+    OwnFolder { path: String, folder: String },
     #[error("no such file or directory: {path}")]
     NotFound { path: String },
     #[error("{path} is not a directory")]
@@ -53,6 +55,9 @@ impl PathError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkspaceRoot {
     root: PathBuf,
+    /// BearAgent's own folders (config, data, its binary's): no path may
+    /// resolve into them, wherever they are.
+    protected: Vec<PathBuf>,
 }
 
 impl WorkspaceRoot {
@@ -64,7 +69,24 @@ impl WorkspaceRoot {
         if !meta.is_dir() {
             return Err(PathError::NotADirectory { path: shown });
         }
-        Ok(Self { root })
+        Ok(Self {
+            root,
+            protected: Vec::new(),
+        })
+    }
+
+    /// The same root, refusing every path that resolves (symlinks
+    /// followed) into one of `folders` — a second line behind the
+    /// application's refusal to open a workspace around them.
+    pub fn protecting(mut self, folders: &[PathBuf]) -> Self {
+        // A folder around the root (a worktree kept in BearAgent's data
+        // folder) needs no line: everything outside the root is refused.
+        self.protected = folders
+            .iter()
+            .map(|f| fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
+            .filter(|f| !self.root.starts_with(f))
+            .collect();
+        self
     }
 
     pub fn path(&self) -> &Path {
@@ -193,6 +215,12 @@ impl WorkspaceRoot {
     }
 
     fn ensure_inside(&self, rel: &str, real: PathBuf) -> Result<PathBuf, PathError> {
+        if let Some(folder) = self.protected.iter().find(|f| real.starts_with(f)) {
+            return Err(PathError::OwnFolder {
+                path: rel.into(),
+                folder: folder.display().to_string(),
+            });
+        }
         if real.starts_with(&self.root) {
             Ok(real)
         } else {

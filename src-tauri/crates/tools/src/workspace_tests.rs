@@ -212,3 +212,42 @@ mod symlinks {
         assert_eq!(WorkspaceRoot::new(&alias).unwrap().path(), ws.path());
     }
 }
+
+#[test]
+fn a_protected_folder_is_refused_however_it_is_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let own = ws.join("data");
+    std::fs::create_dir_all(&own).unwrap();
+    std::fs::write(own.join("bearagent.db"), "db").unwrap();
+    std::os::unix::fs::symlink(&own, ws.join("link")).unwrap();
+    let root = WorkspaceRoot::new(&ws).unwrap().protecting(&[own.clone()]);
+    for rel in ["data/bearagent.db", "link/bearagent.db", "link"] {
+        assert!(
+            matches!(root.resolve_existing(rel), Err(PathError::OwnFolder { .. })),
+            "{rel}"
+        );
+    }
+    for rel in ["data/new.txt", "link/config.toml"] {
+        assert!(
+            matches!(
+                root.resolve_for_write(rel),
+                Err(PathError::OwnFolder { .. })
+            ),
+            "{rel}"
+        );
+    }
+    assert!(root.resolve_for_write("other.txt").is_ok());
+}
+
+#[test]
+fn a_protected_folder_around_the_root_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("worktrees/run");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::write(ws.join("a.txt"), "a").unwrap();
+    let root = WorkspaceRoot::new(&ws)
+        .unwrap()
+        .protecting(&[dir.path().to_path_buf()]);
+    assert!(root.resolve_existing("a.txt").is_ok());
+}

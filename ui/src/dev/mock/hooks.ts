@@ -58,7 +58,7 @@ export class MockProjectHooks {
     const file = this.#files.get(workspace);
     if (!file) return null;
     const sha256 = this.#sha(workspace, file);
-    return { file: `${workspace}/${HOOKS_FILE}`, sha256, hooks: structuredClone(file.hooks), trusted: file.trustedSha === sha256, error: file.error };
+    return { file: `${workspace}/${HOOKS_FILE}`, sha256, pinned: [HOOKS_FILE], hooks: structuredClone(file.hooks), trusted: file.trustedSha === sha256, error: file.error };
   }
 
   trust(workspace: string, sha256: string): ProjectHooksView {

@@ -365,7 +365,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "remembered_rules":
             return remembered.list();
           case "forget_rule":
-            return remembered.forget(Number(input.number));
+            return remembered.forget(String(input.id));
           case "search_runs":
             return search(engine, input.filter as never, imported);
           case "get_run":

@@ -8,17 +8,17 @@ type Rule = Omit<RememberedRuleView, "number">;
 
 export class MockRemembered {
   #rules: Rule[] = [];
+  #made = 0;
 
-  /** Numbered from 1, as `forget_rule` takes them. */
+  /** Numbered from 1 for display; `forget_rule` takes the stable id. */
   list(): RememberedRuleView[] {
     return this.#rules.map((rule, i) => ({ number: i + 1, ...rule }));
   }
 
-  forget(number: number): null {
-    if (!Number.isInteger(number) || number < 1 || number > this.#rules.length) {
-      throw new MockError({ code: "not_found", message: `no remembered rule ${number}` });
-    }
-    this.#rules.splice(number - 1, 1);
+  forget(id: string): null {
+    const at = this.#rules.findIndex((r) => r.id === id);
+    if (at < 0) throw new MockError({ code: "not_found", message: `no remembered rule ${id}` });
+    this.#rules.splice(at, 1);
     return null;
   }
 
@@ -26,6 +26,7 @@ export class MockRemembered {
   record(runId: string, workspacePath: string, decision: DecisionInput, at = new Date().toISOString()): void {
     if (!decision.approve || !decision.allowPrefix || !decision.remember) return;
     const rule: Rule = {
+      id: (this.#made + 1).toString(16).padStart(12, "0"),
       prefix: decision.allowPrefix,
       network: decision.network ?? false,
       workspace: decision.remember === "workspace" ? workspacePath : null,
@@ -33,6 +34,9 @@ export class MockRemembered {
       at,
     };
     const known = this.#rules.some((r) => r.prefix === rule.prefix && r.network === rule.network && r.workspace === rule.workspace);
-    if (!known) this.#rules.push(rule);
+    if (!known) {
+      this.#made += 1;
+      this.#rules.push(rule);
+    }
   }
 }

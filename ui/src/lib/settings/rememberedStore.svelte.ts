@@ -1,24 +1,24 @@
 // Settings' "Remembered approvals": the rules kept beyond their runs, and
-// forgetting one (the list is read again after, as numbers shift).
+// forgetting one by its stable id (the list is read again after).
 import { commands, type ApiError, type RememberedRuleView } from "../../bindings";
 import { call, type Outcome } from "../ipc/outcome";
 
 export interface RememberedApi {
   list(): Promise<Outcome<RememberedRuleView[]>>;
-  /** Forgets rule `number` (from 1, as listed). */
-  forget(number: number): Promise<Outcome<null>>;
+  /** Forgets the rule with this stable id (as listed). */
+  forget(id: string): Promise<Outcome<null>>;
 }
 
 export const tauriRememberedApi: RememberedApi = {
   list: () => call(() => commands.rememberedRules()),
-  forget: (number) => call(() => commands.forgetRule(number)),
+  forget: (id) => call(() => commands.forgetRule(id)),
 };
 
 export class RememberedStore {
   rules = $state.raw<RememberedRuleView[] | null>(null);
   error = $state.raw<ApiError | null>(null);
-  /** The rule being removed (its number). */
-  removing = $state<number | null>(null);
+  /** The rule being removed (its id). */
+  removing = $state<string | null>(null);
 
   readonly #api: RememberedApi;
 
@@ -32,10 +32,10 @@ export class RememberedStore {
     this.error = outcome.ok ? null : outcome.error;
   }
 
-  async forget(number: number): Promise<void> {
-    this.removing = number;
+  async forget(id: string): Promise<void> {
+    this.removing = id;
     try {
-      const outcome = await this.#api.forget(number);
+      const outcome = await this.#api.forget(id);
       await this.load();
       // A refusal stays shown over the reload's success.
       if (!outcome.ok) this.error = outcome.error;

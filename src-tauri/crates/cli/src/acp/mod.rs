@@ -213,7 +213,16 @@ fn initialize(req: InitializeRequest) -> InitializeResponse {
         )
 }
 
-/// A folder the editor names: absolute, existing, a directory.
+/// A folder the editor names: absolute, existing, a directory, and not
+/// one around BearAgent's own folders.
+fn checked_workspace(ctx: &Ctx, cwd: &std::path::Path) -> Result<String, Error> {
+    let workspace = workspace_of(cwd)?;
+    ctx.app
+        .check_workspace_folder(std::path::Path::new(&workspace))
+        .map_err(|e| app_error(&e))?;
+    Ok(workspace)
+}
+
 fn workspace_of(cwd: &std::path::Path) -> Result<String, Error> {
     if !cwd.is_absolute() {
         return Err(invalid(format!(
@@ -237,7 +246,7 @@ fn workspace_of(cwd: &std::path::Path) -> Result<String, Error> {
 }
 
 fn new_session(ctx: &Ctx, req: NewSessionRequest) -> Result<NewSessionResponse, Error> {
-    let workspace = workspace_of(&req.cwd)?;
+    let workspace = checked_workspace(ctx, &req.cwd)?;
     let mode = ctx.choice.initial_mode(&ctx.app).map_err(invalid)?;
     let first_run = RunId::new();
     let id = first_run.to_string();
@@ -265,7 +274,7 @@ fn load_session(
         .map_err(|_| invalid(format!("unknown session {id}: not a BearAgent run id")))?;
     let root = ctx.app.get_run(first).map_err(|e| app_error(&e))?;
     let chain = history::chain_of(&ctx.app, &root).map_err(|e| app_error(&e))?;
-    let workspace = workspace_of(&req.cwd)?;
+    let workspace = checked_workspace(ctx, &req.cwd)?;
     if workspace != root.workspace_path {
         return Err(invalid(format!(
             "session {id} belongs to the workspace {}, not {workspace}",

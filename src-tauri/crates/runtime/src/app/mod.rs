@@ -4,8 +4,10 @@ pub(crate) mod active;
 mod commands;
 pub(crate) mod compact;
 pub(crate) mod images;
+pub(crate) mod local_run;
 mod loop_start;
 pub(crate) mod mcp;
+mod own_folders;
 pub(crate) mod proposal;
 pub(crate) mod remembered;
 pub(crate) mod requests;
@@ -55,17 +57,14 @@ impl Application {
     /// (a settled run being reviewed, or an interrupted one resuming).
     pub(crate) fn recorder_for(
         &self,
-        run_id: RunId,
+        run: local_run::LocalRun,
         events: Vec<bearagent_kernel::EventEnvelope>,
     ) -> Result<crate::run::recorder::Recorder, AppError> {
-        if let Some(imported) = self.store.imported(run_id)? {
-            return Err(crate::bundle::read_only(run_id, &imported, "changed"));
-        }
         crate::run::recorder::Recorder::resume(
             self.store.clone(),
             self.clock.clone(),
             self.live.clone(),
-            run_id,
+            run.id(),
             events,
         )
     }
@@ -207,6 +206,7 @@ impl Application {
         if !canonical.is_dir() {
             return Err(AppError::NotADirectory { path: canonical });
         }
+        self.check_workspace_folder(&canonical)?;
         let Some(canonical_str) = canonical.to_str() else {
             return Err(AppError::InvalidInput(format!(
                 "{} is not valid UTF-8; BearAgent needs UTF-8 paths",

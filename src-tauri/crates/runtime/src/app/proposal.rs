@@ -4,7 +4,6 @@
 
 use super::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff};
-use crate::artifacts::revert::workspace_of;
 use crate::AppError;
 use bearagent_kernel::{CallId, EventEnvelope, EventPayload, EventSeq, RunId, ToolCall};
 use bearagent_tools::tools::proposal::proposed_write;
@@ -34,7 +33,7 @@ impl Application {
         run_id: RunId,
         call: &ToolCall,
     ) -> Result<Option<ProposedChange>, AppError> {
-        let root = workspace_of(&self.get_run(run_id)?)?;
+        let root = self.tool_root(&self.get_run(run_id)?.workspace_path)?;
         let proposal = proposed_write(call.tool_name.as_str(), &call.arguments, &root)
             .map_err(|e| AppError::InvalidInput(e.to_string()))?;
         Ok(proposal.map(|p| ProposedChange {

@@ -87,18 +87,19 @@ impl Application {
         Ok(self.config()?.remembered_commands)
     }
 
-    /// Forgets the remembered rule at `index` (as `remembered_commands`
-    /// lists them); the rule forgotten.
+    /// Forgets the remembered rule with the stable `id`
+    /// (`RememberedCommand::id`); the rule forgotten.
     #[instrument(skip(self))]
-    pub fn forget_command(&self, index: usize) -> Result<RememberedCommand, AppError> {
+    pub fn forget_command(&self, id: &str) -> Result<RememberedCommand, AppError> {
+        let id = id.trim().to_ascii_lowercase();
         let mut forgotten = None;
         self.update_config(|config| {
-            if index >= config.remembered_commands.len() {
+            let Some(index) = config.remembered_commands.iter().position(|r| r.id() == id) else {
                 return Err(AppError::NotFound {
                     what: "remembered rule",
-                    id: (index + 1).to_string(),
+                    id: id.clone(),
                 });
-            }
+            };
             forgotten = Some(config.remembered_commands.remove(index));
             Ok(())
         })?;

@@ -85,10 +85,17 @@ async fn a_remembered_prefix_holds_in_its_workspace_only_and_a_deny_still_wins()
     assert!(!types(&f.app, run).contains(&"command_started"));
 
     // Forgotten: gone from the list.
-    f.app.forget_command(1).unwrap();
-    f.app.forget_command(0).unwrap();
+    let ids: Vec<String> = f
+        .app
+        .remembered_commands()
+        .unwrap()
+        .iter()
+        .map(|r| r.id())
+        .collect();
+    f.app.forget_command(&ids[1]).unwrap();
+    f.app.forget_command(&ids[0]).unwrap();
     assert!(f.app.remembered_commands().unwrap().is_empty());
-    assert!(f.app.forget_command(0).is_err());
+    assert!(f.app.forget_command(&ids[0]).is_err());
 }
 
 #[tokio::test]

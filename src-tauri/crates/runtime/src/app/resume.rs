@@ -8,7 +8,6 @@ use crate::run::agent_loop::LoopStart;
 use crate::run::approvals::Decision;
 use crate::AppError;
 use bearagent_kernel::{CallId, EventPayload, RunId, RunStatus};
-use bearagent_tools::WorkspaceRoot;
 
 impl Application {
     pub(crate) fn resume_at_approval(
@@ -44,12 +43,11 @@ impl Application {
         let mcp = self.mcp_plan()?;
         let provider =
             self.provider_for_resume(&recorded.provider, &recorded.model, projection.model_calls)?;
-        let workspace = WorkspaceRoot::new(std::path::Path::new(&recorded.workspace_path))
-            .map_err(|e| AppError::InvalidInput(format!("the run's workspace is gone: {e}")))?;
+        let workspace = self.tool_root(&recorded.workspace_path)?;
         let profile = recorded.profile;
         // Committing RunResumed makes this process the run's owner (one
         // transaction; a second process resuming at once is refused).
-        let mut rec = self.recorder_for(run_id, events)?;
+        let mut rec = self.recorder_for(self.local_run(run_id, "resumed")?, events)?;
         rec.record(rec.last_seq(), EventPayload::RunResumed)?;
         tracing::info!(%run_id, "resuming an interrupted run at its pending approval");
         self.spawn_loop(

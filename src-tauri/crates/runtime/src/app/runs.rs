@@ -78,8 +78,7 @@ impl Application {
         }
         let workspace = self.run_workspace(&mut start, worktree.as_ref())?;
         let mcp = self.mcp_plan()?;
-        let root = WorkspaceRoot::new(std::path::Path::new(&workspace.path))
-            .map_err(|e| AppError::InvalidInput(e.to_string()))?;
+        let root = self.tool_root(&workspace.path)?;
         let mut rec = Recorder::new(
             self.store.clone(),
             self.clock.clone(),

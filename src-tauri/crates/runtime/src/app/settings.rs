@@ -105,9 +105,7 @@ impl Application {
         &self,
         change: impl FnOnce(&mut ConfigFile) -> Result<(), AppError>,
     ) -> Result<(), AppError> {
-        let mut config = self.config()?;
-        change(&mut config)?;
-        Ok(config::load::save(&self.config_path, &config)?)
+        config::load::update(&self.config_path, change)
     }
 
     #[instrument(skip(self, entry))]

@@ -157,7 +157,13 @@ impl Application {
                 workspace
             };
         }
-        let worktree = self.worktree_of(thread.run_id).ok();
+        // Only a local run's worktree is worked in again; an imported
+        // run's names another machine's folders.
+        let worktree = self
+            .local_run(thread.run_id, "continued")
+            .and_then(|run| self.local_worktree(run))
+            .ok()
+            .map(|w| (*w).clone());
         self.create_run(start, Some(parent), RunId::new(), worktree)
     }
 

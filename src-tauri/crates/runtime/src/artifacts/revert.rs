@@ -44,19 +44,16 @@ pub struct ArtifactView {
     pub lines: Option<(u32, u32)>,
 }
 
-/// The run's workspace folder, or why it is not available.
-pub(crate) fn workspace_of(run: &RunProjection) -> Result<WorkspaceRoot, AppError> {
-    WorkspaceRoot::new(std::path::Path::new(&run.workspace_path))
-        .map_err(|e| AppError::InvalidInput(format!("the run's workspace is not available: {e}")))
-}
-
 impl Application {
     fn artifact_context(
         &self,
         run_id: RunId,
     ) -> Result<(RunProjection, WorkspaceRoot, Vec<ArtifactRecord>), AppError> {
         let run = self.get_run(run_id)?;
-        let root = workspace_of(&run)?;
+        // An imported run's paths name another machine's folders: shown,
+        // never resolved here.
+        self.local_run(run_id, "compared with files on this machine")?;
+        let root = self.tool_root(&run.workspace_path)?;
         let records = self.artifact_cache.records(&self.store, run_id)?;
         Ok((run, root, records))
     }
@@ -147,7 +144,8 @@ impl Application {
         run_id: RunId,
         path: &str,
     ) -> Result<ArtifactRecord, AppError> {
-        let (_, _, records) = self.artifact_context(run_id)?;
+        self.get_run(run_id)?;
+        let records = self.artifact_cache.records(&self.store, run_id)?;
         records
             .into_iter()
             .find(|r| r.path == path)
@@ -163,8 +161,9 @@ impl Application {
                 "the run is still in progress; review its files when it has ended".into(),
             ));
         }
+        let local = self.local_run(run_id, "reviewed, reverted or rewound")?;
         let events = self.store.all_events(run_id)?;
-        let mut rec = self.recorder_for(run_id, events)?;
+        let mut rec = self.recorder_for(local, events)?;
         self.settle_reviews(&mut rec)?;
         Ok(rec)
     }

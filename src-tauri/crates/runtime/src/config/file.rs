@@ -242,6 +242,30 @@ pub struct RememberedCommand {
     pub at: String,
 }
 
+impl RememberedCommand {
+    /// A stable id (12 hex digits of a hash of what the rule is and when it
+    /// was made): what `forget` takes, so a list that shifted between
+    /// reading and forgetting never removes the wrong rule.
+    pub fn id(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        for part in [
+            self.prefix.as_str(),
+            if self.network { "network" } else { "" },
+            self.workspace.as_deref().unwrap_or(""),
+            self.from_run.as_str(),
+            self.at.as_str(),
+        ] {
+            hash.update(part.as_bytes());
+            hash.update([0]);
+        }
+        hash.finalize()[..6]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+}
+
 impl Default for ConfigFile {
     fn default() -> Self {
         Self {

@@ -81,7 +81,43 @@ pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
     }
 }
 
-/// Validates and writes the config atomically (temp file + rename).
+/// Read-modify-write of the config under an exclusive lock (a lock file
+/// beside it, held across processes and threads), so the app, CLI runs and
+/// parallel worktree runs never lose each other's updates: a lost `untrust`
+/// or `rules forget` would bring a revoked trust or rule back.
+pub fn update<E: From<ConfigError>>(
+    path: &Path,
+    change: impl FnOnce(&mut ConfigFile) -> Result<(), E>,
+) -> Result<(), E> {
+    let _lock = lock(path)?;
+    let mut config = load(path)?;
+    change(&mut config)?;
+    Ok(save(path, &config)?)
+}
+
+/// The config's lock, released when the file is dropped.
+fn lock(path: &Path) -> Result<std::fs::File, ConfigError> {
+    let io = |source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let name = path
+        .file_name()
+        .map_or_else(|| "config.toml".into(), |n| n.to_string_lossy());
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(format!(".{name}.lock")))
+        .map_err(io)?;
+    file.lock().map_err(io)?;
+    Ok(file)
+}
+
+/// Validates and writes the config atomically (temp file + rename). Use
+/// `update` for a change: it holds the lock across the read and the write.
 pub fn save(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
     validate(path, config)?;
     // Never overwrite a file from a newer BearAgent.
@@ -94,8 +130,13 @@ pub fn save(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
         .map_err(|e| invalid(path, "(file)".into(), e.to_string()))?;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
-    let tmp = dir.join(format!(".config.toml.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, format!("# BearAgent configuration (version {CONFIG_VERSION}). Keys are never stored here.\n{text}"))
-        .map_err(io)?;
-    std::fs::rename(&tmp, path).map_err(io)
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    std::io::Write::write_all(
+        &mut tmp,
+        format!("# BearAgent configuration (version {CONFIG_VERSION}). Keys are never stored here.\n{text}").as_bytes(),
+    )
+    .map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    Ok(())
 }

@@ -4,6 +4,7 @@
 //! that exact content. `run/hook_step.rs` fires them inside the loop.
 
 pub mod config;
+pub mod pin;
 pub mod runner;
 pub mod trust;
 pub mod verdict;

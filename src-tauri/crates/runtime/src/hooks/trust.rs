@@ -1,7 +1,9 @@
 //! The trust gate of project hooks: a workspace's `.bearagent/hooks.toml`
-//! runs only after the user trusted its exact bytes (SHA-256, kept in the
-//! user's config, never in the workspace). A changed file is untrusted
-//! again; an untrusted one never runs and its run says so once.
+//! runs only after the user trusted it exactly as it is — it, every file
+//! of the workspace's `.bearagent/` folder and every workspace file a
+//! hook's command line names (`pin.rs`; the digest is kept in the user's
+//! config, never in the workspace). A change to any of them untrusts the
+//! hooks again; untrusted hooks never run and their run says so once.
 
 use super::config::{check_hooks, CheckedHook, ProjectHooksFile};
 use super::{RunHooks, UntrustedHooks};
@@ -23,8 +25,10 @@ const MAX_HOOKS_FILE_BYTES: u64 = 64 * 1024;
 pub struct ProjectHooks {
     /// The file's path.
     pub file: String,
-    /// SHA-256 of its bytes: what trusting it pins.
+    /// The digest trusting pins: SHA-256 over the pinned files (`pinned`).
     pub sha256: String,
+    /// The workspace files the digest covers (workspace-relative).
+    pub pinned: Vec<String>,
     /// Each hook it sets, in order.
     pub hooks: Vec<ProjectHook>,
     /// The user trusted exactly these bytes for this workspace.
@@ -212,10 +216,22 @@ fn read_project_hooks(
         Ok(Some(bytes)) => (bytes, None),
         Err(e) => (Vec::new(), Some(e)),
     };
-    let sha256 = bearagent_store::hash_bytes(&bytes).to_string();
     let parsed = match read_error {
         Some(e) => Err(e),
         None => parse_hooks(&bytes),
+    };
+    let commands: Vec<String> = parsed
+        .as_ref()
+        .map(|checked| checked.iter().map(|h| h.command.clone()).collect())
+        .unwrap_or_default();
+    let (sha256, pinned, parsed) = match super::pin::pin(folder, &commands) {
+        Ok(pin) => (pin.digest, pin.files, parsed),
+        // Nothing that cannot be pinned runs: the file's own hash is shown.
+        Err(e) => (
+            bearagent_store::hash_bytes(&bytes).to_string(),
+            Vec::new(),
+            Err(e),
+        ),
     };
     let hooks = parsed
         .as_ref()
@@ -227,6 +243,7 @@ fn read_project_hooks(
     let shown = ProjectHooks {
         file,
         sha256,
+        pinned,
         hooks,
         trusted,
         error: parsed.as_ref().err().cloned(),

@@ -258,7 +258,8 @@ pub(crate) enum PreTool {
 
 /// PreToolUse: a hook's deny refuses the call (the reason reaches the
 /// model), its ask turns an allow into a question, its allow answers the
-/// policy's question. A policy deny is never loosened: hooks do not run.
+/// policy's question where the user's own mode or rules asked — never a
+/// firm one (`FirmAsk`). A policy deny is never loosened: hooks do not run.
 pub(crate) async fn pre_tool_use(
     rec: &mut Recorder,
     deps: &LoopDeps,
@@ -294,6 +295,11 @@ pub(crate) async fn pre_tool_use(
         }
         (HookDecision::Ask, PolicyDecision::Allow(authorized)) => {
             PreTool::Decided(PolicyDecision::Ask(authorized.into_request()))
+        }
+        // A fail-closed question (sandbox off, an unprovable command, the
+        // project folder) is the user's: a hook may tighten, never loosen.
+        (HookDecision::Allow, PolicyDecision::Ask(request)) if request.firm_reason().is_some() => {
+            PreTool::Decided(PolicyDecision::Ask(request))
         }
         (HookDecision::Allow, PolicyDecision::Ask(request)) => {
             let recorded = rec.events().iter().rev().find(|e| e.seq == hook.seq);

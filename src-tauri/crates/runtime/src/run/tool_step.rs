@@ -181,16 +181,20 @@ async fn authorize(
         Some((true, approved_at)) => Some(approved_at),
         None => None,
     };
-    let earlier = grants
+    let standing = grants
         .tools
         .get(call.tool_name.as_str())
         .copied()
         .or(approved_before)
-        .or(user_approval);
+        .filter(|_| request.standing_approval_reaches());
+    let earlier = standing.or(user_approval);
     if let Some(approved_at) = earlier {
         return by_recorded_approval(rec, requested, call, request, approved_at);
     }
-    let summary = approval_summary(deps, &grants.command_rules, request.call());
+    let mut summary = approval_summary(deps, &grants.command_rules, request.call());
+    if let Some(firm @ bearagent_tools::FirmAsk::ProjectFolder) = request.firm_reason() {
+        summary = format!("{summary} · {}", firm.reason());
+    }
     match ask_after(rec, deps, requested, call, &summary).await? {
         Asked::Granted {
             seq,

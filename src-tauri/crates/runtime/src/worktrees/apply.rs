@@ -5,6 +5,7 @@
 //! committed; the main checkout's other changes stay as they are.
 
 use super::git;
+use crate::app::local_run::LocalWorktree;
 use crate::AppError;
 use bearagent_kernel::{Worktree, WorktreeRefusal};
 use std::path::{Component, Path};
@@ -19,7 +20,7 @@ pub struct ApplyReport {
 
 /// The files the worktree changed since its start: tracked edits and
 /// deletions, and new files (ignored ones aside), repository-relative.
-pub fn changed_files(wt: &Worktree) -> Result<Vec<String>, AppError> {
+pub(crate) fn changed_files(wt: &LocalWorktree) -> Result<Vec<String>, AppError> {
     let folder = Path::new(&wt.path);
     let tracked = git::run(
         folder,
@@ -39,7 +40,7 @@ pub fn changed_files(wt: &Worktree) -> Result<Vec<String>, AppError> {
 
 /// Applies `files` (all changed files when empty) of the worktree to its
 /// main checkout.
-pub fn apply(wt: &Worktree, only: &[String]) -> Result<ApplyReport, AppError> {
+pub(crate) fn apply(wt: &LocalWorktree, only: &[String]) -> Result<ApplyReport, AppError> {
     let changed = changed_files(wt)?;
     let mut report = ApplyReport::default();
     let wanted: Vec<String> = if only.is_empty() {

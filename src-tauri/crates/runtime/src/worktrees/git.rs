@@ -1,41 +1,155 @@
-//! Running git for worktrees, safely against a hostile repository: its
-//! hooks and fsmonitor never run (a repository's config could otherwise
-//! make `git worktree add` run any program), and nothing asks on a terminal.
+//! Running git for worktrees, safely against a hostile repository: a
+//! repository's config and `.gitattributes` are data here, never a way to
+//! run a program. Every call turns off what names one — hooks, fsmonitor,
+//! every filter driver the repository's config (and the files it
+//! includes) defines, external diff and textconv, pagers, editors, signing
+//! programs, credential helpers, transports, automatic gc — and nothing
+//! asks on a terminal. See `safety_args`.
 
 use crate::AppError;
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// Options that keep a repository's own config from running programs.
+/// Settings that keep any repository's config from running a program.
 const SAFE: &[&str] = &[
-    "-c",
     "core.hooksPath=/dev/null",
-    "-c",
     "core.fsmonitor=false",
-    "-c",
-    "protocol.file.allow=never",
+    "core.pager=cat",
+    "core.editor=false",
+    "core.askPass=",
+    "core.sshCommand=false",
+    "core.attributesFile=/dev/null",
+    "diff.external=",
+    "credential.helper=",
+    "commit.gpgSign=false",
+    "tag.gpgSign=false",
+    "log.showSignature=false",
+    "gpg.program=false",
+    "gpg.ssh.program=false",
+    "gpg.x509.program=false",
+    "protocol.allow=never",
+    "submodule.recurse=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
 ];
 
-fn command(dir: &Path) -> Command {
+/// Environment variables that name programs git would run, or change which
+/// config it reads; removed from every git call.
+const UNSAFE_ENV: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "PAGER",
+    "GIT_EDITOR",
+    "EDITOR",
+    "VISUAL",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_ASKPASS",
+    "SSH_ASKPASS",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_ATTR_SOURCE",
+    "GIT_PROXY_COMMAND",
+];
+
+/// Subcommands that can show a diff, and so run an external diff or a
+/// textconv program unless told not to.
+const DIFFING: &[&str] = &["diff", "show", "log"];
+
+fn base(dir: &Path) -> Command {
     let mut c = Command::new("git");
-    c.args(SAFE)
-        .arg("-C")
+    c.arg("--no-pager");
+    for setting in SAFE {
+        c.arg("-c").arg(setting);
+    }
+    c.arg("-C")
         .arg(dir)
         .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
+        .env("GIT_OPTIONAL_LOCKS", "0");
+    for name in UNSAFE_ENV {
+        c.env_remove(name);
+    }
     c
+}
+
+/// The filter drivers `dir`'s repository defines anywhere its config
+/// reads (its own config, included files, the user's and the system's):
+/// each could run on checkout, `add` and `apply`.
+fn filter_names(dir: &Path) -> Result<Vec<String>, AppError> {
+    let out = base(dir)
+        .args(["config", "--name-only", "--get-regexp", r"^filter\."])
+        .output()
+        .map_err(unavailable)?;
+    // Exit 1: no such setting (or no repository here): nothing to turn off.
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|key| {
+            let rest = key.strip_prefix("filter.")?;
+            let (name, _) = rest.rsplit_once('.')?;
+            Some(name.to_owned())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+/// `-c` pairs that turn off each named filter driver: an empty command runs
+/// nothing, and a driver that is not required lets the file through as is.
+fn filter_args(names: &[String]) -> Vec<String> {
+    let mut args = Vec::new();
+    for name in names {
+        for key in ["clean=", "smudge=", "process=", "required=false"] {
+            args.push("-c".to_owned());
+            args.push(format!("filter.{name}.{key}"));
+        }
+    }
+    args
+}
+
+/// The git command for `args` in `dir`, with every program-running setting
+/// of the repository neutralised.
+fn command(dir: &Path, args: &[&str]) -> Result<Command, AppError> {
+    let mut c = base(dir);
+    c.args(filter_args(&filter_names(dir)?));
+    let Some((sub, rest)) = args.split_first() else {
+        return Ok(c);
+    };
+    // `-c` options given by the caller come before the subcommand.
+    let mut sub = *sub;
+    let mut rest = rest;
+    while sub == "-c" {
+        let Some((value, tail)) = rest.split_first() else {
+            break;
+        };
+        c.arg("-c").arg(value);
+        let Some((next, after)) = tail.split_first() else {
+            return Ok(c);
+        };
+        (sub, rest) = (*next, after);
+    }
+    c.arg(sub);
+    if DIFFING.contains(&sub) {
+        c.args(["--no-ext-diff", "--no-textconv"]);
+    }
+    c.args(rest);
+    Ok(c)
+}
+
+fn unavailable(e: std::io::Error) -> AppError {
+    AppError::Unavailable(format!(
+        "git could not be run ({e}); worktrees need git installed"
+    ))
 }
 
 /// The raw output of `git ARGS` in `dir`.
 pub fn output(dir: &Path, args: &[&str]) -> Result<Output, AppError> {
-    command(dir).args(args).output().map_err(|e| {
-        AppError::Unavailable(format!(
-            "git could not be run ({e}); worktrees need git installed"
-        ))
-    })
+    command(dir, args)?.output().map_err(unavailable)
 }
 
 /// `git ARGS` in `dir`: its stdout, or an error carrying git's own words.
@@ -43,9 +157,12 @@ pub fn run(dir: &Path, args: &[&str]) -> Result<String, AppError> {
     let out = output(dir, args)?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
+        let sub = args
+            .iter()
+            .find(|a| !a.starts_with('-') && !a.contains('='));
         return Err(AppError::Conflict(format!(
             "git {} failed in {}: {}",
-            args.first().copied().unwrap_or(""),
+            sub.copied().unwrap_or(""),
             dir.display(),
             stderr.trim()
         )));
@@ -82,3 +199,7 @@ pub fn show(dir: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8>>, App
     let out = output(dir, &["cat-file", "blob", &spec])?;
     Ok(out.status.success().then_some(out.stdout))
 }
+
+#[cfg(test)]
+#[path = "git_tests.rs"]
+mod tests;

@@ -67,6 +67,10 @@ impl Application {
             let Some(run) = self.store.get_run(run_id)? else {
                 continue;
             };
+            // An imported run's worktree is another machine's folder.
+            if self.local_run(run_id, "listed").is_err() {
+                continue;
+            }
             let Ok(worktree) = self.worktree_of(run_id) else {
                 continue;
             };
@@ -120,7 +124,12 @@ impl Application {
             if entry.state != WorktreeState::Applied && !leftover {
                 continue;
             }
-            remove(&entry.worktree)?;
+            let first = entry
+                .runs
+                .first()
+                .copied()
+                .ok_or_else(|| AppError::Corrupt("a worktree with no run".into()))?;
+            remove(&self.local_worktree(self.local_run(first, "pruned")?)?)?;
             if entry.state == WorktreeState::Applied {
                 let newest = entry
                     .runs

@@ -14,6 +14,7 @@ pub use apply::ApplyReport;
 pub use create::WorktreeRequest;
 pub use list::{WorktreeEntry, WorktreeState};
 
+use crate::app::local_run::LocalWorktree;
 use crate::app::runs::StartRun;
 use crate::app::Application;
 use crate::AppError;
@@ -46,10 +47,17 @@ impl Application {
         mut request: WorktreeRequest,
     ) -> Result<RunId, AppError> {
         let (parent, workspace) = self.thread_parent(&thread)?;
-        let (repo, source) = match self.worktree_of(thread.run_id) {
+        let local = self.local_run(thread.run_id, "forked in one of its worktrees");
+        let (repo, source) = match local.and_then(|run| self.local_worktree(run)) {
             Ok(w) => {
                 request.carry_changes = true;
-                (w.repo, w.path)
+                (w.repo.clone(), w.path.clone())
+            }
+            Err(_) if self.store.imported(thread.run_id)?.is_some() => {
+                // Its recorded folders are another machine's: the fork's
+                // worktree is made of the repository the user names.
+                let mine = self.open_workspace(&start.workspace)?.path;
+                (mine.clone(), mine)
             }
             Err(_) => (workspace.clone(), workspace),
         };
@@ -84,8 +92,8 @@ impl Application {
     /// on the run as `WorktreeApplied`.
     #[instrument(skip(self, only))]
     pub fn apply_worktree(&self, run_id: RunId, only: &[String]) -> Result<ApplyReport, AppError> {
-        let entry = self.settled_worktree(run_id)?;
-        let report = apply::apply(&entry.worktree, only)?;
+        let worktree = self.settled_worktree(run_id, "applied")?;
+        let report = apply::apply(&worktree, only)?;
         self.append_beside(
             run_id,
             EventPayload::WorktreeApplied {
@@ -101,15 +109,15 @@ impl Application {
     /// applied. Recorded as `WorktreeRemoved { discarded: true }`.
     #[instrument(skip(self))]
     pub fn discard_worktree(&self, run_id: RunId) -> Result<(), AppError> {
-        let entry = self.settled_worktree(run_id)?;
-        remove(&entry.worktree)?;
+        let worktree = self.settled_worktree(run_id, "discarded")?;
+        remove(&worktree)?;
         self.append_beside(run_id, EventPayload::WorktreeRemoved { discarded: true })
     }
 
     /// The worktree of `run_id`, refused while a run of it is in progress
     /// or after it was removed.
-    fn settled_worktree(&self, run_id: RunId) -> Result<WorktreeEntry, AppError> {
-        let worktree = self.worktree_of(run_id)?;
+    fn settled_worktree(&self, run_id: RunId, act: &str) -> Result<LocalWorktree, AppError> {
+        let worktree = self.local_worktree(self.local_run(run_id, act)?)?;
         let entry = self
             .worktrees()?
             .into_iter()
@@ -130,9 +138,9 @@ impl Application {
                 worktree.path
             ))),
             WorktreeState::Missing => Err(AppError::PathMissing {
-                path: worktree.path.into(),
+                path: worktree.path.clone().into(),
             }),
-            WorktreeState::ReadyToApply | WorktreeState::Applied => Ok(entry),
+            WorktreeState::ReadyToApply | WorktreeState::Applied => Ok(worktree),
         }
     }
 
@@ -166,7 +174,7 @@ impl Application {
 }
 
 /// Removes the worktree's folder (if it is still there) and its branch.
-fn remove(wt: &Worktree) -> Result<(), AppError> {
+fn remove(wt: &LocalWorktree) -> Result<(), AppError> {
     let repo = Path::new(&wt.repo);
     if Path::new(&wt.path).exists() {
         git::run(repo, &["worktree", "remove", "--force", &wt.path])?;

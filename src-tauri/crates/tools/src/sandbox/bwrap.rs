@@ -163,13 +163,18 @@ fn canonical(path: &Path) -> Option<PathBuf> {
 }
 
 /// The workspace's git metadata, read-only so hooks and config (core.hooksPath,
-/// core.fsmonitor…) cannot be planted for the host's next git command.
+/// core.fsmonitor…) cannot be planted for the host's next git command; and
+/// its `.bearagent/` folder (project hooks and their scripts, which a
+/// command must not rewrite behind the trust gate's back).
 fn git_paths(workspace: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = canonical(&workspace.join(".bearagent"))
+        .filter(|dir| dir.starts_with(workspace) && dir.as_path() != workspace)
+        .into_iter()
+        .collect();
     let dot_git = workspace.join(".git");
     let Some(resolved) = canonical(&dot_git) else {
-        return Vec::new();
+        return paths;
     };
-    let mut paths = Vec::new();
     if resolved.starts_with(workspace) {
         paths.push(resolved.clone());
     }
