@@ -203,3 +203,16 @@ pub fn cycle(graph: &Graph, comp: &[usize]) -> Vec<usize> {
     }
     vec![start]
 }
+
+/// The imports between files of the component.
+pub fn inner_edges(graph: &Graph, comp: &[usize]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for &from in comp {
+        for &to in graph.edges.get(&from).into_iter().flat_map(|m| m.keys()) {
+            if comp.contains(&to) {
+                out.push((from, to));
+            }
+        }
+    }
+    out
+}

@@ -114,9 +114,9 @@ fn settle(house: &House, violations: Vec<Violation>, report: &mut Report) {
                 Cover::No => continue,
                 Cover::Yes => listed = true,
                 Cover::Grew(how) => {
-                    report
-                        .failures
-                        .push(format!("listed debt grew: {} ({how})", v.message()));
+                    let text = violation::grown_circle(d, v)
+                        .unwrap_or_else(|| format!("listed debt grew: {} ({how})", v.message()));
+                    report.failures.push(text);
                     listed = true;
                 }
             }
@@ -133,7 +133,10 @@ fn settle(house: &House, violations: Vec<Violation>, report: &mut Report) {
                     .clone()
                     .map(|f| format!("{f} -> {}", d.to.clone().unwrap_or_default()))
             });
-            let what = what.unwrap_or_else(|| d.files.join(", "));
+            let mut what = what.unwrap_or_else(|| d.files.join(", "));
+            if let Some(function) = &d.function {
+                what = format!("{what} fn {function}");
+            }
             report.failures.push(format!(
                 "stale debt in house.toml: {} {what} no longer occurs; remove the entry",
                 d.kind

@@ -2,7 +2,7 @@
 //! where `impl Application` lives.
 
 use crate::config::{Floors, House};
-use crate::graph::{build, circles, cycle, Graph};
+use crate::graph::{build, circles, cycle, inner_edges, Graph};
 use crate::source::SourceFile;
 use crate::violation::Violation;
 
@@ -38,9 +38,14 @@ pub fn check_crate(
         let mut names: Vec<String> = comp.iter().map(name).collect();
         names.sort();
         let path = cycle(&graph, &comp).iter().map(name).collect();
+        let edges = inner_edges(&graph, &comp)
+            .iter()
+            .map(|(a, b)| (name(a), name(b)))
+            .collect();
         out.push(Violation::Circle {
             krate: krate.to_string(),
             files: names,
+            edges,
             cycle: path,
         });
     }

@@ -1,16 +1,19 @@
 //! What the check finds, and how today's listed debt covers it.
 
 use crate::config::Debt;
+use std::collections::{HashMap, VecDeque};
 
 /// One breach of the plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Violation {
     /// Files of one crate that import each other round (a strongly
     /// connected component), with one cycle through them.
+    /// `edges`: the imports inside the component.
     Circle {
         krate: String,
         files: Vec<String>,
         cycle: Vec<String>,
+        edges: Vec<(String, String)>,
     },
     /// A file importing one on a higher floor.
     Floor {
@@ -70,7 +73,7 @@ impl Violation {
     /// One line naming the files and the arrow.
     pub fn message(&self) -> String {
         match self {
-            Violation::Circle { krate, files, cycle } => format!(
+            Violation::Circle { krate, files, cycle, .. } => format!(
                 "circle in crate {krate} ({} files): {}; files: {}",
                 files.len(),
                 cycle.join(" -> "),
@@ -204,4 +207,58 @@ fn circle_cover(debt: &Debt, files: &[String]) -> Cover {
     } else {
         Cover::No
     }
+}
+
+/// A shortest cycle from `start` back to it along `edges`.
+pub fn cycle_through(edges: &[(String, String)], start: &str) -> Vec<String> {
+    let mut prev: HashMap<&str, &str> = HashMap::new();
+    let mut queue = VecDeque::from([start]);
+    while let Some(v) = queue.pop_front() {
+        for (_, w) in edges.iter().filter(|(from, _)| from == v) {
+            if w == start {
+                let mut path = vec![v.to_string()];
+                let mut at = v;
+                while let Some(&p) = prev.get(at) {
+                    path.push(p.to_string());
+                    at = p;
+                }
+                path.reverse();
+                path.push(start.to_string());
+                return path;
+            }
+            if !prev.contains_key(w.as_str()) && w != start {
+                prev.insert(w, v);
+                queue.push_back(w);
+            }
+        }
+    }
+    vec![start.to_string()]
+}
+
+/// For a circle that grew past its entry: the new files and a cycle
+/// through the first of them (the arrow that made it grow).
+pub fn grown_circle(debt: &Debt, v: &Violation) -> Option<String> {
+    let Violation::Circle {
+        krate,
+        files,
+        edges,
+        ..
+    } = v
+    else {
+        return None;
+    };
+    let new: Vec<&str> = files
+        .iter()
+        .filter(|f| !debt.files.contains(f))
+        .map(String::as_str)
+        .collect();
+    let first = new.first()?;
+    Some(format!(
+        "listed debt grew: the circle in crate {krate} listed with {} files now ties {} ({} new: {}); through the first: {}",
+        debt.files.len(),
+        files.len(),
+        new.len(),
+        new.join(", "),
+        cycle_through(edges, first).join(" -> ")
+    ))
 }

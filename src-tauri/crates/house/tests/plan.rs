@@ -189,7 +189,7 @@ fn listed_debt_passes_stale_debt_fails_grown_debt_fails() {
     let dir = repo(debt, &[]);
     let text = failures(&dir);
     assert!(
-        text.contains("stale debt in house.toml: long_fn crates/low/src/lib.rs"),
+        text.contains("stale debt in house.toml: long_fn crates/low/src/lib.rs fn long"),
         "{text}"
     );
 }
@@ -213,7 +213,11 @@ fn a_listed_circle_may_shrink_but_not_grow() {
     let dir = repo(debt, &[lib, a, b]);
     let text = failures(&dir);
     assert!(
-        text.contains("listed debt grew") && text.contains("also ties crates/low/src/lib.rs"),
+        text.contains("listed debt grew") && text.contains("1 new: crates/low/src/lib.rs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("through the first: crates/low/src/lib.rs -> crates/low/src/a.rs"),
         "{text}"
     );
 }
