@@ -70,6 +70,11 @@ pub fn check_crate(
 }
 
 fn lengths(house: &House, files: &[SourceFile], out: &mut Vec<Violation>, m: &mut Measured) {
+    for f in files.iter().filter(|f| f.facts.unbalanced) {
+        out.push(Violation::Unreadable {
+            file: f.rel.clone(),
+        });
+    }
     for f in files.iter().filter(|f| !f.test) {
         let lines = f.production_lines();
         if m.largest_file.as_ref().is_none_or(|(n, _)| lines > *n) {

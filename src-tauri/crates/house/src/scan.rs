@@ -45,6 +45,9 @@ pub struct FileFacts {
     pub impl_application: Vec<usize>,
     /// The file says `#![cfg(test)]`.
     pub file_is_test: bool,
+    /// Its braces did not balance once comments and literals were out:
+    /// the lexer misread it, and its figures cannot be trusted.
+    pub unbalanced: bool,
 }
 
 enum Frame {
@@ -139,6 +142,9 @@ impl Scanner {
         let mut i = 0;
         while i < self.toks.len() {
             i = self.step(i);
+        }
+        if !self.frames.is_empty() {
+            self.facts.unbalanced = true;
         }
     }
 
@@ -247,7 +253,8 @@ impl Scanner {
                 let lines = self.toks[i].line + 1 - line;
                 self.facts.fns.push(FnSpan { name, line, lines });
             }
-            _ => {}
+            Some(Frame::Other) => {}
+            None => self.facts.unbalanced = true,
         }
     }
 

@@ -63,3 +63,10 @@ fn impl_application_is_found_with_generics_and_traits() {
     let src = "impl Application { }\nimpl<'a> From<&'a str> for crate::app::Application { }\nimpl Other<Application> { }\n";
     assert_eq!(scan(src).impl_application, [1, 2]);
 }
+
+#[test]
+fn a_file_whose_braces_do_not_balance_is_said_so() {
+    assert!(scan("fn a() {\n").unbalanced);
+    assert!(scan("}\n").unbalanced);
+    assert!(!scan("fn a() { let c = '}'; }\n").unbalanced);
+}

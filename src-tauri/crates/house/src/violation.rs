@@ -53,6 +53,10 @@ pub enum Violation {
     Declaration {
         what: String,
     },
+    /// A file the lexer could not read (its braces do not balance).
+    Unreadable {
+        file: String,
+    },
 }
 
 impl Violation {
@@ -67,6 +71,7 @@ impl Violation {
             Violation::MockFile { .. } => "mock_file",
             Violation::Unplaced { .. } => "unplaced",
             Violation::Declaration { .. } => "declaration",
+            Violation::Unreadable { .. } => "unreadable",
         }
     }
 
@@ -99,6 +104,9 @@ impl Violation {
             }
             Violation::Unplaced { file } => format!("file on no floor: {file}"),
             Violation::Declaration { what } => format!("house.toml: {what}"),
+            Violation::Unreadable { file } => {
+                format!("cannot read {file}: its braces do not balance once comments and strings are out")
+            }
         }
     }
 
@@ -132,6 +140,7 @@ impl Violation {
             | Violation::MockFile { file }
             | Violation::Unplaced { file } => out += &format!("file = \"{file}\"\n"),
             Violation::Declaration { what } => out += &format!("file = \"{what}\"\n"),
+            Violation::Unreadable { file } => out += &format!("file = \"{file}\"\n"),
         }
         out + "reason = \"known debt, issue 52\"\n"
     }
@@ -179,7 +188,7 @@ pub fn covers(debt: &Debt, v: &Violation) -> Cover {
         Violation::ImplApplication { file: f, .. }
         | Violation::MockFile { file: f }
         | Violation::Unplaced { file: f } => file == Some(f.as_str()),
-        Violation::Declaration { .. } => false,
+        Violation::Declaration { .. } | Violation::Unreadable { .. } => false,
     };
     if listed {
         Cover::Yes
