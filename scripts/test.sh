@@ -27,6 +27,9 @@ npm --prefix ui run build
 step "clippy"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+step "floor plan (house.toml; cargo test runs it too)"
+bash scripts/house.sh
+
 step "cargo test --workspace (includes the bindings drift check; real OS keychain via gnome-keyring)"
 # A private HOME keeps the test keyring away from the user's; cargo and
 # rustup keep their real homes.
