@@ -130,6 +130,10 @@ test("bad input on stdio: each gets its JSON-RPC error, the process stays up, st
       assert.ok(describe(e).includes(cwd), `the error for ${what} names ${cwd}: ${describe(e)}`);
       await stillUp(`session/new with ${what}`);
     }
+    // A folder around BearAgent's own data (its home is inside sb.dir): refused, naming it.
+    const around = expectError(await raw.request(id(), "session/new", { cwd: sb.dir, mcpServers: [] }), -32602, "session/new around BearAgent's data");
+    assert.ok(describe(around).includes(sb.home), `the error names ${sb.home}: ${describe(around)}`);
+    await stillUp("session/new around BearAgent's data");
     // And one without a cwd at all.
     expectError(await raw.request(id(), "session/new", { mcpServers: [] }), -32602, "session/new without cwd");
     await stillUp("session/new without cwd");

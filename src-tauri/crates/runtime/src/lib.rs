@@ -13,6 +13,7 @@ pub mod home;
 pub mod hooks;
 pub mod live;
 pub mod live_feed;
+mod local;
 pub mod logging;
 pub mod mcp;
 pub mod profile;

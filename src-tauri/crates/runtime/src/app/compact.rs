@@ -108,7 +108,7 @@ impl Application {
         AppError,
     > {
         if let Some(imported) = self.store.imported(run_id)? {
-            return Err(crate::bundle::read_only(run_id, &imported, "compacted"));
+            return Err(crate::local::read_only(run_id, &imported, "compacted"));
         }
         let projection = self.get_run(run_id)?;
         if !(projection.status.is_terminal() || projection.status == RunStatus::Interrupted) {

@@ -57,7 +57,7 @@ impl Application {
     /// (a settled run being reviewed, or an interrupted one resuming).
     pub(crate) fn recorder_for(
         &self,
-        run: local_run::LocalRun,
+        run: crate::local::LocalRun,
         events: Vec<bearagent_kernel::EventEnvelope>,
     ) -> Result<crate::run::recorder::Recorder, AppError> {
         crate::run::recorder::Recorder::resume(

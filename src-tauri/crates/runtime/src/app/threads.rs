@@ -111,7 +111,7 @@ impl Application {
         let imported = self.store.imported(thread.run_id)?;
         if let Some(imported) = &imported {
             if thread.at.is_none() {
-                return Err(crate::bundle::read_only(
+                return Err(crate::local::read_only(
                     thread.run_id,
                     imported,
                     "continued",

@@ -48,20 +48,6 @@ pub struct ImportReport {
     pub blobs: usize,
 }
 
-/// Refusal of an act on an imported run: it is a record of another
-/// machine, read-only here.
-pub(crate) fn read_only(
-    run_id: bearagent_kernel::RunId,
-    imported: &bearagent_store::Imported,
-    act: &str,
-) -> crate::AppError {
-    crate::AppError::Conflict(format!(
-        "run {run_id} was imported from {} and is read-only here: it cannot be {act}; \
-         fork it (`run --fork {run_id} --at SEQ --workspace DIR`) to go on from it in a workspace of yours",
-        imported.source
-    ))
-}
-
 #[cfg(test)]
 #[path = "tests.rs"]
 mod tests;

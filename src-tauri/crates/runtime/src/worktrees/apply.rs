@@ -5,7 +5,7 @@
 //! committed; the main checkout's other changes stay as they are.
 
 use super::git;
-use crate::app::local_run::LocalWorktree;
+use crate::local::LocalWorktree;
 use crate::AppError;
 use bearagent_kernel::{Worktree, WorktreeRefusal};
 use std::path::{Component, Path};

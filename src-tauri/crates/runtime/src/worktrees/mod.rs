@@ -14,9 +14,9 @@ pub use apply::ApplyReport;
 pub use create::WorktreeRequest;
 pub use list::{WorktreeEntry, WorktreeState};
 
-use crate::app::local_run::LocalWorktree;
 use crate::app::runs::StartRun;
 use crate::app::Application;
+use crate::local::LocalWorktree;
 use crate::AppError;
 use bearagent_kernel::{EventPayload, RunId, Worktree};
 use std::path::Path;

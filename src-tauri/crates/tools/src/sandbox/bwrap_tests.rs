@@ -183,7 +183,12 @@ fn resolve_follows_symlinks_and_drops_missing_paths() {
     assert_eq!(layout.home.as_deref(), Some(home.as_path()));
     assert_eq!(layout.readable, vec![(cargo_real, home.join(".cargo"))]);
     assert_eq!(layout.hidden, vec![(ws.join(".bearagent"), true)]);
-    assert_eq!(layout.git, vec![ws.join(".git"), ws.join("gitdir")]);
+    // `.bearagent/` is read-only like `.git` (its hiding, when it is
+    // BearAgent's data, comes later and wins).
+    assert_eq!(
+        layout.git,
+        vec![ws.join(".bearagent"), ws.join(".git"), ws.join("gitdir")]
+    );
 }
 
 #[test]
