@@ -25,6 +25,18 @@ impl Store {
         expected_next: EventSeq,
         events: Vec<NewEvent>,
     ) -> Result<Vec<EventEnvelope>, StoreError> {
+        self.append_with(run_id, expected_next, events, |_| Ok(()))
+    }
+
+    /// `append`, with `also` done in the same transaction (an imported
+    /// run's mark: a kill leaves the run whole and marked, or absent).
+    pub(crate) fn append_with(
+        &self,
+        run_id: RunId,
+        expected_next: EventSeq,
+        events: Vec<NewEvent>,
+        also: impl FnOnce(&Connection) -> Result<(), StoreError>,
+    ) -> Result<Vec<EventEnvelope>, StoreError> {
         let mut guard = self.writer()?;
         let writer = &mut *guard;
         let tx = writer
@@ -54,6 +66,7 @@ impl Store {
                 snapshot_seq = state.last_seq.get();
             }
         }
+        also(&tx)?;
         tx.commit()?;
         writer.appends_committed += 1;
         remember(&mut writer.cache, run_id, state, snapshot_seq);

@@ -15,8 +15,29 @@ pub struct Imported {
 }
 
 impl Store {
-    /// Marks `run_id` as imported from `source`.
-    pub fn mark_imported(
+    /// Adds an imported run: its events and its mark in one transaction, so
+    /// a kill leaves either nothing or the whole run, read-only.
+    pub fn append_imported(
+        &self,
+        run_id: RunId,
+        events: Vec<bearagent_kernel::NewEvent>,
+        source: &str,
+        at: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.append_with(run_id, bearagent_kernel::EventSeq(1), events, |tx| {
+            tx.execute(
+                "INSERT OR REPLACE INTO imported_runs (run_id, source, imported_ms) VALUES (?1, ?2, ?3)",
+                params![run_id.to_string(), source, at.unix_millis()],
+            )?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+
+    /// Marks `run_id` as imported from `source` (tests: an import is
+    /// `append_imported`, one transaction).
+    #[cfg(test)]
+    pub(crate) fn mark_imported(
         &self,
         run_id: RunId,
         source: &str,

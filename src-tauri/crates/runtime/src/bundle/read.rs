@@ -84,8 +84,7 @@ impl Application {
                 .iter()
                 .map(|e| NewEvent::new(e.at, e.cause, e.payload.clone()))
                 .collect();
-            self.store.append(run_id, EventSeq(1), new)?;
-            self.store.mark_imported(run_id, &source, at)?;
+            self.store.append_imported(run_id, new, &source, at)?;
             added.push(run_id);
         }
         let run_id = contents.manifest.run_id.parse().map_err(|_| {
