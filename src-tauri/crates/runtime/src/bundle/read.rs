@@ -95,6 +95,7 @@ impl Application {
             run_id,
             added,
             blobs: contents.blobs.len(),
+            redactions: contents.manifest.redactions.clone(),
         })
     }
 }
