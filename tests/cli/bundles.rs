@@ -119,10 +119,13 @@ fn an_exported_bundle_imports_elsewhere_as_the_same_read_only_forkable_run() {
 }
 
 /// Secrets planted where a run puts them: a `.env` read with `read_file`
-/// and printed by `cat`, a provider key (from the environment variable
-/// the config names) the model quotes, a GitHub token in a tool argument.
+/// and printed by `cat` (with a `.env.local` only `cat` reads), a provider
+/// key (from the environment variable the config names) the model quotes,
+/// a GitHub token in a tool argument.
 const DB_PASSWORD: &str = "s3cr3t-db-pass-8f7e6d5c";
 const STRIPE: &str = "rk_test_abcdefgh12345678";
+/// Only in `.env.local`, which only a command prints.
+const SESSION_SECRET: &str = "c0mmand-only-session-42";
 const PROVIDER_KEY: &str = "pk-live-provider-value-5a4b3c2d1e";
 const KEY_VARIABLE: &str = "BEARAGENT_REDACT_TEST_KEY";
 
@@ -134,6 +137,7 @@ fn secrets() -> Vec<String> {
     vec![
         DB_PASSWORD.into(),
         STRIPE.into(),
+        SESSION_SECRET.into(),
         PROVIDER_KEY.into(),
         github_token(),
     ]
@@ -201,6 +205,7 @@ fn a_bundle_redacts_secrets_wherever_the_run_put_them_unless_asked_not_to() {
         ".env",
         &format!("DB_PASSWORD={DB_PASSWORD}\nSTRIPE_KEY=\"{STRIPE}\"\nDEBUG=0\n"),
     );
+    here.write(".env.local", &format!("SESSION_SECRET={SESSION_SECRET}\n"));
     std::fs::write(
         here.home.path().join("config.toml"),
         format!(
@@ -213,7 +218,7 @@ fn a_bundle_redacts_secrets_wherever_the_run_put_them_unless_asked_not_to() {
     let run = here.run(
         json!([
             support::read(".env"),
-            {"tool_call": {"tool_name": "run_command", "arguments": {"command": "cat .env"}}},
+            {"tool_call": {"tool_name": "run_command", "arguments": {"command": "cat .env .env.local"}}},
             support::write("notes.txt", &format!("deploy with {token}\n")),
             support::answer(&format!("done; the provider key is {PROVIDER_KEY}"))
         ]),
@@ -232,7 +237,7 @@ fn a_bundle_redacts_secrets_wherever_the_run_put_them_unless_asked_not_to() {
     let file = file.to_str().unwrap();
     let out = export(&here, &run_id, file, &[]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("4 values redacted ("), "{stdout}");
+    assert!(stdout.contains("5 values redacted ("), "{stdout}");
     let files = unpacked(&here, file);
     for secret in secrets() {
         assert!(
@@ -253,7 +258,7 @@ fn a_bundle_redacts_secrets_wherever_the_run_put_them_unless_asked_not_to() {
     assert_eq!(
         manifest(&files)["redactions"],
         json!([
-            {"kind": "env-file", "count": 2},
+            {"kind": "env-file", "count": 3},
             {"kind": "provider-key", "count": 1},
             {"kind": "token:github", "count": 1}
         ])
@@ -268,10 +273,10 @@ fn a_bundle_redacts_secrets_wherever_the_run_put_them_unless_asked_not_to() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["redacted"], 4, "{report}");
+    assert_eq!(report["redacted"], 5, "{report}");
     let human = support::env().bearagent(&["import", file]);
     let human = String::from_utf8_lossy(&human.stdout);
-    assert!(human.contains("4 values redacted"), "{human}");
+    assert!(human.contains("5 values redacted"), "{human}");
     let imported = serde_json::to_string(&there.events_of(&run_id)).unwrap();
     assert!(imported.contains("[REDACTED:token:github]"), "{imported}");
 

@@ -87,23 +87,25 @@ impl Application {
 }
 
 /// What the run's tools read from or wrote into secret-looking files: a
-/// `read_file` result's text, a write's or an edit's new text.
+/// `read_file` result's text, the output of a command naming such a file
+/// (`cat .env`), a write's or an edit's new text.
 fn secret_file_texts(events: &[EventEnvelope]) -> Vec<&str> {
     let mut reads = BTreeSet::new();
     let mut out = Vec::new();
     for e in events {
         match &e.payload {
             EventPayload::ToolCallRequested { call } => {
-                let path = call.arguments.get("path").and_then(Value::as_str);
-                if !path.is_some_and(looks_secret) {
+                let arg = |key| call.arguments.get(key).and_then(Value::as_str);
+                if arg("command").is_some_and(names_secret_file) {
+                    reads.insert(call.call_id.as_str().to_owned());
+                }
+                if !arg("path").is_some_and(looks_secret) {
                     continue;
                 }
                 if call.tool_name.as_str() == "read_file" {
                     reads.insert(call.call_id.as_str().to_owned());
                 }
-                for key in ["content", "new_string"] {
-                    out.extend(call.arguments.get(key).and_then(Value::as_str));
-                }
+                out.extend(["content", "new_string"].into_iter().filter_map(arg));
             }
             EventPayload::ToolCallCompleted { result, .. }
                 if reads.contains(result.call_id.as_str()) =>
@@ -114,4 +116,30 @@ fn secret_file_texts(events: &[EventEnvelope]) -> Vec<&str> {
         }
     }
     out
+}
+
+/// A command line with a word that is a secret-looking file's path.
+fn names_secret_file(command: &str) -> bool {
+    command
+        .split(|c: char| c.is_whitespace() || ";|&<>()'\"`".contains(c))
+        .any(|word| !word.is_empty() && looks_secret(word))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names_secret_file;
+
+    #[test]
+    fn a_command_reading_a_secret_file_is_known_by_its_words() {
+        for c in [
+            "cat .env",
+            "grep KEY <app/.env.local",
+            "cp x && cat 'id_rsa'",
+        ] {
+            assert!(names_secret_file(c), "{c}");
+        }
+        for c in ["cargo test", "cat README.md", "echo env"] {
+            assert!(!names_secret_file(c), "{c}");
+        }
+    }
 }
