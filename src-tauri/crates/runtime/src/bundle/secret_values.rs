@@ -126,20 +126,5 @@ fn names_secret_file(command: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::names_secret_file;
-
-    #[test]
-    fn a_command_reading_a_secret_file_is_known_by_its_words() {
-        for c in [
-            "cat .env",
-            "grep KEY <app/.env.local",
-            "cp x && cat 'id_rsa'",
-        ] {
-            assert!(names_secret_file(c), "{c}");
-        }
-        for c in ["cargo test", "cat README.md", "echo env"] {
-            assert!(!names_secret_file(c), "{c}");
-        }
-    }
-}
+#[path = "secret_values_tests.rs"]
+mod tests;
