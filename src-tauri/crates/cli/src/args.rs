@@ -91,6 +91,10 @@ pub struct ExportArgs {
     /// Where the JSON export and the Markdown report go (default: here).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<String>,
+    /// Keep secret values (keys, what `.env` files held, token shapes) in
+    /// the bundle instead of redacting them.
+    #[arg(long, requires = "bundle")]
+    pub include_secrets: bool,
     #[arg(long)]
     pub json: bool,
 }

@@ -20,7 +20,7 @@ pub struct McpServerTest {
 }
 
 /// The keychain entry of a server's secret: `mcp:SERVER:NAME`.
-fn keychain_entry(server: &str, name: &str) -> String {
+pub(crate) fn keychain_entry(server: &str, name: &str) -> String {
     format!("mcp:{server}:{name}")
 }
 

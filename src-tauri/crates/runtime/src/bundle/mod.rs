@@ -2,13 +2,20 @@
 //! thread's earlier runs, and every blob their events reference (versions
 //! of files that look like secrets withheld, as in every export). A gzip'd
 //! tar of `manifest.json`, `runs/<id>.jsonl` (one event per line) and
-//! `blobs/<sha256>`. Importing adds the runs as read-only imported runs:
-//! inspectable and forkable, never continued or reviewed here.
+//! `blobs/<sha256>`. Secret values found in the events and text blobs
+//! (keys BearAgent holds, what secret-looking files held, token shapes) are
+//! replaced by `[REDACTED:kind]` markers unless the user opts out.
+//! Importing adds the runs as read-only imported runs: inspectable and
+//! forkable, never continued or reviewed here.
 
 mod read;
+pub(crate) mod redact;
+mod scrub;
+mod secret_values;
 mod write;
 
 pub use read::BundleError;
+pub use redact::Redaction;
 
 use serde::{Deserialize, Serialize};
 
@@ -32,10 +39,29 @@ pub struct Manifest {
     /// they hold secrets.
     #[serde(default)]
     pub withheld_blobs: Vec<String>,
+    /// Secret values replaced by markers, counted per kind (absent in
+    /// bundles made before redaction, and with `include_secrets`).
+    #[serde(default)]
+    pub redactions: Vec<Redaction>,
     /// RFC 3339.
     pub exported_at: String,
     /// The BearAgent that wrote it.
     pub producer: String,
+}
+
+impl Manifest {
+    /// Distinct values the bundle redacted, all kinds together.
+    pub fn redacted(&self) -> usize {
+        self.redactions.iter().map(|r| r.count).sum()
+    }
+}
+
+/// How a bundle is written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// Keep secret values in clear (the user's explicit choice); by
+    /// default they are redacted.
+    pub include_secrets: bool,
 }
 
 /// What an import added.
@@ -46,6 +72,8 @@ pub struct ImportReport {
     /// Runs added to this store (an ancestor already here is not).
     pub added: Vec<bearagent_kernel::RunId>,
     pub blobs: usize,
+    /// What the bundle's writer redacted, from its manifest.
+    pub redactions: Vec<Redaction>,
 }
 
 #[cfg(test)]

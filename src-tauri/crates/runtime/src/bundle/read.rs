@@ -94,6 +94,7 @@ impl Application {
             run_id,
             added,
             blobs: contents.blobs.len(),
+            redactions: contents.manifest.redactions.clone(),
         })
     }
 }

@@ -85,7 +85,10 @@ async fn a_bundle_imports_into_another_store_as_the_same_read_only_runs() {
     a.app.wait_run(follow).await.unwrap();
     let out = tempfile::tempdir().unwrap();
     let file = out.path().join(format!("run.{BUNDLE_EXTENSION}"));
-    let manifest = a.app.export_bundle(follow, &file).unwrap();
+    let manifest = a
+        .app
+        .export_bundle(follow, &file, ExportOptions::default())
+        .unwrap();
     assert_eq!(manifest.runs, [first.to_string(), follow.to_string()]);
     assert_eq!(
         manifest.withheld_blobs.len(),
@@ -205,7 +208,9 @@ async fn bad_bundles_are_refused_with_a_clear_error_and_change_nothing() {
     .await;
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.bearagent-run");
-    a.app.export_bundle(run, &good).unwrap();
+    a.app
+        .export_bundle(run, &good, ExportOptions::default())
+        .unwrap();
     // Unpack the good bundle's entries to build bad ones from.
     let mut entries: Vec<(String, Vec<u8>)> = Vec::new();
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(

@@ -1,12 +1,18 @@
 //! Writing a run's bundle.
 
-use super::{Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
+use super::redact::Redactor;
+use super::scrub::{scrub, Scrubbed};
+use super::{ExportOptions, Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
 use crate::app::Application;
 use crate::artifacts::export::referenced_hashes;
 use crate::artifacts::secrets::secret_hashes;
 use crate::AppError;
-use bearagent_kernel::{EventEnvelope, EventPayload, RunId};
-use std::collections::BTreeSet;
+use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, RunId};
+use std::collections::btree_map::Entry;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Blobs by their hash.
+type Blobs = BTreeMap<ContentHash, Vec<u8>>;
 use std::io::Write;
 use std::path::Path;
 use tracing::instrument;
@@ -14,9 +20,15 @@ use tracing::instrument;
 impl Application {
     /// Writes `run_id` with its thread's earlier runs and their blobs to
     /// `file` (replaced whole: written beside it, then renamed). A live
-    /// run is refused: its bundle would be a moment, not a record.
+    /// run is refused: its bundle would be a moment, not a record. Secret
+    /// values are redacted unless `options.include_secrets`.
     #[instrument(skip(self))]
-    pub fn export_bundle(&self, run_id: RunId, file: &Path) -> Result<Manifest, AppError> {
+    pub fn export_bundle(
+        &self,
+        run_id: RunId,
+        file: &Path,
+        options: ExportOptions,
+    ) -> Result<Manifest, AppError> {
         let run = self.get_run(run_id)?;
         if run.status.is_live() {
             return Err(AppError::Conflict(format!(
@@ -25,72 +37,60 @@ impl Application {
             )));
         }
         let runs = self.thread_runs(run_id)?;
-        let mut blobs = BTreeSet::new();
-        let mut withheld = BTreeSet::new();
-        for events in &runs {
-            let secret = secret_hashes(events);
-            for hash in referenced_hashes(events) {
-                if secret.contains(&hash) {
-                    withheld.insert(hash.to_string());
-                } else {
-                    blobs.insert(hash);
-                }
+        let (blobs, withheld) = self.shipped_blobs(&runs)?;
+        let scrubbed = if options.include_secrets {
+            Scrubbed {
+                runs,
+                blobs,
+                redactions: Vec::new(),
             }
-        }
+        } else {
+            let redactor = Redactor::new(self.known_secrets(&runs)?);
+            scrub(&redactor, runs, blobs)?
+        };
         let manifest = Manifest {
             format: BUNDLE_FORMAT.into(),
             version: BUNDLE_VERSION,
             run_id: run_id.to_string(),
-            runs: runs
+            runs: scrubbed
+                .runs
                 .iter()
                 .filter_map(|e| Some(e.first()?.run_id.to_string()))
                 .collect(),
             withheld_blobs: withheld.into_iter().collect(),
+            redactions: scrubbed.redactions.clone(),
             exported_at: self.clock.now().to_rfc3339(),
             producer: format!("bearagent {}", env!("CARGO_PKG_VERSION")),
         };
-        let io = |source| AppError::Io {
-            path: file.to_path_buf(),
-            source,
-        };
-        let dir = file
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-        {
-            let gz =
-                flate2::write::GzEncoder::new(temp.as_file_mut(), flate2::Compression::default());
-            let mut tar = tar::Builder::new(gz);
-            let json = serde_json::to_vec_pretty(&manifest)
-                .map_err(|e| AppError::Internal(e.to_string()))?;
-            append(&mut tar, "manifest.json", &json).map_err(io)?;
-            for events in &runs {
-                let Some(first) = events.first() else {
-                    continue;
-                };
-                append(
-                    &mut tar,
-                    &format!("runs/{}.jsonl", first.run_id),
-                    &jsonl(events)?,
-                )
-                .map_err(io)?;
-            }
-            for hash in &blobs {
-                let bytes = self.store.get_blob(hash)?.ok_or_else(|| {
-                    AppError::Corrupt(format!("blob {hash} referenced by the run is missing"))
-                })?;
-                append(&mut tar, &format!("blobs/{hash}"), &bytes).map_err(io)?;
-            }
-            tar.into_inner()
-                .map_err(io)?
-                .finish()
-                .map_err(io)?
-                .flush()
-                .map_err(io)?;
-        }
-        temp.persist(file).map_err(|e| io(e.error))?;
+        pack(file, &manifest, &scrubbed)?;
         Ok(manifest)
+    }
+
+    /// The blobs the thread's events reference, by hash, and the hashes
+    /// withheld (versions of secret-looking files).
+    fn shipped_blobs(
+        &self,
+        runs: &[Vec<EventEnvelope>],
+    ) -> Result<(Blobs, BTreeSet<String>), AppError> {
+        let mut blobs = BTreeMap::new();
+        let mut withheld = BTreeSet::new();
+        for events in runs {
+            let secret = secret_hashes(events);
+            for hash in referenced_hashes(events) {
+                if secret.contains(&hash) {
+                    withheld.insert(hash.to_string());
+                } else if let Entry::Vacant(slot) = blobs.entry(hash) {
+                    let bytes = self.store.get_blob(slot.key())?.ok_or_else(|| {
+                        AppError::Corrupt(format!(
+                            "blob {} referenced by the run is missing",
+                            slot.key()
+                        ))
+                    })?;
+                    slot.insert(bytes);
+                }
+            }
+        }
+        Ok((blobs, withheld))
     }
 
     /// The run and the runs it continues, each whole, oldest first.
@@ -118,6 +118,44 @@ impl Application {
         chain.reverse();
         Ok(chain)
     }
+}
+
+/// The bundle file: written beside `file`, then renamed over it.
+fn pack(file: &Path, manifest: &Manifest, contents: &Scrubbed) -> Result<(), AppError> {
+    let io = |source| AppError::Io {
+        path: file.to_path_buf(),
+        source,
+    };
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
+    {
+        let gz = flate2::write::GzEncoder::new(temp.as_file_mut(), flate2::Compression::default());
+        let mut tar = tar::Builder::new(gz);
+        let json =
+            serde_json::to_vec_pretty(manifest).map_err(|e| AppError::Internal(e.to_string()))?;
+        append(&mut tar, "manifest.json", &json).map_err(io)?;
+        for events in &contents.runs {
+            let Some(first) = events.first() else {
+                continue;
+            };
+            let name = format!("runs/{}.jsonl", first.run_id);
+            append(&mut tar, &name, &jsonl(events)?).map_err(io)?;
+        }
+        for (hash, bytes) in &contents.blobs {
+            append(&mut tar, &format!("blobs/{hash}"), bytes).map_err(io)?;
+        }
+        tar.into_inner()
+            .map_err(io)?
+            .finish()
+            .map_err(io)?
+            .flush()
+            .map_err(io)?;
+    }
+    temp.persist(file).map_err(|e| io(e.error))?;
+    Ok(())
 }
 
 fn jsonl(events: &[EventEnvelope]) -> Result<Vec<u8>, AppError> {

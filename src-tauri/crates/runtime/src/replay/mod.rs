@@ -240,6 +240,14 @@ fn finish(
     }) {
         notes.push("recorded before request digests: each request was checked by its size and version, not its digest".into());
     }
+    if tape.excused() > 0 {
+        notes.push(format!(
+            "the run came from a bundle that redacted secret values: {} difference(s) at \
+             redacted values (and in the sizes and digests of the model requests built from \
+             them) are the redaction, not divergences",
+            tape.excused()
+        ));
+    }
     let mut divergence = tape.divergence();
     let rest = tape.ahead();
     if divergence

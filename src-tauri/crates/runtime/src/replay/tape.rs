@@ -2,7 +2,7 @@
 //! re-driven loop has matched them, and where it first did something
 //! else. Shared by the recorder, the clock and the provider of a replay.
 
-use super::compare::{compare, Divergence};
+use super::compare::{compare, Divergence, Redacted};
 use bearagent_kernel::{Clock, EventEnvelope, EventPayload, EventSeq, Timestamp};
 use std::sync::Mutex;
 use tokio_util::sync::CancellationToken;
@@ -16,22 +16,40 @@ pub struct Tape {
     /// The scratch workspace calls are prepared against; the recorded
     /// changes the replay copies are made on it.
     stage: Option<super::stage::Stage>,
+    /// Where the record holds values a bundle redacted.
+    redacted: Redacted,
 }
 
 #[derive(Default)]
 struct Cursor {
     next: usize,
     divergence: Option<Divergence>,
+    /// Differences taken as the bundle's redaction.
+    excused: usize,
 }
 
 impl Tape {
     pub fn new(recorded: Vec<EventEnvelope>, cancel: CancellationToken) -> Self {
+        let first_marked = recorded
+            .iter()
+            .find(|e| {
+                serde_json::to_string(&e.payload)
+                    .is_ok_and(|s| s.contains(crate::bundle::redact::MARKER_PREFIX))
+            })
+            .map(|e| e.seq);
         Self {
             recorded,
             cursor: Mutex::default(),
             cancel,
             stage: None,
+            redacted: Redacted { first_marked },
         }
+    }
+
+    /// Differences the replay took as a bundle's redaction, not as
+    /// divergences.
+    pub fn excused(&self) -> usize {
+        self.with(|c| c.excused)
     }
 
     /// The tape with the scratch workspace its calls are prepared against.
@@ -86,16 +104,19 @@ impl Tape {
         payload: &EventPayload,
     ) -> Result<EventEnvelope, Divergence> {
         let expected = self.ahead().first().cloned();
-        let outcome = compare(seq, expected.as_ref(), cause, payload);
+        let outcome = compare(seq, expected.as_ref(), cause, payload, self.redacted);
         self.with(|c| match &outcome {
-            Ok(_) => c.next += 1,
+            Ok(excused) => {
+                c.next += 1;
+                c.excused += excused;
+            }
             Err(d) => {
                 if c.divergence.is_none() {
                     c.divergence = Some(d.clone());
                 }
             }
         });
-        outcome.map(|()| expected.unwrap_or_else(|| unreachable_envelope(seq)))
+        outcome.map(|_| expected.unwrap_or_else(|| unreachable_envelope(seq)))
     }
 
     /// Takes the next recorded event as it is: a fact the loop does not
