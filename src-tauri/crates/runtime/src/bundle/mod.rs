@@ -11,7 +11,7 @@
 mod read;
 pub(crate) mod redact;
 mod scrub;
-mod secret_values;
+pub(crate) mod secret_values;
 mod write;
 
 pub use read::BundleError;
