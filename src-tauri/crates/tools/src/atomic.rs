@@ -72,14 +72,14 @@ fn permissions_for(target: &Path) -> std::io::Result<fs::Permissions> {
 /// existing file's permissions (a new file gets the umask's): what a
 /// revert or re-apply puts back. Parent folders are created.
 pub fn replace_file(target: &Path, content: &[u8]) -> std::io::Result<()> {
-    replace(target, content, true)
+    replace(target, content, None, true)
 }
 
 /// [`replace_file`] without waiting for the disk: still atomic for every
 /// reader and across a killed process (the rename is the commit point),
 /// for many files followed by one [`sync_filesystem`].
 pub fn replace_file_unsynced(target: &Path, content: &[u8]) -> std::io::Result<()> {
-    replace(target, content, false)
+    replace(target, content, None, false)
 }
 
 /// Waits until everything written to the filesystem holding `path` is on
@@ -89,10 +89,30 @@ pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
     rustix::fs::syncfs(&handle).map_err(std::io::Error::from)
 }
 
-fn replace(target: &Path, content: &[u8], sync: bool) -> std::io::Result<()> {
+/// Replace (or create) `target` with `content` and exactly the permission
+/// bits `mode` (None: as `replace_file`). The mode is set on the temporary
+/// file before the rename, so content and mode land together: a crash
+/// leaves the old file with its old mode, or the new with the new one —
+/// never the new content with the old mode.
+pub fn replace_file_with_mode(
+    target: &Path,
+    content: &[u8],
+    mode: Option<u32>,
+    sync: bool,
+) -> std::io::Result<()> {
+    replace(target, content, mode, sync)
+}
+
+fn replace(target: &Path, content: &[u8], mode: Option<u32>, sync: bool) -> std::io::Result<()> {
     let parent = target.parent().unwrap_or_else(|| Path::new("."));
     fs::create_dir_all(parent)?;
-    let permissions = permissions_for(target)?;
+    let permissions = match mode {
+        Some(mode) => {
+            use std::os::unix::fs::PermissionsExt;
+            fs::Permissions::from_mode(mode & 0o7777)
+        }
+        None => permissions_for(target)?,
+    };
     let mut temp = tempfile::Builder::new()
         .prefix(&temp_prefix_of(std::process::id()))
         .tempfile_in(parent)?;
@@ -175,6 +195,18 @@ mod tests {
     fn mode(path: &Path) -> u32 {
         use std::os::unix::fs::PermissionsExt;
         fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn a_given_mode_lands_with_the_content_in_one_rename() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("run.sh");
+        fs::write(&script, "old").unwrap();
+        replace_file_with_mode(&script, b"#!/bin/sh\n", Some(0o755), true).unwrap();
+        assert_eq!(mode(&script), 0o755);
+        replace_file_with_mode(&script, b"plain", Some(0o600), false).unwrap();
+        assert_eq!((mode(&script), fs::read(&script).unwrap()), (0o600, b"plain".to_vec()));
+        assert_eq!(entries(dir.path()), ["run.sh"]);
     }
 
     #[test]

@@ -35,12 +35,6 @@ pub(crate) struct Swap {
     mode: Option<u32>,
 }
 
-/// Sets the permission bits of `path`.
-fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7777))
-}
-
 /// A review change that did not take effect, and why.
 pub(crate) fn abandoned(rel: &str, reason: String) -> EventPayload {
     EventPayload::ReviewAbandoned {
@@ -157,19 +151,11 @@ fn put_file(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(io(e)),
         },
-        // The file keeps its mode (a new one gets the umask's)
-        // unless the record says which it had.
+        // The file keeps its mode (a new one gets the umask's) unless the
+        // record says which it had; content and mode land in one rename,
+        // so settling after a crash by content settles the mode too.
         Some(bytes) => {
-            let put = if sync {
-                bearagent_tools::replace_file(path, bytes)
-            } else {
-                bearagent_tools::replace_file_unsynced(path, bytes)
-            };
-            put.map_err(io)?;
-            match mode {
-                Some(mode) => set_mode(path, mode).map_err(io),
-                None => Ok(()),
-            }
+            bearagent_tools::replace_file_with_mode(path, bytes, mode, sync).map_err(io)
         }
     }
 }
