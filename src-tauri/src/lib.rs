@@ -1,6 +1,13 @@
 //! The BearAgent desktop shell: the only code that links Tauri. Commands are
 //! thin delegations to `bearagent_runtime::Application`; this crate holds
 //! no logic of its own.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests write their own fixtures; the effect rule is for shipped code"
+    )
+)]
 
 mod commands;
 mod dto;

@@ -2,6 +2,10 @@
 //! in one data folder, `import` in another: `inspect --json` is the same
 //! there, the run is read-only (no follow-up), and it forks into a
 //! workspace of the importer.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -2,6 +2,10 @@
 //! (hostile) model: escapes from the sandbox fail and the run goes on,
 //! command rules cannot be dodged by disguise, and a command's file
 //! changes become artifacts that `bearagent revert` restores.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

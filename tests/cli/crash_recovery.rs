@@ -1,6 +1,10 @@
 //! Kill the CLI (SIGKILL) in the middle of a write-heavy scripted run,
 //! start BearAgent again, and check the run is Interrupted — never
 //! Succeeded — and every write is verified or Unknown.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -5,6 +5,10 @@
 //! makes the run take one more turn; a hook that hangs is killed at its
 //! timeout; a project hook never runs untrusted, runs after `hooks trust`,
 //! and stops running once the file is edited.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -6,6 +6,10 @@
 //! is not followed; the workspace's `.bearagent/` asks every time; a hook's
 //! allow never lifts "sandbox off ⇒ ask"; trusting project hooks pins the
 //! scripts they run; twenty processes writing the config lose nothing.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

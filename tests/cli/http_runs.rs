@@ -1,6 +1,10 @@
 //! End-to-end: multi-turn runs through the `bearagent` binary against a
 //! loopback server speaking each protocol, and a check that an API key
 //! never reaches the database, the logs or the output.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod loopback;

@@ -3,6 +3,10 @@
 //! exact bytes; bad images (text named .png, 30 MB, an unsupported type, a
 //! model that does not read images) fail with a usage error and send
 //! nothing.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod loopback;

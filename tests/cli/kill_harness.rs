@@ -7,6 +7,10 @@
 //! `BEARAGENT_KILL_ROUNDS` sets the number of kills (CI runs 5):
 //!
 //!     BEARAGENT_KILL_ROUNDS=50 cargo test -p bearagent-cli --test kill_harness -- --nocapture
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -1,5 +1,9 @@
 //! A tiny loopback HTTP server for end-to-end tests: answers each POST
 //! with the next canned response and records every request.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};

@@ -2,6 +2,10 @@
 //! (migrations), concurrent runs (no lost, duplicate or out-of-order
 //! event), a live run never interrupted by another process starting, and a
 //! store failure that ends the run with exit 5 instead of hanging.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -1,6 +1,10 @@
 //! MCP servers in the config, through the `bearagent` binary: listed with
 //! where their secrets come from (never the secrets), mistakes named by
 //! file, line and field.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

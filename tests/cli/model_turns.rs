@@ -1,6 +1,10 @@
 //! End-to-end model turns through the `bearagent` binary against a
 //! loopback server: several tool calls in one turn, and JSON-text tool
 //! mode for a chat model without tool calling.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod loopback;

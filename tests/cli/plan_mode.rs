@@ -3,6 +3,10 @@
 //! planning is refused each time without being asked, nothing changes on
 //! disk, and its answer is the plan; `--continue RUN --approve-plan` then
 //! carries the plan out in the normal mode, and it writes.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

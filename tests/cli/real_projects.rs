@@ -13,6 +13,10 @@
 //! The projects come from the registries through their own clients, cached
 //! under the cargo target dir (`registry.rs`); a test whose registry is
 //! unreachable is skipped and says so on stderr.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod registry;

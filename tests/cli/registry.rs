@@ -6,6 +6,10 @@
 //! A project whose registry cannot be reached (and is not cached yet) is
 //! `None`, with the reason printed to the real stderr (not captured by the
 //! test harness); any other failure of the setup panics.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(dead_code)]
 
 use std::ffi::OsString;

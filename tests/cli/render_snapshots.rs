@@ -3,6 +3,10 @@
 //! answer, as `bearagent run` prints it; and an edit approved at a real
 //! terminal (a pty from util-linux `script`), whose prompt shows the diff
 //! (ids, times, paths filtered).
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

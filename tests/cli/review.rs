@@ -1,5 +1,9 @@
 //! Review at hunk grain from the terminal: `changes RUN_ID PATH` numbers a
 //! file's hunks, `revert RUN_ID PATH --hunk N` reverts only those.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

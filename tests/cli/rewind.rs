@@ -1,6 +1,10 @@
 //! Rewind from the terminal: a run that used write_file, edit_file and
 //! run_command (create, modify, delete) is rewound to an event and the tree
 //! is byte-for-byte what it was then; `--redo` brings the end state back.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

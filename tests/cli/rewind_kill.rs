@@ -2,6 +2,10 @@
 //! random moment; every file is then either as before the rewind or as
 //! after it (never torn), and the next rewind settles the interrupted one
 //! from the disk, like a tool write, before it goes on.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -1,5 +1,9 @@
 //! End-to-end: scripted tasks through the `bearagent` binary on temp
 //! workspaces, asserting exit codes, events, projections and files.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -1,4 +1,8 @@
 //! Helpers for driving the real `bearagent` binary on temp workspaces.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(dead_code)]
 
 use serde_json::{json, Value};

@@ -2,6 +2,10 @@
 //! model: `--continue` sends the parent's conversation then the new
 //! message; `--fork --at` sends nothing after the branch point; bad
 //! parents are usage errors (exit 2) that write nothing.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod loopback;

@@ -5,6 +5,10 @@
 //! the next conflicts by name and changes nothing, one is discarded, the
 //! applied one is pruned — and `git worktree list` agrees at every step.
 //! A worktree run killed with SIGKILL shows interrupted, its worktree intact.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -3,6 +3,13 @@
 //! Exit codes: 0 succeeded · 1 run failed · 2 usage error · 3 budget
 //! exhausted · 4 cancelled or interrupted · 5 BearAgent's own error (storage,
 //! data directory).
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests write their own fixtures; the effect rule is for shipped code"
+    )
+)]
 
 mod acp;
 mod approval_prompt;

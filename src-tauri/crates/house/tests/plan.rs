@@ -1,4 +1,8 @@
 //! The check fails where it should, on small synthetic repositories.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use bearagent_house::{check, Report};

@@ -1,4 +1,8 @@
 //! The repository itself keeps its floor plan (`house.toml` at its root).
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::path::Path;

@@ -1,5 +1,12 @@
 //! BearAgent kernel: the pure vocabulary of a run — ids, messages, actions,
 //! events and the reducer that folds events into a run projection. No IO.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests write their own fixtures; the effect rule is for shipped code"
+    )
+)]
 
 pub mod budget;
 pub mod clock;

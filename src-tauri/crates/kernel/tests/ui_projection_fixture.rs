@@ -8,6 +8,10 @@
 //!
 //! After an intended change to events or the reducer:
 //!     BEARAGENT_UPDATE_FIXTURES=1 cargo test -p bearagent-kernel --test ui_projection_fixture
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod fixture_runs;

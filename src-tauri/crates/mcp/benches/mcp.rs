@@ -9,6 +9,10 @@
 //!    round trips on a second server process's stdin/stdout (the floor:
 //!    no SDK, no progress routing, no result rendering). Both sides get 20
 //!    untimed warm-up calls first, so node's JIT is warm for both.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 #[path = "../tests/common/mod.rs"]

@@ -12,6 +12,10 @@
 //! mid-call and never answers), `hang` (never answers) and `slow-progress`
 //! (three progress notifications, then an answer). When LOG is given, every
 //! call and every `notifications/cancelled` is appended to it as one JSON line.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelledNotificationParam,

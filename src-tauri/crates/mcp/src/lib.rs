@@ -7,6 +7,13 @@
 //! and errors that name the server.
 //!
 //! No Tauri, no config parsing: the runtime hands over [`ServerConfig`]s.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests write their own fixtures; the effect rule is for shipped code"
+    )
+)]
 
 mod config;
 mod connection;

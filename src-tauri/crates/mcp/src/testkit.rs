@@ -37,6 +37,10 @@ pub fn repo_root() -> PathBuf {
 /// `<repo>/tests/mcp/node_modules/.bin/mcp-server-everything`, installed
 /// with `npm ci` on first use (once per process, and under a lock file so
 /// test binaries running side by side do not install twice).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "test support: a lock file in the temp dir while npm installs the reference server"
+)]
 pub fn everything_bin() -> PathBuf {
     static INSTALL: Once = Once::new();
     let dir = repo_root().join("tests/mcp");

@@ -1,5 +1,9 @@
 //! Against the official reference server, `@modelcontextprotocol/server-everything`
 //! (pinned in tests/mcp/package.json), over stdio and streamable HTTP.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -4,6 +4,10 @@
 //! faults an rmcp server cannot commit (garbage before the handshake, a
 //! silent handshake, stubbornness, stderr floods). Crashes, garbage, hangs
 //! and cancellation mid-call are in faults_rmcp.rs, against a real rmcp server.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

@@ -2,6 +2,10 @@
 //! (`examples/fault_server.rs`, built by `cargo test`): each failure is the
 //! right `McpError`, within its timeout, and leaves no process behind; the
 //! well-behaved tools work, with their annotations and progress.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod common;

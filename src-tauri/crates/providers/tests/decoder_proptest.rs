@@ -2,6 +2,10 @@
 //! shuffled real event lines, in random chunks, into every decoder. Nothing
 //! may panic, and the stream contract holds: at most one terminal item
 //! (`Completed` or an error), and it is the last.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -1,5 +1,9 @@
 //! What the recordings do not cover: comments, unknown events, errors inside
 //! a 200 stream, truncation, resets, stalls and cancellation.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -3,6 +3,10 @@
 //! `image_url` part with a `data:` URL (tool images in a user message after
 //! the tool messages); Responses: `input_image` parts; Anthropic: a base64
 //! `image` block (inside the `tool_result` for a tool's image).
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -1,6 +1,10 @@
 //! What the adapters send: endpoint, auth headers, model, streaming flags,
 //! tools, and a multi-turn history whose tool results answer the earlier
 //! calls with the ids and in the order each protocol wants.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

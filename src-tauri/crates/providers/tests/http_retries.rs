@@ -1,5 +1,9 @@
 //! Retries and HTTP errors: 429 with retry-after, 5xx, overload events
 //! before content, connection failures, and 4xx that are never retried.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -1,6 +1,10 @@
 //! Replays every provider recording in `tests/fixtures/provider-recordings`: over a
 //! loopback HTTP server (whole, CRLF, tiny pieces) and through the pure
 //! decoders split at every byte offset, and compares with `expected`.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;

@@ -6,6 +6,10 @@
 //! Prints the per-step figures and the ratio.
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench agent_loop`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod support;

@@ -6,6 +6,10 @@
 //! against reading only the events since the last burst (now).
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench artifacts`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod support;

@@ -4,6 +4,10 @@
 //! (tested in the runtime); this prints their cost, in the same run.
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench context`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use bearagent_kernel::testkit::{at, run_created};

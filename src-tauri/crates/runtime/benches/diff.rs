@@ -4,6 +4,10 @@
 //! medians and the ratio (goal <= 1.0x).
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench diff`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use bearagent_runtime::artifacts::diff::{diff_versions, FileDiff};

@@ -5,6 +5,10 @@
 //! ratio of each. Goal ≤ 0.5×.
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench replay`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod support;

@@ -5,6 +5,10 @@
 //! Goal: rewind ≤ 2× git checkout.
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench rewind`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod support;

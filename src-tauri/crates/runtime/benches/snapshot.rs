@@ -12,6 +12,10 @@
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench snapshot`
 //! (`BEARAGENT_SNAPSHOT_FILES=N` for another size.)
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use bearagent_kernel::Timestamp;

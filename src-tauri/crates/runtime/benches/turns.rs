@@ -3,6 +3,10 @@
 //! Prints both counts and the wall time of each run.
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench turns`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use bearagent_providers::{ModelProvider, ScriptedProvider};

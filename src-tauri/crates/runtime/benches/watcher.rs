@@ -3,6 +3,10 @@
 //! debounce) for single edits. Goals: setup < 2 s, latency < 250 ms.
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench watcher`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use bearagent_runtime::watch::{watch, DEBOUNCE};

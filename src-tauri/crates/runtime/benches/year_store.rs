@@ -16,6 +16,10 @@
 //! another folder, removing it makes it again.
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench year_store`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 mod support;

@@ -55,6 +55,10 @@ pub fn demo_provider() -> Result<ScriptedProvider, AppError> {
 }
 
 /// Writes the sample workspace into a new folder under `parent`.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the demo's sample workspace, made fresh in the temp folder"
+)]
 pub fn create_demo_workspace(parent: &Path) -> Result<PathBuf, AppError> {
     let root = parent.join(format!("bearagent-demo-{}", RunId::new()));
     for (rel, content) in FILES {

@@ -1,6 +1,13 @@
 //! BearAgent's application API: the use cases the desktop app and the CLI
 //! both call. Front ends send commands here and render what comes back;
 //! they hold no state of their own.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests write their own fixtures; the effect rule is for shipped code"
+    )
+)]
 
 mod app;
 pub mod artifacts;

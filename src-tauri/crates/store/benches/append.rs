@@ -3,6 +3,10 @@
 //! the same PRAGMAs, measured in the same run. Prints both and the ratio.
 //!
 //! Run: `cargo bench -p bearagent-store --bench append`
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use bearagent_kernel::testkit::valid_run_from_choices;

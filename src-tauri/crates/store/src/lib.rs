@@ -1,6 +1,13 @@
 //! BearAgent's append-only SQLite event store: migrations, event append with
 //! optimistic concurrency, run projections maintained in the same
 //! transaction, recent workspaces and content-addressed blobs.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests write their own fixtures; the effect rule is for shipped code"
+    )
+)]
 
 mod blobs;
 mod changes;

@@ -42,6 +42,10 @@ pub(crate) struct InstanceLock {
 }
 
 impl InstanceLock {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "BearAgent's own data folder (instance and migration locks), never a user's"
+    )]
     pub(crate) fn acquire(db_path: &Path) -> Result<InstanceLock, StoreError> {
         let dir = db_path
             .parent()
@@ -92,6 +96,10 @@ impl InstanceLock {
     /// True unless the instance is provably gone: its lock file is missing
     /// or can be locked (its holder died). An error that proves nothing
     /// counts as alive: a run is never taken from a maybe-live owner.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "BearAgent's own data folder (instance and migration locks), never a user's"
+    )]
     pub(crate) fn is_alive(&self, instance: &str) -> bool {
         if instance == self.owner.instance {
             return true;
@@ -112,6 +120,10 @@ impl InstanceLock {
     }
 
     /// Removes a dead instance's lock file once its runs were taken over.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "BearAgent's own data folder (instance and migration locks), never a user's"
+    )]
     fn forget(&self, instance: &str) {
         if instance != self.owner.instance && instance.chars().all(|c| c.is_ascii_hexdigit()) {
             let _ = std::fs::remove_file(self.dir.join(format!("{instance}.lock")));
@@ -120,6 +132,10 @@ impl InstanceLock {
 }
 
 impl Drop for InstanceLock {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "BearAgent's own data folder (instance and migration locks), never a user's"
+    )]
     fn drop(&mut self) {
         // Still locked while unlinking: nobody can see a free lock of a
         // live instance.

@@ -137,6 +137,10 @@ const MIGRATION_LOCK_TIMEOUT: Duration = Duration::from_secs(60);
 /// `<db>.migrate.lock`: two processes starting on a fresh folder would
 /// otherwise both see version 0 and both create the tables. The second one
 /// waits here and then finds the schema current.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "BearAgent's own data folder (instance and migration locks), never a user's"
+)]
 pub(crate) fn open_and_migrate(path: &Path) -> Result<Connection, StoreError> {
     let mut lock_path = path.as_os_str().to_owned();
     lock_path.push(".migrate.lock");

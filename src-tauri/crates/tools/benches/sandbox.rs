@@ -19,6 +19,10 @@
 //!    into `target/bench-sandbox` (inside the workspace: the only place
 //!    the sandbox may write). Prints both medians and the ratio; the goal
 //!    is 1.05× or less.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 
 #[cfg(target_os = "linux")]
 fn main() -> std::process::ExitCode {

@@ -14,6 +14,10 @@
 //! interleaved after one untimed warm-up each, so the page cache is warm for
 //! both. The match counts must be equal. The capped tool call
 //! (`max_results` 200, the default) is timed too, for information.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 
 use bearagent_tools::tools::search_text::{search, SearchOptions, SearchText};
 use bearagent_tools::{ApprovalMode, Policy, PolicyDecision, Tool, WorkspaceRoot, WorkspaceTool};

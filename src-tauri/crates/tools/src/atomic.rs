@@ -18,6 +18,10 @@ fn temp_prefix_of(pid: u32) -> String {
 
 /// Removes the temporary files a dead BearAgent process (`pid`) left in
 /// `dir` when it was killed between writing and renaming. Returns how many.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the effect module: the one place files in user folders are replaced or removed"
+)]
 pub fn remove_leftover_temp_files(dir: &Path, pid: u32) -> usize {
     let prefix = temp_prefix_of(pid);
     let Ok(entries) = fs::read_dir(dir) else {
@@ -89,6 +93,24 @@ pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
     rustix::fs::syncfs(&handle).map_err(std::io::Error::from)
 }
 
+/// Removes `target` (already gone is fine), then makes the removal durable
+/// when `sync` — the effect module's delete.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the effect module: the one place files in user folders are replaced or removed"
+)]
+pub fn remove_file(target: &Path, sync: bool) -> std::io::Result<()> {
+    match fs::remove_file(target) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    }
+    if sync {
+        sync_dir(target.parent().unwrap_or_else(|| Path::new(".")));
+    }
+    Ok(())
+}
+
 /// Replace (or create) `target` with `content` and exactly the permission
 /// bits `mode` (None: as `replace_file`). The mode is set on the temporary
 /// file before the rename, so content and mode land together: a crash
@@ -103,6 +125,10 @@ pub fn replace_file_with_mode(
     replace(target, content, mode, sync)
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the effect module: the one place files in user folders are replaced or removed"
+)]
 fn replace(target: &Path, content: &[u8], mode: Option<u32>, sync: bool) -> std::io::Result<()> {
     let parent = target.parent().unwrap_or_else(|| Path::new("."));
     fs::create_dir_all(parent)?;
@@ -133,6 +159,10 @@ fn replace(target: &Path, content: &[u8], mode: Option<u32>, sync: bool) -> std:
 /// umask's. `shown` is the
 /// workspace-relative path used in error messages. Cancellation is honoured
 /// up to the rename, which is the commit point.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the effect module: the one place files in user folders are replaced or removed"
+)]
 pub(crate) fn write_atomic(
     target: &Path,
     shown: &str,
@@ -205,7 +235,10 @@ mod tests {
         replace_file_with_mode(&script, b"#!/bin/sh\n", Some(0o755), true).unwrap();
         assert_eq!(mode(&script), 0o755);
         replace_file_with_mode(&script, b"plain", Some(0o600), false).unwrap();
-        assert_eq!((mode(&script), fs::read(&script).unwrap()), (0o600, b"plain".to_vec()));
+        assert_eq!(
+            (mode(&script), fs::read(&script).unwrap()),
+            (0o600, b"plain".to_vec())
+        );
         assert_eq!(entries(dir.path()), ["run.sh"]);
     }
 

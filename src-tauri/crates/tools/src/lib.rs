@@ -15,6 +15,13 @@
 //! (outcome). The writing tools replace the file atomically (temporary file in
 //! the same directory, then rename), so the file is always either the before
 //! or the after image — never a partial write.
+#![cfg_attr(
+    test,
+    allow(
+        clippy::disallowed_methods,
+        reason = "tests write their own fixtures; the effect rule is for shipped code"
+    )
+)]
 
 mod args;
 mod atomic;
@@ -37,7 +44,7 @@ mod testutil;
 
 pub use args::wrong_type;
 pub use atomic::{
-    new_file_mode, remove_leftover_temp_files, replace_file, replace_file_unsynced,
+    new_file_mode, remove_file, remove_leftover_temp_files, replace_file, replace_file_unsynced,
     replace_file_with_mode, sync_filesystem,
 };
 pub use authorization::{ApprovalRequest, Authority, AuthorizedCall, FirmAsk, NotApproved};

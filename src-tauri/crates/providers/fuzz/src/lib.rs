@@ -5,6 +5,10 @@
 //!   a violation is a finding, not only a panic.
 //! * [`json_text_reply`]: arbitrary text through the strict JSON-text reply
 //!   parser; an accepted reply must survive re-encoding.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 
 use bearagent_kernel::{Action, HistoryItem, Role, ToolCall};
 use bearagent_providers::json_text::{encode_history, parse_reply};

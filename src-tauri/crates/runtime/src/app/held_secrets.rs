@@ -82,4 +82,3 @@ impl Application {
         Some((v, "mcp-secret"))
     }
 }
-

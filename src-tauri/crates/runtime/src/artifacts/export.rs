@@ -332,6 +332,10 @@ fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> AppError {
 
 impl Application {
     /// Writes `<dir>/bearagent-run-<id>.json` and `.md`.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "an export the user asked for, written to the folder they named, not a workspace effect"
+    )]
     pub fn export_run(&self, run_id: RunId, dir: &Path) -> Result<Exported, AppError> {
         let run = self.get_run(run_id)?;
         let events = self.store.all_events(run_id)?;

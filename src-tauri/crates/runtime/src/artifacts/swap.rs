@@ -146,16 +146,10 @@ fn put_file(
         source,
     };
     match content {
-        None => match std::fs::remove_file(path) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(io(e)),
-        },
+        None => bearagent_tools::remove_file(path, sync).map_err(io),
         // The file keeps its mode (a new one gets the umask's) unless the
         // record says which it had; content and mode land in one rename,
         // so settling after a crash by content settles the mode too.
-        Some(bytes) => {
-            bearagent_tools::replace_file_with_mode(path, bytes, mode, sync).map_err(io)
-        }
+        Some(bytes) => bearagent_tools::replace_file_with_mode(path, bytes, mode, sync).map_err(io),
     }
 }

@@ -121,6 +121,10 @@ impl Application {
 }
 
 /// The bundle file: written beside `file`, then renamed over it.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a bundle the user asked for, written to the file they named, not a workspace effect"
+)]
 fn pack(file: &Path, manifest: &Manifest, contents: &Scrubbed) -> Result<(), AppError> {
     let io = |source| AppError::Io {
         path: file.to_path_buf(),

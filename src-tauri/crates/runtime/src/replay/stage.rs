@@ -135,6 +135,10 @@ impl Stage {
 
     /// The file at `rel` holding the blob (empty when the blob is not kept:
     /// prepare asks only whether it is there), or gone for None.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a replay's staging copy in a temp folder, never the user's workspace"
+    )]
     fn put(&self, rel: &str, hash: Option<&ContentHash>) {
         let Some(target) = self.target(rel) else {
             return;
@@ -157,6 +161,10 @@ impl Stage {
         }
     }
 
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a replay's staging copy in a temp folder, never the user's workspace"
+    )]
     fn make(&self, rel: &str, kind: Kind) {
         let Some(target) = self.target(rel) else {
             return;

@@ -130,6 +130,10 @@ fn read(path: &Path) -> Result<Option<Vec<u8>>, AppError> {
 
 /// Writes `bytes` to `path` whole (a temporary file renamed over it), or
 /// deletes it for `None`.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "apply's writes into the main checkout (to go through the effect module with issue 50's recorded apply)"
+)]
 fn write(path: &Path, bytes: Option<&[u8]>) -> Result<(), AppError> {
     let io = |source| AppError::Io {
         path: path.into(),
@@ -153,6 +157,10 @@ fn write(path: &Path, bytes: Option<&[u8]>) -> Result<(), AppError> {
 
 /// `git merge-file` of the three versions: the merged bytes, or None when
 /// they conflict (or are binary).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the three versions merge-file reads, in a temp folder"
+)]
 fn merge(start: &[u8], ours: &[u8], theirs: &[u8]) -> Result<Option<Vec<u8>>, AppError> {
     let dir = tempfile::tempdir().map_err(|source| AppError::Io {
         path: std::env::temp_dir(),

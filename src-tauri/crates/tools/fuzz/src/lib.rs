@@ -6,6 +6,10 @@
 //! Only the public API is used: the registry, `Tool::prepare`, the tool's
 //! `ToolSpec`, and the serialised form of the `PreparedCall` (its `Serialize`
 //! impl is what the runtime records), never its fields.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests, benches and examples write their own fixtures"
+)]
 
 use bearagent_tools::{Effect, Registry, Tool, WorkspaceRoot};
 use serde_json::{Map, Number, Value};
