@@ -5,9 +5,21 @@
 # end-to-end test of the real app under Xvfb through tauri-driver.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SECONDS_AT_START=$SECONDS
 bash scripts/setup.sh
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step's time, printed at the end (the whole run must stay within CI's
+# budget on a fresh 2-core machine).
+timings=()
+step_name="setup (scripts/setup.sh)"
+step_start=$SECONDS_AT_START
+step_done() { timings+=("$(printf '%5ds  %s' $((SECONDS - step_start)) "$step_name")"); }
+step() {
+  step_done
+  step_name="$*"
+  step_start=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
 
 # Tests must not touch the user's real data or keychain.
 scratch=$(mktemp -d)
@@ -58,5 +70,9 @@ for crate in bearagent-kernel bearagent-store bearagent-tools bearagent-provider
   fi
 done
 
+step_done
 echo
+echo "time per step:"
+printf '%s\n' "${timings[@]}"
+printf '%5ds  total\n' "$SECONDS"
 echo "all BearAgent tests passed"

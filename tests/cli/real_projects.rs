@@ -12,7 +12,8 @@
 //!
 //! The projects come from the registries through their own clients, cached
 //! under the cargo target dir (`registry.rs`); a test whose registry is
-//! unreachable is skipped and says so on stderr.
+//! unreachable fails, unless `BEARAGENT_OFFLINE=1` says the machine is
+//! offline on purpose (then it is skipped, counted and said on stderr).
 #![allow(
     clippy::disallowed_methods,
     reason = "tests, benches and examples write their own fixtures"
