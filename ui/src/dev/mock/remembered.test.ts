@@ -9,8 +9,8 @@ describe("MockRemembered", () => {
     rules.record("run-0001", "/w", { approve: true, scope: "once", reason: null, allowPrefix: "cargo test", remember: "workspace" }, AT);
     rules.record("run-0002", "/w", { approve: true, scope: "once", reason: null, allowPrefix: "npm test", network: true, remember: "everywhere" }, AT);
     expect(rules.list()).toEqual([
-      { number: 1, prefix: "cargo test", network: false, workspace: "/w", fromRun: "run-0001", at: AT },
-      { number: 2, prefix: "npm test", network: true, workspace: null, fromRun: "run-0002", at: AT },
+      { number: 1, id: "000000000001", prefix: "cargo test", network: false, workspace: "/w", fromRun: "run-0001", at: AT },
+      { number: 2, id: "000000000002", prefix: "npm test", network: true, workspace: null, fromRun: "run-0002", at: AT },
     ]);
   });
 
@@ -23,12 +23,13 @@ describe("MockRemembered", () => {
     expect(rules.list().map((r) => r.prefix)).toEqual(["ls"]);
   });
 
-  it("forgets by number and renumbers; an unknown number is not found", () => {
+  it("forgets by stable id and renumbers the rest; an unknown id is not found", () => {
     const rules = new MockRemembered();
     rules.record("r", "/w", { approve: true, scope: "once", reason: null, allowPrefix: "a", remember: "workspace" }, AT);
     rules.record("r", "/w", { approve: true, scope: "once", reason: null, allowPrefix: "b", remember: "workspace" }, AT);
-    rules.forget(1);
-    expect(rules.list()).toMatchObject([{ number: 1, prefix: "b" }]);
-    expect(() => rules.forget(5)).toThrow();
+    const [a, b] = rules.list();
+    rules.forget(a.id);
+    expect(rules.list()).toMatchObject([{ number: 1, id: b.id, prefix: "b" }]);
+    expect(() => rules.forget(a.id)).toThrow();
   });
 });

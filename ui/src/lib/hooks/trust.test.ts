@@ -11,6 +11,7 @@ const err = (code: ApiError["code"], message: string = code): Outcome<never> => 
 const FILE: ProjectHooksView = {
   file: "/w/.bearagent/hooks.toml",
   sha256: "a".repeat(64),
+  pinned: [".bearagent/hooks.toml", "check.sh"],
   hooks: [{ event: "PreToolUse", matcher: "run_command", command: "./check.sh", timeoutSecs: 60 }],
   trusted: false,
   error: null,

@@ -60,7 +60,7 @@ describe("remembered approvals", () => {
   it("reads the Remember choice and says where a rule holds", () => {
     expect(rememberFromValue("")).toBeNull();
     expect(rememberFromValue("everywhere")).toBe("everywhere");
-    const rule = { number: 1, prefix: "cargo test", network: false, workspace: null, fromRun: "run-1", at: "2025-03-14T09:30:00Z" };
+    const rule = { number: 1, id: "0123456789ab", prefix: "cargo test", network: false, workspace: null, fromRun: "run-1", at: "2025-03-14T09:30:00Z" };
     expect(ruleWhere(rule)).toBe("in every workspace");
     expect(ruleWhere({ ...rule, workspace: "/w" })).toBe("in /w");
   });
