@@ -99,12 +99,25 @@ test("plan first: the plan run's write is refused without asking, its plan shows
     assert.ok(!planTypes.includes("approval_requested"), `plan mode asked for no approval: ${planTypes}`);
     assert.match(planEvents.find((r) => r.type === "run_created")?.text ?? "", /plan mode/);
     await byTestId(app, "conversation-tab").click();
-    await byTestId(app, "approve-plan").waitForClickable(WAIT);
+    const approve = byTestId(app, "approve-plan");
+    await approve.waitForClickable(WAIT);
+    // The conversation's rows are still being measured after the tab
+    // switch: on a loaded machine the button moved under the click, which
+    // then landed elsewhere and nothing started. Click once it has stopped
+    // moving, then wait for what the click does (the button says it is
+    // starting, or the follow-up is already shown).
+    await step(app, "plan-approve-stable", () => approve.waitForStable(WAIT));
+    await approve.click();
+    await step(app, "plan-approve-taken", () =>
+      app.waitUntil(async () => {
+        const shown = await app.$(`[data-testid="run-view"]:not([data-run-id="${planRun}"])`).isExisting();
+        return shown || !(await approve.isExisting()) || (await approve.getText()).includes("Starting");
+      }, { ...WAIT, timeoutMsg: "Approve plan was clicked but nothing started" }),
+    );
 
     // Approve plan: a new run view, the follow-up carrying it out.
-    await byTestId(app, "approve-plan").click();
     const followUp = app.$(`[data-testid="run-view"]:not([data-run-id="${planRun}"])`);
-    await step(app, "plan-follow-up", () => followUp.waitForDisplayed(WAIT));
+    await step(app, "plan-follow-up", () => followUp.waitForDisplayed(LONG));
     const followUpId = await followUp.getAttribute("data-run-id");
     assert.notEqual(followUpId, planRun);
     await step(app, "plan-follow-up-message", () =>
