@@ -18,6 +18,7 @@ mod bundle_cmd;
 mod changes_cmd;
 mod compact_cmd;
 mod exit;
+mod headline;
 mod hooks_cmd;
 mod hunks_cmd;
 mod image_arg;
