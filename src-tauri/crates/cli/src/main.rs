@@ -31,6 +31,7 @@ mod render_review;
 mod replay_cmd;
 mod rewind_cmd;
 mod rules_cmd;
+mod run_approval;
 mod run_cmd;
 mod sandbox_cmd;
 mod settings_cmd;
