@@ -1,25 +1,16 @@
 //! Human and JSON renderings of the same application results.
 
+use crate::headline::{call_headline, one_line};
 use crate::render_command::{command_finished, command_started};
 use crate::render_review as review;
 use bearagent_kernel::event::ModelErrorClass;
 use bearagent_kernel::hunk_list;
 use bearagent_kernel::{
-    Action, EventEnvelope, EventPayload, McpToolRecord, RunProjection, RunStatus, TokenUsage,
-    ToolName, ToolResult, Usd,
+    Action, EventEnvelope, EventPayload, RunProjection, RunStatus, TokenUsage, ToolName,
+    ToolResult, Usd,
 };
 use bearagent_runtime::RunSummary;
 use serde_json::json;
-
-pub(crate) fn one_line(s: &str, max: usize) -> String {
-    let flat: String = s.chars().map(|c| if c == '\n' { '⏎' } else { c }).collect();
-    if flat.chars().count() <= max {
-        flat
-    } else {
-        let cut: String = flat.chars().take(max).collect();
-        format!("{cut}…")
-    }
-}
 
 pub fn status_text(status: &RunStatus) -> String {
     match status {
@@ -35,14 +26,7 @@ pub fn status_text(status: &RunStatus) -> String {
 /// type does not compile until it has a wording).
 pub(crate) fn event_text(p: &EventPayload) -> String {
     match p {
-        EventPayload::RunCreated {
-            goal,
-            workspace_path,
-            profile,
-            images,
-            plan_mode,
-            ..
-        } => run_created(goal, workspace_path, profile, images, *plan_mode),
+        EventPayload::RunCreated { .. } => run_created(p),
         EventPayload::RunStarted => "run started".into(),
         EventPayload::ModelCallRequested {
             context_bytes,
@@ -136,7 +120,7 @@ fn retry_scheduled(p: &EventPayload) -> String {
 /// are worded by [`event_text`].
 fn tool_event_text(p: &EventPayload) -> String {
     match p {
-        EventPayload::ToolCallRequested { call } => crate::timeline::call_headline(call),
+        EventPayload::ToolCallRequested { call } => call_headline(call),
         EventPayload::ApprovalRequested { summary, .. } => format!("approval requested: {summary}"),
         EventPayload::ApprovalGranted { .. } => review::approval_granted(p),
         EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason),
@@ -180,14 +164,7 @@ fn tool_event_text(p: &EventPayload) -> String {
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("{path} was not changed back: {reason}")
         }
-        EventPayload::McpServerStarted {
-            server,
-            server_name,
-            server_version,
-            startup_ms,
-            tools,
-            ..
-        } => mcp_server_started(server, server_name, server_version, *startup_ms, tools),
+        EventPayload::McpServerStarted { .. } => mcp_server_started(p),
         EventPayload::McpServerUnavailable { server, reason } => mcp_unavailable(server, reason),
         EventPayload::CommandStarted {
             command,
@@ -216,13 +193,18 @@ fn tool_event_text(p: &EventPayload) -> String {
     }
 }
 
-fn run_created(
-    goal: &str,
-    workspace_path: &str,
-    profile: &str,
-    images: &[bearagent_kernel::ImageRef],
-    plan_mode: bool,
-) -> String {
+fn run_created(p: &EventPayload) -> String {
+    let EventPayload::RunCreated {
+        goal,
+        workspace_path,
+        profile,
+        images,
+        plan_mode,
+        ..
+    } = p
+    else {
+        return String::new();
+    };
     let mut text = format!(
         "run created in {workspace_path} (profile {profile}): {}",
         one_line(goal, 100)
@@ -240,7 +222,7 @@ fn run_created(
             .collect();
         text.push_str(&format!(" [images: {}]", names.join(", ")));
     }
-    if plan_mode {
+    if *plan_mode {
         text.push_str(" [plan mode: reads only; the answer is the plan]");
     }
     text
@@ -355,13 +337,18 @@ fn reverted(path: &str, forced: bool) -> String {
     format!("reverted {path}{}", if forced { " (forced)" } else { "" })
 }
 
-fn mcp_server_started(
-    server: &str,
-    server_name: &str,
-    server_version: &str,
-    startup_ms: u64,
-    tools: &[McpToolRecord],
-) -> String {
+fn mcp_server_started(p: &EventPayload) -> String {
+    let EventPayload::McpServerStarted {
+        server,
+        server_name,
+        server_version,
+        startup_ms,
+        tools,
+        ..
+    } = p
+    else {
+        return String::new();
+    };
     let names: Vec<&str> = tools.iter().map(|t| t.tool.as_str()).collect();
     format!(
         "mcp {server}: {server_name} {server_version} started in {startup_ms} ms; {} tool(s): {}",

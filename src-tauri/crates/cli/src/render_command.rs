@@ -2,7 +2,7 @@
 //! sandbox and the rule, how it ended, and what it could not track or
 //! reach.
 
-use crate::render::one_line;
+use crate::headline::one_line;
 use bearagent_kernel::EventPayload;
 use bearagent_tools::sandbox::network::{NETWORK_OFF, NETWORK_SETTING};
 

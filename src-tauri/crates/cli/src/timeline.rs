@@ -10,7 +10,7 @@
 //! #22    +2.4s    modified calc.py
 //! ```
 
-use crate::render::{event_text, one_line};
+use crate::render::event_text;
 use bearagent_kernel::{CallId, EventEnvelope, EventPayload, Timestamp, ToolCall};
 use std::collections::HashMap;
 
@@ -84,53 +84,13 @@ pub fn since(started: Timestamp, at: Timestamp) -> String {
     }
 }
 
-/// A call's headline: the tool and what it is about (`read_file
-/// src/lib.rs`, `run_command: cargo test`); a tool BearAgent does not know
-/// the arguments of (MCP) shows them as JSON.
-pub fn call_headline(call: &ToolCall) -> String {
-    let arg = |name: &str| call.arguments.get(name).and_then(|v| v.as_str());
-    let name = call.tool_name.as_str();
-    let about = match name {
-        "run_command" => arg("command").map(|c| format!(": {}", one_line(c, 160))),
-        "write_file" => arg("path").map(|p| {
-            let bytes = arg("content").map_or(0, str::len);
-            format!(
-                " {p} ({})",
-                bearagent_kernel::units::human_bytes(bytes as u64)
-            )
-        }),
-        "search_text" => arg("pattern").map(|pat| {
-            format!(
-                " \"{}\" in {}",
-                one_line(pat, 80),
-                arg("path").unwrap_or(".")
-            )
-        }),
-        "read_file" | "edit_file" | "list_dir" => Some(format!(" {}", arg("path").unwrap_or("."))),
-        _ => None,
-    };
-    about.map_or_else(
-        || {
-            let args = serde_json::Value::Object(call.arguments.clone()).to_string();
-            format!("{name} {}", one_line(&args, 140))
-        },
-        |about| format!("{name}{about}"),
-    )
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     fn at(ms: i64) -> Timestamp {
         Timestamp::from_unix_millis(1_800_000_000_000 + ms).unwrap()
-    }
-
-    fn call(tool: &str, args: serde_json::Value) -> ToolCall {
-        serde_json::from_value(json!({"call_id": "c1", "tool_name": tool, "arguments": args}))
-            .unwrap()
     }
 
     #[test]
@@ -139,34 +99,5 @@ mod tests {
         assert_eq!(since(at(0), at(1_234)), "+1.2s");
         assert_eq!(since(at(0), at(725_000)), "+12m05s");
         assert_eq!(since(at(0), at(7_380_000)), "+2h03m");
-    }
-
-    #[test]
-    fn headlines_say_what_a_call_is_about() {
-        let cases = [
-            (
-                call("read_file", json!({"path": "src/lib.rs"})),
-                "read_file src/lib.rs",
-            ),
-            (
-                call("run_command", json!({"command": "cargo test\n--lib"})),
-                "run_command: cargo test⏎--lib",
-            ),
-            (
-                call("write_file", json!({"path": "a.md", "content": "hello"})),
-                "write_file a.md (5 bytes)",
-            ),
-            (
-                call("search_text", json!({"pattern": "fn main"})),
-                "search_text \"fn main\" in .",
-            ),
-            (
-                call("docs__search", json!({"q": "x"})),
-                "docs__search {\"q\":\"x\"}",
-            ),
-        ];
-        for (c, want) in cases {
-            assert_eq!(call_headline(&c), want);
-        }
     }
 }

@@ -1,6 +1,8 @@
 //! Event payload encoding.
 
 use super::*;
+use crate::budget::BudgetKind;
+use crate::message::ToolCall;
 use serde_json::json;
 
 #[test]

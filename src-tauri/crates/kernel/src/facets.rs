@@ -244,7 +244,7 @@ impl EventPayload {
                 crate::todo::todo_checklist(items)
             )),
             EventPayload::HookRan { .. } | EventPayload::HooksNotTrusted { .. } => {
-                crate::hook::hook_text(self)
+                crate::hook_text::hook_text(self)
             }
             _ => None,
         }

@@ -16,6 +16,7 @@ pub mod event;
 pub mod facets;
 pub mod history;
 pub mod hook;
+mod hook_text;
 pub mod ids;
 pub mod image;
 pub mod mcp;

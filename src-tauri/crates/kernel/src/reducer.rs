@@ -3,37 +3,13 @@
 
 use crate::budget::TokenUsage;
 use crate::event::{EventEnvelope, EventPayload};
-use crate::ids::{EventSeq, RunId};
+use crate::ids::EventSeq;
 use std::collections::BTreeMap;
 
 pub use crate::projection::{
     ModelCallPhase, PendingApproval, RunProjection, RunStatus, ToolCallPhase,
 };
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ReduceError {
-    #[error("event {seq} ({event}) arrived before run_created")]
-    NotCreated { seq: EventSeq, event: &'static str },
-    #[error("run {run_id} already exists; run_created may appear only once")]
-    AlreadyCreated { run_id: RunId },
-    #[error("event for run {got} applied to run {expected}")]
-    WrongRun { expected: RunId, got: RunId },
-    #[error("event sequence out of order: expected {expected}, got {got}")]
-    OutOfOrder { expected: EventSeq, got: EventSeq },
-    #[error("event {seq} ({event}) after the run ended as {status}")]
-    AfterTerminal {
-        seq: EventSeq,
-        event: &'static str,
-        status: &'static str,
-    },
-    #[error("event {seq} ({event}) is not allowed while the run is {status}: {reason}")]
-    Invalid {
-        seq: EventSeq,
-        event: &'static str,
-        status: &'static str,
-        reason: String,
-    },
-}
+pub use error::ReduceError;
 
 /// Folds a whole event list into a projection.
 pub fn fold<'a>(
@@ -140,6 +116,8 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
     })
 }
 
+/// Why an event was refused.
+mod error;
 /// What each event type does to the state, one small function per type.
 mod steps;
 /// The guards an event must pass, and the dispatch of each event type.

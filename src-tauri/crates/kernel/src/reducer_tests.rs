@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::event::{ApprovalScope, NewEvent, StopReason};
-use crate::ids::{ToolName, WorkspaceId};
+use crate::ids::{RunId, ToolName, WorkspaceId};
 use crate::message::{Action, FinalAnswer, ToolCall, ToolResult};
 use crate::testkit::{at, call_id, run_created, valid_run_from_choices};
 use serde_json::json;

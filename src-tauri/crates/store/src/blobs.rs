@@ -1,6 +1,7 @@
 //! Content-addressed blobs (file pre/post images for diffs and revert).
 
-use crate::{Store, StoreError};
+use crate::error::StoreError;
+use crate::store::Store;
 use bearagent_kernel::{ContentHash, Timestamp};
 use rusqlite::{params, OptionalExtension};
 use sha2::{Digest, Sha256};

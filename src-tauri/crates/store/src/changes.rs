@@ -2,7 +2,8 @@
 //! connection of its own changes whenever another connection commits, and
 //! the events table's rowid orders every event ever appended.
 
-use crate::{Store, StoreError};
+use crate::error::StoreError;
+use crate::store::Store;
 use bearagent_kernel::{EventSeq, RunId};
 use rusqlite::Connection;
 

@@ -1,18 +1,15 @@
 //! Appending events (atomic, with an expected sequence) and reading them.
 
+use crate::error::StoreError;
+use crate::event_rows::{read_events, seq_to_sql, MAX_PAGE};
 use crate::owners::{owner_row, set_owner};
 use crate::projections::{load_projection, snapshot_due, upsert_projection};
-use crate::CachedProjection;
-use crate::{Store, StoreError};
+use crate::store::{CachedProjection, Store};
 use bearagent_kernel::{
     apply, EventEnvelope, EventPayload, EventSeq, NewEvent, RunId, RunProjection, RunStatus,
-    Timestamp, EVENT_SCHEMA_VERSION,
 };
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::collections::HashMap;
-
-/// Most events one page read returns, whatever the caller asks for.
-pub const MAX_PAGE: u32 = 5_000;
 
 impl Store {
     /// Appends `events` to `run_id`'s log as seqs `expected_next, …`,
@@ -199,7 +196,7 @@ fn insert_events(
             envelope.schema_version,
             payload,
         ])?;
-        crate::worktree_runs::note(conn, &run_key, &envelope.payload)?;
+        crate::worktree_index::note(conn, &run_key, &envelope.payload)?;
         *state = Some(next);
         stamped.push(envelope);
         seq = seq.next();
@@ -229,10 +226,6 @@ fn remember(
     }
 }
 
-fn seq_to_sql(seq: EventSeq) -> i64 {
-    i64::try_from(seq.get()).unwrap_or(i64::MAX)
-}
-
 fn stored_last_seq(conn: &Connection, run_id: RunId) -> Result<Option<u64>, StoreError> {
     let last: Option<i64> = conn
         .prepare_cached("SELECT MAX(seq) FROM events WHERE run_id = ?1")?
@@ -240,74 +233,6 @@ fn stored_last_seq(conn: &Connection, run_id: RunId) -> Result<Option<u64>, Stor
         .optional()?
         .flatten();
     Ok(last.map(|s| u64::try_from(s).unwrap_or(0)))
-}
-
-pub(crate) fn read_events(
-    conn: &Connection,
-    run_id: RunId,
-    after: EventSeq,
-    limit: u32,
-) -> Result<Vec<EventEnvelope>, StoreError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT seq, at, cause, schema_version, payload FROM events
-         WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
-    )?;
-    let rows = stmt.query_map(params![run_id.to_string(), seq_to_sql(after), limit], |r| {
-        Ok(RawEvent {
-            seq: r.get(0)?,
-            at: r.get(1)?,
-            cause: r.get(2)?,
-            schema_version: r.get(3)?,
-            payload: r.get(4)?,
-        })
-    })?;
-    let mut out = Vec::new();
-    for row in rows {
-        out.push(row?.decode(run_id)?);
-    }
-    Ok(out)
-}
-
-pub(crate) struct RawEvent {
-    pub seq: i64,
-    pub at: String,
-    pub cause: Option<i64>,
-    pub schema_version: i64,
-    pub payload: String,
-}
-
-impl RawEvent {
-    pub(crate) fn decode(self, run_id: RunId) -> Result<EventEnvelope, StoreError> {
-        let fail = |detail: String| StoreError::Decode {
-            run_id: run_id.to_string(),
-            seq: self.seq,
-            detail,
-        };
-        if self.schema_version > i64::from(EVENT_SCHEMA_VERSION) {
-            return Err(fail(format!(
-                "written with event schema {} but this BearAgent reads up to {}",
-                self.schema_version, EVENT_SCHEMA_VERSION
-            )));
-        }
-        let seq = u64::try_from(self.seq).map_err(|_| fail("negative seq".into()))?;
-        let at = Timestamp::parse_rfc3339(&self.at).map_err(|e| fail(format!("bad time: {e}")))?;
-        let cause = match self.cause {
-            None => None,
-            Some(c) => Some(EventSeq(
-                u64::try_from(c).map_err(|_| fail("negative cause".into()))?,
-            )),
-        };
-        let payload: EventPayload =
-            serde_json::from_str(&self.payload).map_err(|e| fail(e.to_string()))?;
-        Ok(EventEnvelope {
-            schema_version: EVENT_SCHEMA_VERSION,
-            run_id,
-            seq: EventSeq(seq),
-            at,
-            cause,
-            payload,
-        })
-    }
 }
 
 #[cfg(test)]

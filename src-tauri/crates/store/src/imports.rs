@@ -2,7 +2,8 @@
 //! (no follow-up, no review of files that are not on this machine), but
 //! inspectable and forkable. Which runs those are is kept beside the log.
 
-use crate::{Store, StoreError};
+use crate::error::StoreError;
+use crate::store::Store;
 use bearagent_kernel::{RunId, Timestamp};
 use rusqlite::{params, OptionalExtension};
 

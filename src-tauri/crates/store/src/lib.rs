@@ -12,103 +12,30 @@
 mod blobs;
 mod changes;
 mod error;
+mod event_rows;
 mod events;
 mod imports;
+mod instance;
 mod owners;
 mod paging;
 mod projections;
 mod schema;
+mod store;
 mod workspaces;
+mod worktree_index;
 mod worktree_runs;
 
 pub use blobs::hash_bytes;
 pub use changes::ChangeFeed;
 pub use error::StoreError;
-pub use events::MAX_PAGE;
+pub use event_rows::MAX_PAGE;
 pub use imports::Imported;
-pub use owners::{Ownership, RunOwner};
+pub use instance::RunOwner;
+pub use owners::Ownership;
 pub use projections::{RunFilter, SNAPSHOT_EVERY};
 pub use schema::SCHEMA_VERSION;
+pub use store::{Store, DB_FILE_NAME};
 pub use workspaces::WorkspaceRecord;
-
-use bearagent_kernel::{RunId, RunProjection};
-use rusqlite::Connection;
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
-
-/// File name of the database inside the BearAgent home directory.
-pub const DB_FILE_NAME: &str = "bearagent.db";
-
-/// The store. One writer connection (appends are serialised) and one reader
-/// connection; WAL lets reads proceed while a write is in progress. Several
-/// processes may open the same database: each store is an instance that
-/// owns the runs it executes (see `owners`).
-pub struct Store {
-    path: PathBuf,
-    writer: Mutex<Writer>,
-    reader: Mutex<Connection>,
-    /// Held while the store is open: proves to other processes that this
-    /// one is alive, so they leave its runs alone.
-    lock: owners::InstanceLock,
-}
-
-struct Writer {
-    conn: Connection,
-    /// Projections of runs recently appended to, so an append does not
-    /// re-read and re-decode the projection each time. Always checked
-    /// against the stored `last_seq` before use.
-    cache: HashMap<RunId, CachedProjection>,
-    /// Appends committed by this handle: how benchmarks group the rows of
-    /// their raw-SQLite baseline as the store committed them.
-    appends_committed: u64,
-}
-
-/// A run's latest projection and the seq of its last stored snapshot.
-struct CachedProjection {
-    state: RunProjection,
-    snapshot_seq: u64,
-}
-
-impl Store {
-    /// Opens (creating and migrating if needed) the database at `path`.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
-        let writer = schema::open_and_migrate(path)?;
-        let reader = schema::open_reader(path)?;
-        let lock = owners::InstanceLock::acquire(path)?;
-        Ok(Store {
-            lock,
-            path: path.to_path_buf(),
-            writer: Mutex::new(Writer {
-                conn: writer,
-                cache: HashMap::new(),
-                appends_committed: 0,
-            }),
-            reader: Mutex::new(reader),
-        })
-    }
-
-    /// Opens `bearagent.db` inside the given home directory, creating it.
-    pub fn open_in(home: &Path) -> Result<Store, StoreError> {
-        std::fs::create_dir_all(home).map_err(|source| StoreError::Io {
-            path: home.to_path_buf(),
-            source,
-        })?;
-        Store::open(&home.join(DB_FILE_NAME))
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    fn writer(&self) -> Result<MutexGuard<'_, Writer>, StoreError> {
-        self.writer.lock().map_err(|_| StoreError::Poisoned)
-    }
-
-    fn reader(&self) -> Result<MutexGuard<'_, Connection>, StoreError> {
-        self.reader.lock().map_err(|_| StoreError::Poisoned)
-    }
-}
 
 #[cfg(test)]
 pub(crate) mod test_support {

@@ -1,8 +1,9 @@
 //! Reading a whole run, or everything after a seq, page by page: callers
 //! never see the page size.
 
-use crate::events::MAX_PAGE;
-use crate::{Store, StoreError};
+use crate::error::StoreError;
+use crate::event_rows::MAX_PAGE;
+use crate::store::Store;
 use bearagent_kernel::{EventEnvelope, EventSeq, RunId};
 
 impl Store {

@@ -5,8 +5,9 @@
 //! row was a third of a step's write). Readers fold the few events after
 //! the snapshot, so what they see is always the run's latest state.
 
-use crate::events::{read_events, RawEvent, MAX_PAGE};
-use crate::{Store, StoreError};
+use crate::error::StoreError;
+use crate::event_rows::{read_events, RawEvent, MAX_PAGE};
+use crate::store::Store;
 use bearagent_kernel::{apply, RunId, RunProjection, RunStatus, WorkspaceId};
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -207,7 +208,7 @@ impl Store {
             }
         }
         tx.execute("DELETE FROM run_worktrees", [])?;
-        tx.execute_batch(crate::worktree_runs::FILL_FROM_EVENTS)?;
+        tx.execute_batch(crate::worktree_index::FILL_FROM_EVENTS)?;
         tx.commit()?;
         Ok(rebuilt)
     }

@@ -1,7 +1,7 @@
 //! Opening the database: refuse newer schemas untouched, detect corrupt
 //! files, apply PRAGMAs, run migrations.
 
-use crate::StoreError;
+use crate::error::StoreError;
 use rusqlite::{Connection, OpenFlags};
 use rusqlite_migration::{Migrations, M};
 use std::path::Path;
@@ -85,7 +85,7 @@ const WORKTREE_RUNS: &str = concat!(
     path   TEXT NOT NULL
 );
 ",
-    crate::worktree_runs::fill_run_worktrees!()
+    crate::worktree_index::fill_run_worktrees!()
 );
 
 pub(crate) const MIGRATIONS: Migrations<'static> = Migrations::from_slice(MIGRATIONS_SLICE);

@@ -1,6 +1,7 @@
 //! Recent workspaces.
 
-use crate::{Store, StoreError};
+use crate::error::StoreError;
+use crate::store::Store;
 use bearagent_kernel::{Timestamp, WorkspaceId};
 use rusqlite::{params, OptionalExtension, Row};
 

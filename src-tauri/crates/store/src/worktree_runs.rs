@@ -1,44 +1,11 @@
 //! Which runs work in a git worktree: a small index kept by `append` (and
 //! by `rebuild_projections`), so listing worktrees reads a row per worktree
-//! run instead of the first event of every run the store ever held.
+//! run instead of the first event of every run the store ever held. The
+//! index itself is kept by `worktree_index.rs`.
 
-use crate::{Store, StoreError};
-use bearagent_kernel::{EventPayload, RunId};
-use rusqlite::Connection;
-
-/// The SQL that fills the index from the events: each run's first event
-/// says whether it runs in a worktree. It reads one event per run (through
-/// `runs`, which the events' `(run_id, seq)` key serves), not the whole
-/// log. A macro so the migration that makes the index can `concat!` it.
-macro_rules! fill_run_worktrees {
-    () => {
-        "INSERT OR REPLACE INTO run_worktrees (run_id, path)
-SELECT e.run_id, json_extract(e.payload, '$.worktree.path')
-FROM runs r JOIN events e ON e.run_id = r.run_id AND e.seq = 1
-WHERE e.type = 'run_created' AND json_extract(e.payload, '$.worktree.path') IS NOT NULL;"
-    };
-}
-pub(crate) use fill_run_worktrees;
-
-/// The same SQL, for `rebuild_projections`.
-pub(crate) const FILL_FROM_EVENTS: &str = fill_run_worktrees!();
-
-/// Records the run's worktree when the event is the one that says it.
-pub(crate) fn note(
-    conn: &Connection,
-    run_key: &str,
-    payload: &EventPayload,
-) -> Result<(), StoreError> {
-    if let EventPayload::RunCreated {
-        worktree: Some(worktree),
-        ..
-    } = payload
-    {
-        conn.prepare_cached("INSERT OR REPLACE INTO run_worktrees (run_id, path) VALUES (?1, ?2)")?
-            .execute([run_key, worktree.path.as_str()])?;
-    }
-    Ok(())
-}
+use crate::error::StoreError;
+use crate::store::Store;
+use bearagent_kernel::RunId;
 
 impl Store {
     /// The runs that work in a worktree, oldest first.

@@ -78,7 +78,7 @@
 //! # }
 //! ```
 
-use crate::spec::PreparedCall;
+use crate::prepared::PreparedCall;
 use bearagent_kernel::{
     ApprovalScope, CallId, EventEnvelope, EventPayload, EventSeq, HookDecision,
 };

@@ -30,6 +30,7 @@ pub mod command;
 mod error;
 mod executor;
 mod policy;
+mod prepared;
 mod registry;
 pub mod sandbox;
 mod spec;

@@ -7,6 +7,7 @@
 //! Logs go to the log file; stdout carries only protocol messages.
 
 mod choice;
+mod ctx;
 mod history;
 mod permission;
 mod prompt;
@@ -23,21 +24,14 @@ use agent_client_protocol::v1::schema::{
     SessionNotification, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::v1::ConnectionTo;
-use agent_client_protocol::{Agent, Client, Error, ErrorCode, Responder, Stdio};
+use agent_client_protocol::{Agent, Client, Error, Responder, Stdio};
 use bearagent_kernel::{ApprovalMode, RunId};
-use bearagent_runtime::{AppError, Application};
+use bearagent_runtime::Application;
 use choice::Choice;
+use ctx::{app_error, invalid, Ctx};
 use sessions::{Session, Sessions};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// What every handler shares.
-#[derive(Clone)]
-pub struct Ctx {
-    app: Arc<Application>,
-    sessions: Sessions,
-    choice: Arc<Choice>,
-}
 
 /// The session modes: BearAgent's approval modes.
 const MODES: [(&str, &str, &str); 3] = [
@@ -53,19 +47,6 @@ const MODES: [(&str, &str, &str); 3] = [
         "Nothing asks (deny rules and the sandbox still hold)",
     ),
 ];
-
-pub(crate) fn invalid(message: impl std::fmt::Display) -> Error {
-    Error::new(ErrorCode::INVALID_PARAMS, message.to_string())
-}
-
-pub(crate) fn app_error(e: &AppError) -> Error {
-    match e.code() {
-        bearagent_runtime::ErrorCode::InvalidInput | bearagent_runtime::ErrorCode::NotFound => {
-            invalid(e)
-        }
-        _ => Error::new(ErrorCode::INTERNAL_ERROR, e.to_string()),
-    }
-}
 
 fn mode_id(mode: ApprovalMode) -> &'static str {
     match mode {

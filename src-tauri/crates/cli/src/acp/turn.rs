@@ -3,10 +3,10 @@
 //! `session/update`s; its approvals asked as `session/request_permission`;
 //! its end as the prompt's stop reason.
 
+use super::ctx::{app_error, invalid, Ctx};
 use super::permission;
 use super::sessions::Session;
 use super::updates::{self, text_content};
-use super::Ctx;
 use agent_client_protocol::v1::schema::{
     ContentBlock, ContentChunk, RequestPermissionRequest, SessionNotification, SessionUpdate,
     StopReason, TextContent, ToolCallStatus,
@@ -26,7 +26,7 @@ pub fn start(ctx: &Ctx, session: &Session, prompt: super::prompt::Prompt) -> Res
     let (profile, provider) = ctx
         .choice
         .for_run(&ctx.app, session.mode)
-        .map_err(super::invalid)?;
+        .map_err(invalid)?;
     let start = StartRun {
         workspace: session.workspace.clone(),
         goal: prompt.goal,
@@ -44,7 +44,7 @@ pub fn start(ctx: &Ctx, session: &Session, prompt: super::prompt::Prompt) -> Res
             },
         ),
     };
-    started.map_err(|e| super::app_error(&e))
+    started.map_err(|e| app_error(&e))
 }
 
 /// What the editor has been told of the run so far.
@@ -145,7 +145,7 @@ impl Follower<'_> {
                 .ctx
                 .app
                 .list_events(self.run, after, limit)
-                .map_err(|e| super::app_error(&e))?;
+                .map_err(|e| app_error(&e))?;
             if events.is_empty() {
                 return Ok(());
             }
@@ -288,7 +288,7 @@ impl Follower<'_> {
 /// The prompt's stop reason from how the run ended; a failed or
 /// interrupted run is an error naming why.
 fn stop_reason(ctx: &Ctx, run: RunId) -> Result<StopReason, Error> {
-    let p = ctx.app.get_run(run).map_err(|e| super::app_error(&e))?;
+    let p = ctx.app.get_run(run).map_err(|e| app_error(&e))?;
     match p.status {
         RunStatus::Succeeded => Ok(StopReason::EndTurn),
         RunStatus::Cancelled => Ok(StopReason::Cancelled),

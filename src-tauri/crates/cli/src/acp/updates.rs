@@ -3,7 +3,7 @@
 //! touches) and its progress as `tool_call_update`s; a write's content as
 //! a diff; long results cut so an update stays small.
 
-use crate::timeline::call_headline;
+use crate::headline::call_headline;
 use agent_client_protocol::v1::schema::{
     ContentBlock, Diff, TextContent, ToolCall as AcpToolCall, ToolCallContent, ToolCallLocation,
     ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,

@@ -2,11 +2,12 @@
 //! function per event type (or group of types that act alike), called from
 //! the dispatch in `transition.rs`.
 
+use super::error::ReduceError;
 use super::transition::{Transition, LIVE};
-use super::{ModelCallPhase, PendingApproval, ReduceError, RunStatus, ToolCallPhase};
 use crate::budget::{BudgetKind, TokenUsage};
 use crate::ids::{CallId, ToolName};
 use crate::message::ToolResult;
+use crate::projection::{ModelCallPhase, PendingApproval, RunStatus, ToolCallPhase};
 
 /// Shared by the steps below.
 impl Transition<'_> {

@@ -1,9 +1,10 @@
 //! One event applied to a copy of the state: the guards it must pass, and
 //! the dispatch of each event type to its step (in `steps.rs`).
 
-use super::{ModelCallPhase, ReduceError, RunProjection, ToolCallPhase};
+use super::error::ReduceError;
 use crate::event::{EventEnvelope, EventPayload};
 use crate::ids::CallId;
+use crate::projection::{ModelCallPhase, RunProjection, ToolCallPhase};
 
 /// The run's copy being changed, and the event changing it.
 pub(super) struct Transition<'a> {
@@ -71,6 +72,12 @@ impl Transition<'_> {
         }
     }
 
+    fn already_created(&self) -> ReduceError {
+        ReduceError::AlreadyCreated {
+            run_id: self.state.run_id,
+        }
+    }
+
     /// An ended run takes only annotations: its files' review, the
     /// verdicts on its writes, and a compaction for its next follow-up.
     fn require_not_ended(&self) -> Result<(), ReduceError> {
@@ -94,15 +101,18 @@ impl Transition<'_> {
         Ok(())
     }
 
+    /// Applies the event once its guards pass.
+    pub(super) fn run(self) -> Result<(), ReduceError> {
+        self.require_not_ended()?;
+        self.dispatch()
+    }
+
     /// Every event type, no wildcard: a new type does not compile until it
     /// is given a step here.
-    pub(super) fn run(mut self) -> Result<(), ReduceError> {
-        self.require_not_ended()?;
+    fn dispatch(mut self) -> Result<(), ReduceError> {
         let event = self.event;
         match &event.payload {
-            EventPayload::RunCreated { .. } => Err(ReduceError::AlreadyCreated {
-                run_id: self.state.run_id,
-            }),
+            EventPayload::RunCreated { .. } => Err(self.already_created()),
             EventPayload::RunStarted => self.run_started(),
             EventPayload::ModelCallRequested { .. } => self.model_call_requested(),
             EventPayload::ModelCallStarted { .. } => self.model_call_started(),

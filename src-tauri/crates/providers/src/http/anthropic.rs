@@ -1,8 +1,8 @@
 //! Anthropic Messages (`POST /v1/messages`): request body and stream
 //! decoder, with this protocol's own wire types.
 
+use super::body::BodySettings;
 use super::calls::{finish, PendingCall};
-use super::driver::BodySettings;
 use super::errors::{malformed, stream_error, truncated, WireError};
 use super::sse::{Flow, WireDecoder};
 use crate::{ModelRequest, ProviderError, StreamItem};

@@ -4,6 +4,7 @@
 //! a 200 stream even after content arrived (that partial answer is void,
 //! and the notice says so and carries the tokens it was billed).
 
+use super::body::BodySettings;
 use super::config::{HttpProviderConfig, Protocol, RetryPolicy};
 use super::retry;
 use super::sse::{events, step, Flow, SseStream, WireDecoder};
@@ -18,22 +19,6 @@ use futures::StreamExt;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// What the request builders need besides the request itself.
-#[derive(Debug, Clone)]
-pub(crate) struct BodySettings {
-    pub model: String,
-    pub max_output_tokens: u32,
-}
-
-impl BodySettings {
-    pub fn max_tokens(&self, request: &ModelRequest) -> u32 {
-        request
-            .max_output_tokens
-            .unwrap_or(self.max_output_tokens)
-            .max(1)
-    }
-}
 
 pub(crate) struct HttpProvider {
     protocol: Protocol,

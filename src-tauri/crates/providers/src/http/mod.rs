@@ -4,6 +4,7 @@
 //! `StreamItem`s and classified `ProviderError`s only.
 
 mod anthropic;
+mod body;
 mod calls;
 mod config;
 mod driver;

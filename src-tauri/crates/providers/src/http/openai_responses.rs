@@ -2,8 +2,8 @@
 //! decoder, with this protocol's own wire types. Tool results go back by
 //! `call_id`, never by the `fc_` item id; reasoning items are ignored.
 
+use super::body::BodySettings;
 use super::calls::{finish, PendingCall};
-use super::driver::BodySettings;
 use super::errors::{malformed, stream_error, truncated, WireError};
 use super::sse::{Flow, WireDecoder};
 use crate::{ModelRequest, ProviderError, StreamItem};

@@ -1,7 +1,7 @@
 //! Playing one scripted step: the stream items it makes, with the sizes
 //! and token estimates it reports.
 
-use super::{ScriptStep, ScriptToolCall};
+use super::step::{ScriptStep, ScriptToolCall};
 use crate::json_text;
 use crate::{ModelRequest, ProviderError, StreamItem};
 use bearagent_kernel::{Action, HistoryItem, StopReason, TokenUsage, ToolCall};

@@ -8,7 +8,9 @@
 //! credential inside `~/.cargo` is hidden — and last the `--remount-ro` of
 //! hidden folders.
 
-use super::{home, seccomp, SandboxError, SandboxPolicy};
+use super::error::SandboxError;
+use super::policy::SandboxPolicy;
+use super::{home, seccomp};
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{Seek, Write};

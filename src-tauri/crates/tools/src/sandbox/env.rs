@@ -1,10 +1,11 @@
 //! The command's environment: an allow-list, never the parent's environment,
 //! so API keys and tokens BearAgent holds cannot reach a command.
 
+use super::error::SandboxError;
 use super::home::under_home;
 use super::network::OFFLINE_ENV;
-use super::view::PathDrop;
-use super::{SandboxError, SandboxPolicy};
+use super::path_drop::PathDrop;
+use super::policy::SandboxPolicy;
 use std::path::{Path, PathBuf};
 
 /// System folders always on PATH (after the user's own entries), so basic

@@ -15,9 +15,9 @@
 //! process the command started is left.
 
 use super::capture::Capture;
-use super::{
-    bwrap, env, CommandOutcome, CommandSpec, SandboxError, SandboxMode, SandboxPolicy, Wiring,
-};
+use super::error::SandboxError;
+use super::policy::{CommandOutcome, CommandSpec, SandboxMode, SandboxPolicy, Wiring};
+use super::{bwrap, env};
 use rustix::process::{kill_process, kill_process_group, Pid, Signal};
 use std::os::fd::OwnedFd;
 use std::os::unix::process::ExitStatusExt;

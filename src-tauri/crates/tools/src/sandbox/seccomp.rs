@@ -15,7 +15,7 @@
 //! report the x86_64 audit arch and would otherwise slip past the numbers
 //! matched here.
 
-use super::SandboxError;
+use super::error::SandboxError;
 use seccompiler::{
     sock_filter, BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition,
     SeccompFilter, SeccompRule, TargetArch,

@@ -4,11 +4,13 @@
 //! toolchain homes and the offline switches — from the same code that
 //! builds the sandbox, so the view cannot drift from what runs.
 
-use super::SandboxPolicy;
+use super::policy::SandboxPolicy;
 #[cfg(target_os = "linux")]
 use super::{bwrap, env, home, network};
 use serde::Serialize;
 use std::path::PathBuf;
+
+pub use super::path_drop::PathDrop;
 
 /// Home paths are as the command sees them (under its `HOME`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -64,20 +66,6 @@ pub enum PathSource {
 pub struct DroppedPath {
     pub path: PathBuf,
     pub reason: PathDrop,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PathDrop {
-    /// Relative (`.`, empty), not UTF-8 or holding `:`: it would make the
-    /// working folder's files commands.
-    NotAbsolute,
-    /// Inside a folder hidden from commands (BearAgent's data and
-    /// configuration).
-    HiddenFolder,
-    /// Inside the home folder, in no folder bound back (a toolchain folder
-    /// of the profile would pass it in).
-    HomeNotBound,
 }
 
 /// What a sandboxed command under `policy` sees of this machine (None

@@ -2,7 +2,7 @@
 //! exact, unique occurrence of `old_string` with `new_string`, or by applying
 //! a unified diff. The file is replaced atomically.
 
-use super::{checked_target, make_spec, own_args};
+use super::common::{checked_target, make_spec, own_args};
 use crate::args::Args;
 use crate::atomic::write_atomic;
 use crate::authorization::AuthorizedCall;

@@ -1,7 +1,7 @@
 //! `list_dir`: a deterministic, ignore-aware listing of a directory tree.
 
+use super::common::{make_spec, own_args};
 use super::walk::rg_walker;
-use super::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};

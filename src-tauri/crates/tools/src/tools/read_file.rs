@@ -8,7 +8,7 @@
 //! bytes are shown as U+FFFD). An empty file reads as `[empty file]`. A file
 //! with a NUL byte in its first 8 KiB is refused as binary.
 
-use super::{make_spec, own_args};
+use super::common::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};

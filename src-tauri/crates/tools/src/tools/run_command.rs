@@ -2,7 +2,7 @@
 //! bubblewrap sandbox unless the profile turned it off. Output streams live
 //! and comes back to the model as head and tail with the exit code.
 
-use super::{make_spec, own_args};
+use super::common::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::ArgumentError;

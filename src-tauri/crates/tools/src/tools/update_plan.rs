@@ -2,7 +2,7 @@
 //! progress or completed). It touches nothing; the runtime records the
 //! list as an event, which every front end shows live.
 
-use super::{make_spec, own_args};
+use super::common::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};

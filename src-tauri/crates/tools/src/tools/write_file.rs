@@ -1,6 +1,6 @@
 //! `write_file`: create or overwrite one file, atomically.
 
-use super::{checked_target, make_spec, own_args};
+use super::common::{checked_target, make_spec, own_args};
 use crate::args::Args;
 use crate::atomic::write_atomic;
 use crate::authorization::AuthorizedCall;

@@ -6,7 +6,7 @@ mod engine;
 
 pub use engine::{build_matcher, check_pattern, search, SearchError, SearchOptions, SearchReport};
 
-use super::{make_spec, own_args};
+use super::common::{make_spec, own_args};
 use crate::args::Args;
 use crate::authorization::AuthorizedCall;
 use crate::error::{ArgumentError, ToolError};
