@@ -164,10 +164,9 @@ pub enum EventPayload {
     },
     /// The loop began executing the run.
     RunStarted,
-    /// Project instructions (`AGENTS.md`) read for the model: the file's
-    /// workspace-relative path and its content as the blob `blob` (cut to
-    /// the cap when `truncated`), so "what the model saw" stays exact after
-    /// the file changes.
+    /// Project instructions (`AGENTS.md`) read for the model: the file's workspace-relative path
+    /// and its content as the blob `blob` (cut to the cap when `truncated`), so "what the model
+    /// saw" stays exact after the file changes.
     InstructionsLoaded {
         path: String,
         blob: ContentHash,
@@ -293,6 +292,9 @@ pub enum EventPayload {
         before_mode: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         after_mode: Option<u32>,
+        /// The hook (its command) that made it; `call_id` is then its call or `hook#SEQ`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by_hook: Option<String>,
     },
     /// Someone else changed a workspace file while the run was live.
     ExternalChangeObserved {
@@ -322,18 +324,16 @@ pub enum EventPayload {
     RunInterrupted { reason: String },
     /// An interrupted run continues from its committed events.
     RunResumed,
-    /// The model asked for the same tool with the same arguments again
-    /// after `repeats` identical calls returned the same result: this call
-    /// was not executed, and the model is told why.
+    /// The model asked for the same tool with the same arguments again after `repeats` identical
+    /// calls returned the same result: this call was not executed, and the model is told why.
     LoopDetected {
         call_id: CallId,
         tool_name: ToolName,
         repeats: u32,
     },
-    /// The context neared the model's window: a compaction call summarised
-    /// the conversation through `replaced_through_seq` (the blob `summary`),
-    /// and later requests are built from the summary plus what follows.
-    /// Its usage counts like any model call's.
+    /// The context neared the model's window: a compaction call summarised the conversation through
+    /// `replaced_through_seq` (the blob `summary`), and later requests are built from the summary
+    /// plus what follows. Its usage counts like any model call's.
     ContextCompacted {
         summary: ContentHash,
         replaced_through_seq: EventSeq,

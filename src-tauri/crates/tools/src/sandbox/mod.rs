@@ -19,6 +19,7 @@
 //! latter: Linux ties it to the *thread* that spawned bwrap, so call [`run`]
 //! from a long-lived runtime thread, not a short-lived blocking thread.
 
+pub use hook_authority::{HookAuthority, SandboxMode, WorkspaceAccess};
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -30,6 +31,7 @@ mod capture;
 #[cfg(target_os = "linux")]
 mod env;
 pub mod home;
+mod hook_authority;
 pub mod network;
 #[cfg(target_os = "linux")]
 mod process;
@@ -105,14 +107,6 @@ impl SandboxPolicy {
     }
 }
 
-/// Whether to sandbox. `Off` is an explicit user setting (the caller asks for
-/// approval): plain `sh -c` with the same scrubbed environment, no isolation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SandboxMode {
-    On,
-    Off,
-}
-
 /// One command to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CommandSpec {
@@ -158,6 +152,8 @@ pub(crate) struct Wiring {
     pub stdin: Option<PathBuf>,
     /// stderr is captured on its own (into [`CommandOutcome::stderr`]).
     pub split_stderr: bool,
+    /// The workspace is bound read-only (refused without the sandbox).
+    pub workspace_read_only: bool,
 }
 
 /// Why a command could not be run. Messages say how to fix it.
@@ -220,8 +216,10 @@ pub(crate) async fn run(
 /// Runs `spec.command` like [`run`], with `input` on its stdin and its
 /// stdout (`output`) and stderr (`stderr`) kept apart: the contract of a
 /// hook, which reads JSON and answers on stdout, with a reason on stderr.
+/// Only a hook's [`HookAuthority`] opens this door; it decides the mode
+/// and whether the workspace is writable.
 pub async fn run_with_input(
-    mode: SandboxMode,
+    authority: &HookAuthority,
     policy: &SandboxPolicy,
     spec: &CommandSpec,
     input: &[u8],
@@ -241,12 +239,13 @@ pub async fn run_with_input(
         let wiring = Wiring {
             stdin: Some(file.path().to_path_buf()),
             split_stderr: true,
+            workspace_read_only: authority.access() == WorkspaceAccess::ReadOnly,
         };
-        process::run(mode, policy, spec, &wiring, cancel, |_| {}).await
+        process::run(authority.mode(), policy, spec, &wiring, cancel, |_| {}).await
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (mode, policy, spec, input, cancel);
+        let _ = (authority, policy, spec, input, cancel);
         Err(SandboxError::UnsupportedPlatform)
     }
 }
