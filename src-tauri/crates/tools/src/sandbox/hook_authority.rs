@@ -12,7 +12,17 @@
 //! hook runner's; it is the only caller of [`HookAuthority::for_checked_hook`]
 //! (clippy's `disallowed-methods` keeps it so everywhere else).
 //!
-//! The fields are private, so an authority cannot be forged (E0451):
+//! A process cannot be started with a bare mode instead (E0308):
+//!
+//! ```compile_fail,E0308
+//! use bearagent_tools::sandbox::{run_with_input, CommandSpec, SandboxMode, SandboxPolicy};
+//! # async fn run(policy: SandboxPolicy, spec: CommandSpec) {
+//! let cancel = tokio_util::sync::CancellationToken::new();
+//! let _ = run_with_input(SandboxMode::Off, &policy, &spec, b"{}", cancel).await;
+//! # }
+//! ```
+//!
+//! and the fields are private, so an authority cannot be forged (E0451):
 //!
 //! ```compile_fail,E0451
 //! use bearagent_tools::sandbox::{HookAuthority, SandboxMode, WorkspaceAccess};
