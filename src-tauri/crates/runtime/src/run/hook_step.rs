@@ -63,6 +63,7 @@ async fn fire(
         permission_mode: permission_mode(deps),
     };
     let input = input_json(&base, moment.fields);
+    let _writing = deps.hooks.mark_writing();
     let mut fired = Vec::new();
     for (source, hook) in hooks {
         let (mut run, seen) = run_watched(rec, deps, grants, hook, &input, &sandbox).await?;
