@@ -419,10 +419,15 @@ impl Application {
                 None => None,
             };
             let change = a.change().as_str();
+            let by: String = a
+                .by_hooks
+                .iter()
+                .map(|h| format!(", by hook `{h}`"))
+                .collect();
             let diff = diff_versions(before.as_deref(), after.as_deref(), true);
             let _ = writeln!(
                 md,
-                "### `{}` ({change})\n\n```diff\n{}```\n",
+                "### `{}` ({change}{by})\n\n```diff\n{}```\n",
                 a.path,
                 unified(&diff)
             );
