@@ -201,6 +201,8 @@ export type ArtifactItem = {
 	afterBytes: number,
 	/**  Lines added / removed; null for binary files. */
 	lines: LineStats | null,
+	/**  The hooks that changed it (their commands): "by hook …". */
+	byHooks: string[],
 };
 
 /**  What the list's badge shows. */
@@ -434,10 +436,9 @@ config_versions: { [key in string]: string } } |
 /**  The loop began executing the run. */
 { type: "run_started" } | 
 /**
- *  Project instructions (`AGENTS.md`) read for the model: the file's
- *  workspace-relative path and its content as the blob `blob` (cut to
- *  the cap when `truncated`), so "what the model saw" stays exact after
- *  the file changes.
+ *  Project instructions (`AGENTS.md`) read for the model: the file's workspace-relative path
+ *  and its content as the blob `blob` (cut to the cap when `truncated`), so "what the model
+ *  saw" stays exact after the file changes.
  */
 { type: "instructions_loaded"; path: string; blob: ContentHash; bytes: number; truncated: boolean } | 
 /**
@@ -519,7 +520,9 @@ network?: boolean } |
  *  snapshots saw them (file tools keep a file's mode, so they
  *  record none): revert, re-apply and rewind put them back.
  */
-before_mode?: number | null; after_mode?: number | null } | 
+before_mode?: number | null; after_mode?: number | null; 
+/**  The hook (its command) that made it; `call_id` is then its call or `hook#SEQ`. */
+by_hook?: string | null } | 
 /**  Someone else changed a workspace file while the run was live. */
 { type: "external_change_observed"; path: string; hash: ContentHash | null } | 
 /**  After a crash or an error, the intended write was checked on disk: applied or not. */
@@ -539,16 +542,14 @@ before_mode?: number | null; after_mode?: number | null } |
 /**  An interrupted run continues from its committed events. */
 { type: "run_resumed" } | 
 /**
- *  The model asked for the same tool with the same arguments again
- *  after `repeats` identical calls returned the same result: this call
- *  was not executed, and the model is told why.
+ *  The model asked for the same tool with the same arguments again after `repeats` identical
+ *  calls returned the same result: this call was not executed, and the model is told why.
  */
 { type: "loop_detected"; call_id: CallId; tool_name: ToolName; repeats: number } | 
 /**
- *  The context neared the model's window: a compaction call summarised
- *  the conversation through `replaced_through_seq` (the blob `summary`),
- *  and later requests are built from the summary plus what follows.
- *  Its usage counts like any model call's.
+ *  The context neared the model's window: a compaction call summarised the conversation through
+ *  `replaced_through_seq` (the blob `summary`), and later requests are built from the summary
+ *  plus what follows. Its usage counts like any model call's.
  */
 { type: "context_compacted"; summary: ContentHash; replaced_through_seq: EventSeq; tokens_before: number; tokens_after: number; usage: TokenUsage; cost_micro_usd?: number | null } | 
 /**

@@ -39,6 +39,8 @@ pub struct ArtifactItem {
     pub after_bytes: u64,
     /// Lines added / removed; null for binary files.
     pub lines: Option<LineStats>,
+    /// The hooks that changed it (their commands): "by hook …".
+    pub by_hooks: Vec<String>,
 }
 
 /// A path a command changed without BearAgent keeping its contents.
@@ -99,6 +101,7 @@ impl From<ArtifactView> for ArtifactItem {
             before_bytes: a.before_bytes,
             after_bytes: a.after_bytes,
             lines: a.lines.map(|(added, removed)| LineStats { added, removed }),
+            by_hooks: a.record.by_hooks,
         }
     }
 }

@@ -36,6 +36,7 @@ fn artifact_json(a: &ArtifactView) -> serde_json::Value {
         "after_hash": a.record.after,
         "lines_added": a.lines.map(|l| l.0),
         "lines_removed": a.lines.map(|l| l.1),
+        "by_hooks": a.record.by_hooks,
     })
 }
 
@@ -102,8 +103,14 @@ pub fn changes(app: &Application, q: ChangesArgs) -> Exit {
             || "binary".to_owned(),
             |(add, del)| format!("+{add} -{del}"),
         );
+        let by: String = a
+            .record
+            .by_hooks
+            .iter()
+            .map(|hook| format!("  (by hook `{hook}`)"))
+            .collect();
         println!(
-            "{:<9} {:<12} {:<9} {}{}",
+            "{:<9} {:<12} {:<9} {}{}{by}",
             a.record.change().as_str(),
             lines,
             review_name(a.record.review),

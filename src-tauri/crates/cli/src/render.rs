@@ -313,19 +313,23 @@ fn written(p: &EventPayload) -> String {
         after_hash,
         before_mode,
         after_mode,
+        by_hook,
         ..
     } = p
     else {
         return String::new();
     };
+    let by = by_hook
+        .as_ref()
+        .map_or_else(String::new, |hook| format!(" by hook `{hook}`"));
     let verb = match (before_hash.is_some(), after_hash.is_some()) {
         (false, _) => "created",
         (true, true) => "modified",
         (true, false) => "deleted",
     };
     match (before_mode, after_mode) {
-        (Some(b), Some(a)) if a != b => format!("{verb} {path} (mode {b:o} → {a:o})"),
-        _ => format!("{verb} {path}"),
+        (Some(b), Some(a)) if a != b => format!("{verb} {path} (mode {b:o} → {a:o}){by}"),
+        _ => format!("{verb} {path}{by}"),
     }
 }
 

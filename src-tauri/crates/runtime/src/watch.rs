@@ -248,6 +248,10 @@ impl Attribution {
             }
         };
         facts.catch_up(&self.store, run_id)?;
+        // A hook's own changes are recorded by its snapshots.
+        if crate::app::active::hooks_writing(&self.active, run_id) {
+            return Ok(());
+        }
         let RunFacts {
             own,
             writing,

@@ -14,6 +14,7 @@ const item = (path: string, state: ArtifactItem["state"] = "pending", change: Ar
   beforeBytes: 10,
   afterBytes: 12,
   lines: null,
+  byHooks: [],
 });
 
 const textDiff = (added: number, removed: number, stats_only = false): FileDiffView => ({

@@ -3,7 +3,7 @@ import type { ArtifactItem } from "../../bindings";
 import { cardReview } from "./cardReview";
 import { toolCard } from "./testSupport";
 
-const calc: ArtifactItem = { path: "calc.py", change: "modified", state: "reverted", beforeBytes: 66, afterBytes: 66, lines: { added: 1, removed: 1 } };
+const calc: ArtifactItem = { path: "calc.py", change: "modified", state: "reverted", beforeBytes: 66, afterBytes: 66, lines: { added: 1, removed: 1 }, byHooks: [] };
 const result = { call_id: "c1", content: "edited calc.py", is_error: false };
 const edit = (more = {}) => toolCard("edit_file", { path: "./calc.py", old_string: "-", new_string: "+" }, { result, paths: ["calc.py"], ...more });
 const alone = () => "alone" as const;

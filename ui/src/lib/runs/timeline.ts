@@ -169,7 +169,7 @@ export function rowInfo(p: EventPayload): RowInfo {
     case "tool_call_failed":
       return { title: "Tool call failed", tone: "danger", compact: false };
     case "artifact_recorded":
-      return { title: "File changed", tone: "plain", compact: true };
+      return { title: p.by_hook ? `File changed by hook ${p.by_hook}` : "File changed", tone: "plain", compact: true };
     case "external_change_observed":
       return { title: "Changed outside the run", tone: "attention", compact: true };
     case "effect_verified":

@@ -192,6 +192,10 @@ pub enum EventPayload {
         before_mode: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         after_mode: Option<u32>,
+        /// The hook (its command) that made it; `call_id` is then its call
+        /// or `hook#SEQ`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by_hook: Option<String>,
     },
     /// Someone else changed a workspace file while the run was live.
     ExternalChangeObserved {

@@ -4,7 +4,7 @@
 
 use super::{answer, call, completed, created, id, requested, result, started, usage};
 use bearagent_kernel::{
-    Action, ApprovalMode, ContentHash, EventPayload, HookDecision, HookEvent, HookSource,
+    Action, ApprovalMode, CallId, ContentHash, EventPayload, HookDecision, HookEvent, HookSource,
 };
 use serde_json::json;
 
@@ -59,6 +59,16 @@ pub fn hooks_run() -> Vec<EventPayload> {
             None,
             Some(" M calc.py"),
         ),
+        // What the hook wrote, seen by its snapshots (outside a call).
+        EventPayload::ArtifactRecorded {
+            call_id: CallId::new("hook#4").unwrap(),
+            path: "status.txt".into(),
+            before_hash: None,
+            after_hash: Some(ContentHash::parse(&"d".repeat(64)).unwrap()),
+            before_mode: None,
+            after_mode: Some(0o644),
+            by_hook: Some("git status --short".into()),
+        },
         requested(),
         started(),
         completed(Action::one_call(curl.clone()), usage(500, 20, 0), None),

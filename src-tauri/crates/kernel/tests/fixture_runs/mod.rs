@@ -254,6 +254,7 @@ fn asked_write_turn() -> Vec<EventPayload> {
             after_hash: Some(hash('c')),
             before_mode: Some(0o644),
             after_mode: Some(0o755),
+            by_hook: None,
         },
         EventPayload::EffectVerified {
             call_id: id(2),

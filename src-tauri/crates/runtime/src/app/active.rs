@@ -4,7 +4,8 @@
 use crate::AppError;
 use bearagent_kernel::RunId;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -13,6 +14,30 @@ pub(crate) struct ActiveRun {
     pub cancel: CancellationToken,
     /// Ends with the loop's error when the run's events could not be stored.
     pub handle: Option<JoinHandle<Result<(), AppError>>>,
+    /// A hook of the run is writing (see `RunHooks::writing`).
+    pub hooks_writing: Arc<AtomicBool>,
+}
+
+impl ActiveRun {
+    pub(crate) fn new(
+        cancel: CancellationToken,
+        handle: JoinHandle<Result<(), AppError>>,
+        hooks_writing: Arc<AtomicBool>,
+    ) -> Self {
+        Self {
+            cancel,
+            handle: Some(handle),
+            hooks_writing,
+        }
+    }
+}
+
+/// Whether a hook of `run_id` is writing now.
+pub(crate) fn hooks_writing(active: &Mutex<HashMap<RunId, ActiveRun>>, run_id: RunId) -> bool {
+    active.lock().is_ok_and(|a| {
+        a.get(&run_id)
+            .is_some_and(|r| r.hooks_writing.load(Ordering::SeqCst))
+    })
 }
 
 /// The runs in `active` whose loop has not finished.

@@ -428,3 +428,46 @@ with open("hook-probe.txt", "w") as f:
     let probe = std::fs::read_to_string(f.ws.path().join("hook-probe.txt")).unwrap();
     assert_eq!(probe, format!("{ws}|blocked|absent|{ws}"));
 }
+
+#[tokio::test]
+async fn a_hooks_write_is_recorded_as_the_hooks_and_not_as_a_change_from_outside() {
+    let f = fixture();
+    // Writes, then stays long enough for the watcher to report the write.
+    let script = r#"
+import json, os, sys, time
+data = json.load(sys.stdin)
+with open(os.path.join(data["cwd"], data["tool_input"]["path"]), "a") as f:
+    f.write("formatted\n")
+time.sleep(0.5)
+"#;
+    user_hook(
+        &f,
+        "fmt.py",
+        script,
+        "[[hooks.PostToolUse]]\nmatcher = \"write_file\"\ncommand = \"{script}\"\n",
+    );
+    let write = json!({"tool_call": {"tool_name": "write_file",
+        "arguments": {"path": "mine.txt", "content": "mine\n"}}});
+    let run = start(
+        &f,
+        json!([write, {"final_answer": "done", "delay_ms": 800}]),
+    );
+    assert_eq!(finished(&f, run).await.status, RunStatus::Succeeded);
+    let events = f
+        .app
+        .list_events(run, bearagent_kernel::EventSeq(0), 1000)
+        .unwrap();
+    let by_hook = events.iter().any(|e| {
+        matches!(&e.payload, EventPayload::ArtifactRecorded { path, by_hook: Some(_), .. }
+            if path == "mine.txt")
+    });
+    assert!(by_hook, "{:?}", types(&f.app, run));
+    let observed: Vec<&EventPayload> = events
+        .iter()
+        .map(|e| &e.payload)
+        .filter(|p| matches!(p, EventPayload::ExternalChangeObserved { .. }))
+        .collect();
+    assert!(observed.is_empty(), "{observed:?}");
+    let text = std::fs::read_to_string(f.ws.path().join("mine.txt")).unwrap();
+    assert_eq!(text, "mine\nformatted\n");
+}

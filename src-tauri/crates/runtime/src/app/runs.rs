@@ -221,6 +221,10 @@ impl Application {
         let run_id = rec.run_id();
         let cancel = CancellationToken::new();
         let hooks = self.hooks_of(&rec, &workspace);
+        let hooks_writing = hooks
+            .as_ref()
+            .map(|h| h.writing.clone())
+            .unwrap_or_default();
         let mut deps = LoopDeps {
             provider,
             registry: self.registry.clone(),
@@ -271,13 +275,7 @@ impl Application {
             .instrument(span),
         );
         if let Ok(mut active) = self.active.lock() {
-            active.insert(
-                run_id,
-                ActiveRun {
-                    cancel,
-                    handle: Some(handle),
-                },
-            );
+            active.insert(run_id, ActiveRun::new(cancel, handle, hooks_writing));
         }
     }
 

@@ -129,7 +129,7 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         }
         EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason.as_deref()),
         EventPayload::ToolCallFailed { result } => tool_error(&result.content),
-        EventPayload::ArtifactRecorded { path, .. } => format!("wrote `{path}`"),
+        EventPayload::ArtifactRecorded { path, by_hook, .. } => wrote(path, by_hook),
         EventPayload::ModelCallFailed { message, .. } => format!("model call failed: {message}"),
         EventPayload::ArtifactReverted { path, .. } => format!("reverted `{path}`"),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied `{path}`"),
@@ -423,10 +423,15 @@ impl Application {
                 None => None,
             };
             let change = a.change().as_str();
+            let by: String = a
+                .by_hooks
+                .iter()
+                .map(|h| format!(", by hook `{h}`"))
+                .collect();
             let diff = diff_versions(before.as_deref(), after.as_deref(), true);
             let _ = writeln!(
                 md,
-                "### `{}` ({change})\n\n```diff\n{}```\n",
+                "### `{}` ({change}{by})\n\n```diff\n{}```\n",
                 a.path,
                 unified(&diff)
             );
@@ -463,4 +468,12 @@ fn report_header(run_id: RunId, run: &RunProjection) -> String {
         )
     );
     md
+}
+
+/// "wrote `PATH`", naming the hook that did.
+fn wrote(path: &str, by_hook: &Option<String>) -> String {
+    match by_hook {
+        Some(hook) => format!("hook `{hook}` wrote `{path}`"),
+        None => format!("wrote `{path}`"),
+    }
 }

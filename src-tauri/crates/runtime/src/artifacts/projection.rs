@@ -41,6 +41,9 @@ pub struct ArtifactRecord {
     /// file was not there).
     pub before_mode: Option<u32>,
     pub after_mode: Option<u32>,
+    /// The hooks that changed it (their commands, in run order): Changes
+    /// says "by hook …".
+    pub by_hooks: Vec<String>,
 }
 
 impl Change {
@@ -102,6 +105,7 @@ impl ArtifactFold {
             self.seen = event.seq;
             self.note_command(event);
             self.apply_one(&event.payload);
+            self.note_hook(&event.payload);
         }
     }
 
@@ -131,6 +135,22 @@ impl ArtifactFold {
                     }));
             }
             _ => {}
+        }
+    }
+
+    /// A hook's write names the hook on the file's record.
+    fn note_hook(&mut self, payload: &EventPayload) {
+        if let EventPayload::ArtifactRecorded {
+            path,
+            by_hook: Some(hook),
+            ..
+        } = payload
+        {
+            if let Some(record) = self.files.get_mut(path) {
+                if !record.by_hooks.contains(hook) {
+                    record.by_hooks.push(hook.clone());
+                }
+            }
         }
     }
 
@@ -169,6 +189,7 @@ impl ArtifactFold {
                         review: Review::Pending,
                         before_mode,
                         after_mode,
+                        by_hooks: Vec::new(),
                     });
                 // A file tool keeps the mode: only a recorded one moves it.
                 if after_hash.is_none() || after_mode.is_some() {

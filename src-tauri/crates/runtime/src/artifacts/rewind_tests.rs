@@ -174,6 +174,7 @@ fn the_version_at_a_point_is_what_the_first_later_write_found() {
         after_hash: after,
         before_mode: None,
         after_mode: None,
+        by_hook: None,
     };
     let run = RunId::new();
     let events: Vec<EventEnvelope> = [

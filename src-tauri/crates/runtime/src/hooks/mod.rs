@@ -14,6 +14,8 @@ pub use trust::{ProjectHook, ProjectHooks, PROJECT_HOOKS_FILE};
 
 use bearagent_kernel::{ContentHash, HookEvent, HookSource};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The hooks one run fires: the user's, then the trusted project's.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +26,9 @@ pub struct RunHooks {
     /// The user's hooks folder (beside their config file), readable inside
     /// the sandbox so `~/.config/bearagent/hooks/check.py` can run.
     pub hooks_dir: Option<PathBuf>,
+    /// Set while a hook runs and until its changes are recorded: the
+    /// watcher leaves those to the hook's snapshots, as it does a command's.
+    pub writing: Arc<AtomicBool>,
 }
 
 /// A project hooks file that did not run, and why.
@@ -34,7 +39,23 @@ pub struct UntrustedHooks {
     pub commands: Vec<String>,
 }
 
+/// Marks a run's hooks as writing until dropped (also on an error).
+pub(crate) struct Writing<'a>(&'a AtomicBool);
+
+impl Drop for Writing<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
 impl RunHooks {
+    /// While the value lives, the watcher leaves the workspace's changes
+    /// to the hooks' snapshots.
+    pub(crate) fn mark_writing(&self) -> Writing<'_> {
+        self.writing.store(true, Ordering::SeqCst);
+        Writing(&self.writing)
+    }
+
     /// The hooks of `event` whose matcher takes `subject`, in order.
     pub fn matching(
         &self,

@@ -4,19 +4,33 @@
 
 use super::config::CheckedHook;
 use super::verdict::{verdict, Ended, Verdict};
-use bearagent_kernel::{HookEvent, HOOK_OUTPUT_CAP};
-use bearagent_tools::sandbox::{self, CommandSpec, SandboxMode, SandboxPolicy};
+use bearagent_kernel::{CommandSettings, HookEvent, HOOK_OUTPUT_CAP};
+use bearagent_tools::sandbox::{self, CommandSpec, HookAuthority, SandboxPolicy, WorkspaceAccess};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// Where and how a run's hooks execute.
+/// Where and how a run's hooks execute: the profile's command settings
+/// (whether the sandbox is on is the user's own choice), what they may do
+/// to the workspace (read-only in plan mode) and the sandbox's policy.
 #[derive(Debug, Clone)]
 pub struct HookSandbox {
-    pub mode: SandboxMode,
+    pub settings: CommandSettings,
+    pub access: WorkspaceAccess,
     pub policy: SandboxPolicy,
     pub cwd: PathBuf,
+}
+
+/// A checked hook's leave to run. `CheckedHook`s come only from the
+/// user's config or the project hooks the user trusted (see
+/// `RunHooks`), and this is the one place an authority is minted.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the hook runner is the authority's one minter"
+)]
+fn authorise(_hook: &CheckedHook, sandbox: &HookSandbox) -> HookAuthority {
+    HookAuthority::for_checked_hook(&sandbox.settings, sandbox.access)
 }
 
 /// One hook's run: how it ended, its verdict and its output (bounded).
@@ -45,8 +59,8 @@ pub async fn run_hook(
         output_cap: 256 * 1024,
     };
     let bytes = serde_json::to_vec(input).unwrap_or_default();
-    let outcome =
-        sandbox::run_with_input(sandbox.mode, &sandbox.policy, &spec, &bytes, cancel).await;
+    let authority = authorise(hook, sandbox);
+    let outcome = sandbox::run_with_input(&authority, &sandbox.policy, &spec, &bytes, cancel).await;
     match outcome {
         Ok(o) => {
             let stdout = String::from_utf8_lossy(&o.output).into_owned();
@@ -66,17 +80,19 @@ pub async fn run_hook(
                 stderr: bounded(&stderr),
             }
         }
-        Err(error) => {
-            let message = format!("the hook could not run: {error}");
-            HookRun {
-                exit_code: None,
-                timed_out: false,
-                duration_ms: 0,
-                verdict: verdict(hook.event, Ended::Failed, "", &message),
-                stdout: String::new(),
-                stderr: bounded(&message),
-            }
-        }
+        Err(error) => not_run(hook, &format!("the hook could not run: {error}")),
+    }
+}
+
+/// A hook that never started: `message` says why, as a failed run.
+pub fn not_run(hook: &CheckedHook, message: &str) -> HookRun {
+    HookRun {
+        exit_code: None,
+        timed_out: false,
+        duration_ms: 0,
+        verdict: verdict(hook.event, Ended::Failed, "", message),
+        stdout: String::new(),
+        stderr: bounded(message),
     }
 }
 

@@ -146,6 +146,7 @@ impl Application {
             hooks,
             untrusted,
             hooks_dir: self.config_path.parent().map(|dir| dir.join("hooks")),
+            writing: Default::default(),
         })
     }
 }

@@ -125,7 +125,8 @@ async fn model_step(
     }
     let built =
         compaction::build_request(rec, deps, tools, rec.events(), Some(&mut grants.context))?;
-    let Some((built, estimated_tokens)) = compaction::fit_window(rec, deps, tools, built).await?
+    let Some((built, estimated_tokens)) =
+        compaction::fit_window(rec, deps, grants, tools, built).await?
     else {
         return Ok(Step::Finished);
     };
@@ -287,7 +288,7 @@ async fn answered(
     )?;
     match response.action {
         Action::FinalAnswer(answer) => {
-            if super::hook_step::stop(rec, deps, completed).await? {
+            if super::hook_step::stop(rec, deps, grants, completed).await? {
                 return Ok(Step::Continue);
             }
             rec.record(

@@ -7,10 +7,10 @@
 use super::deps::{LoopDeps, RunGrants};
 use super::loop_guard::signature;
 use super::outcome::{fail, result, ToolStepEnd};
-use super::receipts::remember_command_change;
+use super::receipts::{remember_command_change, take_snapshot};
 use super::recorder::Recorder;
 use super::safety_net::{left_out_changes, measure_left_out};
-use super::snapshot::{self, FileChange, Snapshot};
+use super::snapshot::{self, FileChange};
 use crate::live::LiveEvent;
 use crate::AppError;
 use bearagent_kernel::{CallId, CommandSettings, EventPayload, EventSeq, NotTracked};
@@ -193,6 +193,7 @@ fn record_result(
                 after_hash: change.after,
                 before_mode: change.before_mode,
                 after_mode: change.after_mode,
+                by_hook: None,
             },
         )?;
     }
@@ -271,31 +272,4 @@ async fn measured(root: PathBuf, mut list: Vec<NotTracked>) -> Result<Vec<NotTra
     })
     .await
     .map_err(|e| AppError::Internal(format!("counting untracked folders failed: {e}")))
-}
-
-/// Snapshots the workspace on a blocking thread (it reads files), with the
-/// run's cache so unchanged files are not read again.
-/// The outer error is the store failing (the run stops); the inner one a
-/// file that could not be read (the command is refused, the run goes on).
-async fn take_snapshot(
-    rec: &Recorder,
-    deps: &LoopDeps,
-    grants: &mut RunGrants,
-) -> Result<Result<Snapshot, String>, AppError> {
-    let mut cache = grants.snapshots.take().unwrap_or_default();
-    let store = rec.store().clone();
-    let now = rec.clock().now();
-    let root: PathBuf = deps.workspace.path().to_path_buf();
-    let (cache, taken) = tokio::task::spawn_blocking(move || {
-        let taken = snapshot::take(&root, &mut cache, &store, now);
-        (cache, taken)
-    })
-    .await
-    .map_err(|e| AppError::Internal(format!("workspace snapshot task failed: {e}")))?;
-    grants.snapshots = Some(cache);
-    match taken {
-        Ok(s) => Ok(Ok(s)),
-        Err(snapshot::SnapshotError::Store(e)) => Err(e.into()),
-        Err(e @ snapshot::SnapshotError::Io { .. }) => Ok(Err(e.to_string())),
-    }
 }

@@ -121,6 +121,7 @@ fn calibration(events: &[EventEnvelope]) -> Option<f64> {
 pub(super) async fn fit_window(
     rec: &mut Recorder,
     deps: &LoopDeps,
+    grants: &mut super::deps::RunGrants,
     tools: &[ToolSchema],
     built: BuiltContext,
 ) -> Result<Option<(BuiltContext, u64)>, AppError> {
@@ -154,7 +155,7 @@ pub(super) async fn fit_window(
         ))?;
         return Ok(None);
     }
-    super::hook_step::pre_compact(rec, deps, "auto").await?;
+    super::hook_step::pre_compact(rec, deps, grants, "auto").await?;
     let (summary, usage) = match summarise(
         deps.provider.as_ref(),
         &deps.cancel,

@@ -44,6 +44,17 @@ pub(super) fn history_from_events(
             hook_notes.push(user(format!("[{} hook] {text}", hook.name())));
             continue;
         }
+        // A file a hook changed: the model's next edit applies to the
+        // hook's version, so it is told.
+        if let EventPayload::ArtifactRecorded {
+            path,
+            by_hook: Some(hook),
+            ..
+        } = &event.payload
+        {
+            hook_notes.push(user(format!("[hook `{hook}`] changed {path}")));
+            continue;
+        }
         let at = history.len();
         push_items(&mut history, &event.payload, caps, flavour);
         let added_other = history[at..]

@@ -84,6 +84,7 @@ pub(crate) async fn execute_file_tool(
                 after_hash: receipt.after_hash,
                 before_mode: None,
                 after_mode: None,
+                by_hook: None,
             },
         )?;
     }

@@ -4,16 +4,19 @@
 //! an allow; at the end, any block sends the model back (a bounded number
 //! of times). Floor 1 of `run/`.
 
-use super::deps::LoopDeps;
+use super::deps::{LoopDeps, RunGrants};
 use super::outcome::{fail, ToolStepEnd};
+use super::receipts::{copy_hook_changes, record_hook_changes, take_snapshot};
 use super::recorder::Recorder;
 use super::requested::Requested;
-use crate::hooks::runner::{input_json, run_hook, HookSandbox, InputBase};
+use super::snapshot::Snapshot;
+use crate::hooks::runner::{input_json, not_run, run_hook, HookRun, HookSandbox, InputBase};
+use crate::hooks::CheckedHook;
 use crate::AppError;
 use bearagent_kernel::{
     ApprovalMode, EventPayload, EventSeq, HookDecision, HookEvent, ToolCall, ToolResult,
 };
-use bearagent_tools::sandbox::SandboxMode;
+use bearagent_tools::sandbox::WorkspaceAccess;
 use bearagent_tools::PolicyDecision;
 use serde_json::{Map, Value};
 
@@ -41,11 +44,12 @@ struct Fired {
 async fn fire(
     rec: &mut Recorder,
     deps: &LoopDeps,
+    grants: &mut RunGrants,
     cause: EventSeq,
     moment: Moment<'_>,
 ) -> Result<Vec<Fired>, AppError> {
     if rec.tape().is_some() {
-        return fire_recorded(rec, &moment);
+        return fire_recorded(rec, grants, &moment);
     }
     let hooks = deps.hooks.matching(moment.event, moment.subject);
     if hooks.is_empty() {
@@ -59,9 +63,10 @@ async fn fire(
         permission_mode: permission_mode(deps),
     };
     let input = input_json(&base, moment.fields);
+    let _writing = deps.hooks.mark_writing();
     let mut fired = Vec::new();
     for (source, hook) in hooks {
-        let run = run_hook(hook, &input, &sandbox, deps.cancel.child_token()).await;
+        let (mut run, seen) = run_watched(rec, deps, grants, hook, &input, &sandbox).await?;
         let decision = run.verdict.decision;
         let reason = run.verdict.reason.clone();
         let seq = rec.record(
@@ -77,11 +82,16 @@ async fn fire(
                 decision,
                 reason: run.verdict.reason,
                 for_model: run.verdict.for_model,
-                warning: run.verdict.warning,
+                warning: run.verdict.warning.take(),
                 stdout: run.stdout,
                 stderr: run.stderr,
             },
         )?;
+        if let Some((before, after)) = &seen {
+            let call_id = moment.call.map(|c| &c.call_id);
+            let snapshots = (before, after);
+            record_hook_changes(rec, grants, seq, call_id, &hook.command, snapshots)?;
+        }
         fired.push(Fired {
             seq,
             decision,
@@ -94,8 +104,53 @@ async fn fire(
     Ok(fired)
 }
 
-/// In a replay no hook runs: its recorded runs at this moment are taken.
-fn fire_recorded(rec: &mut Recorder, moment: &Moment<'_>) -> Result<Vec<Fired>, AppError> {
+/// Runs one hook between two snapshots of the workspace, so what it
+/// changes is recorded like a command's changes (none in plan mode: the
+/// workspace is read-only to it). A workspace that cannot be snapshotted
+/// before: the hook does not run; after: its changes cannot be proven and
+/// the run is told in its warning.
+async fn run_watched(
+    rec: &Recorder,
+    deps: &LoopDeps,
+    grants: &mut RunGrants,
+    hook: &CheckedHook,
+    input: &Value,
+    sandbox: &HookSandbox,
+) -> Result<(HookRun, Option<(Snapshot, Snapshot)>), AppError> {
+    let cancel = deps.cancel.child_token();
+    if sandbox.access == WorkspaceAccess::ReadOnly {
+        return Ok((run_hook(hook, input, sandbox, cancel).await, None));
+    }
+    let before = match take_snapshot(rec, deps, grants).await? {
+        Ok(before) => before,
+        Err(why) => {
+            let why =
+                format!("the hook did not run: the workspace could not be snapshotted ({why})");
+            return Ok((not_run(hook, &why), None));
+        }
+    };
+    let mut run = run_hook(hook, input, sandbox, cancel).await;
+    match take_snapshot(rec, deps, grants).await? {
+        Ok(after) => Ok((run, Some((before, after)))),
+        Err(why) => {
+            let note = format!("the files it changed could not be listed ({why})");
+            run.verdict.warning = Some(match run.verdict.warning.take() {
+                Some(w) => format!("{w}; {note}"),
+                None => note,
+            });
+            Ok((run, None))
+        }
+    }
+}
+
+/// In a replay no hook runs: its recorded runs at this moment are taken,
+/// each with the changes it made (the stage takes them as they pass, and
+/// the run has seen the hook's versions).
+fn fire_recorded(
+    rec: &mut Recorder,
+    grants: &mut RunGrants,
+    moment: &Moment<'_>,
+) -> Result<Vec<Fired>, AppError> {
     let call_id = moment.call.map(|c| &c.call_id);
     let mut fired = Vec::new();
     loop {
@@ -124,6 +179,7 @@ fn fire_recorded(rec: &mut Recorder, moment: &Moment<'_>) -> Result<Vec<Fired>, 
                 reason,
             });
         }
+        copy_hook_changes(rec, grants)?;
     }
     Ok(fired)
 }
@@ -173,12 +229,15 @@ fn hook_sandbox(deps: &LoopDeps) -> HookSandbox {
         .env
         .push(("CLAUDE_PROJECT_DIR".into(), project.clone()));
     policy.env.push(("BEARAGENT_PROJECT_DIR".into(), project));
+    // Plan mode changes nothing in the workspace, hooks included.
+    let access = if deps.profile.plan_mode {
+        WorkspaceAccess::ReadOnly
+    } else {
+        WorkspaceAccess::Writable
+    };
     HookSandbox {
-        mode: if settings.sandbox {
-            SandboxMode::On
-        } else {
-            SandboxMode::Off
-        },
+        settings,
+        access,
         policy,
         cwd: root.to_path_buf(),
     }
@@ -207,6 +266,8 @@ pub(crate) async fn run_start(
     deps: &LoopDeps,
     goal: &str,
 ) -> Result<Option<String>, AppError> {
+    // Nothing is seen yet at the start; the snapshots' cache is not kept.
+    let grants = &mut RunGrants::default();
     rec.absorb_beside()?;
     let mut cause = rec.last_seq().unwrap_or(EventSeq(1));
     let told = rec
@@ -231,7 +292,7 @@ pub(crate) async fn run_start(
         call: None,
         fields: fields(vec![("source", "startup".into())]),
     };
-    fire(rec, deps, cause, start).await?;
+    fire(rec, deps, grants, cause, start).await?;
     let cause = rec.last_seq().unwrap_or(cause);
     let prompt = Moment {
         event: HookEvent::UserPromptSubmit,
@@ -239,7 +300,7 @@ pub(crate) async fn run_start(
         call: None,
         fields: fields(vec![("prompt", goal.into())]),
     };
-    let fired = fire(rec, deps, cause, prompt).await?;
+    let fired = fire(rec, deps, grants, cause, prompt).await?;
     Ok(fired
         .into_iter()
         .find(|f| f.decision == HookDecision::Block)
@@ -263,6 +324,7 @@ pub(crate) enum PreTool {
 pub(crate) async fn pre_tool_use(
     rec: &mut Recorder,
     deps: &LoopDeps,
+    grants: &mut RunGrants,
     requested: &mut Requested,
     call: &ToolCall,
     decision: PolicyDecision,
@@ -280,7 +342,7 @@ pub(crate) async fn pre_tool_use(
         call: Some(call),
         fields: tool_fields(call),
     };
-    let fired = fire(rec, deps, cause, moment).await?;
+    let fired = fire(rec, deps, grants, cause, moment).await?;
     let strongest = [HookDecision::Deny, HookDecision::Ask, HookDecision::Allow]
         .into_iter()
         .find_map(|d| fired.iter().find(|f| f.decision == d));
@@ -329,6 +391,7 @@ fn tool_fields(call: &ToolCall) -> Map<String, Value> {
 pub(crate) async fn post_tool_use(
     rec: &mut Recorder,
     deps: &LoopDeps,
+    grants: &mut RunGrants,
     call: &ToolCall,
 ) -> Result<(), AppError> {
     let name = call.tool_name.as_str();
@@ -349,7 +412,7 @@ pub(crate) async fn post_tool_use(
         call: Some(call),
         fields,
     };
-    fire(rec, deps, seq, moment).await?;
+    fire(rec, deps, grants, seq, moment).await?;
     Ok(())
 }
 
@@ -368,6 +431,7 @@ fn completion_of(rec: &Recorder, call: &ToolCall) -> Option<(EventSeq, ToolResul
 pub(crate) async fn stop(
     rec: &mut Recorder,
     deps: &LoopDeps,
+    grants: &mut RunGrants,
     completed: EventSeq,
 ) -> Result<bool, AppError> {
     if !has_hooks(rec, deps, HookEvent::Stop, None, None)? {
@@ -380,7 +444,7 @@ pub(crate) async fn stop(
         call: None,
         fields: fields(vec![("stop_hook_active", (blocks > 0).into())]),
     };
-    let fired = fire(rec, deps, completed, moment).await?;
+    let fired = fire(rec, deps, grants, completed, moment).await?;
     let blocked = fired.iter().any(|f| f.decision == HookDecision::Block);
     Ok(blocked && blocks < MAX_STOP_BLOCKS)
 }
@@ -406,6 +470,7 @@ fn stop_blocks(rec: &Recorder) -> usize {
 pub(crate) async fn pre_compact(
     rec: &mut Recorder,
     deps: &LoopDeps,
+    grants: &mut RunGrants,
     trigger: &str,
 ) -> Result<(), AppError> {
     if !has_hooks(rec, deps, HookEvent::PreCompact, Some(trigger), None)? {
@@ -421,6 +486,6 @@ pub(crate) async fn pre_compact(
             ("custom_instructions", "".into()),
         ]),
     };
-    fire(rec, deps, cause, moment).await?;
+    fire(rec, deps, grants, cause, moment).await?;
     Ok(())
 }

@@ -83,11 +83,11 @@ pub(crate) async fn run_tool_call(
     let decision = deps
         .policy_with(&grants.command_rules)
         .decide(route.tool().spec(), prepared);
-    let decision = match hook_step::pre_tool_use(rec, deps, &mut requested, &call, decision).await?
-    {
-        hook_step::PreTool::Decided(decision) => decision,
-        hook_step::PreTool::Ended(end) => return Ok(end),
-    };
+    let decision =
+        match hook_step::pre_tool_use(rec, deps, grants, &mut requested, &call, decision).await? {
+            hook_step::PreTool::Decided(decision) => decision,
+            hook_step::PreTool::Ended(end) => return Ok(end),
+        };
     let authorized = match authorize(
         rec,
         deps,
@@ -127,7 +127,7 @@ async fn executed(
 ) -> Result<ToolStepEnd, AppError> {
     let end = execute_routed(rec, deps, grants, route, call, authorized, after).await?;
     if let ToolStepEnd::Continue = end {
-        hook_step::post_tool_use(rec, deps, call).await?;
+        hook_step::post_tool_use(rec, deps, grants, call).await?;
     }
     Ok(end)
 }

@@ -40,6 +40,8 @@ pub(super) struct Layout {
     /// `/etc/resolv.conf`'s target when it lives under the hidden `/run`.
     pub resolv_conf: Option<PathBuf>,
     pub network: bool,
+    /// The workspace bound read-only (a hook in plan mode).
+    pub workspace_read_only: bool,
 }
 
 /// Checks and resolves the policy's paths on the host.
@@ -87,6 +89,7 @@ pub(super) fn resolve(policy: &SandboxPolicy) -> Result<Layout, SandboxError> {
         hidden,
         resolv_conf,
         network: policy.network,
+        workspace_read_only: false,
     })
 }
 
@@ -311,11 +314,12 @@ fn mounts(layout: &Layout) -> Vec<Mount> {
         add(2, target, &args);
     }
     let workspace = layout.workspace.as_os_str();
-    add(
-        2,
-        &layout.workspace,
-        &["--bind".as_ref(), workspace, workspace],
-    );
+    let bind = if layout.workspace_read_only {
+        "--ro-bind"
+    } else {
+        "--bind"
+    };
+    add(2, &layout.workspace, &[bind.as_ref(), workspace, workspace]);
     for git in &layout.git {
         add(
             3,

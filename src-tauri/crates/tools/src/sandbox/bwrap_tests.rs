@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 fn layout(network: bool) -> Layout {
     Layout {
+        workspace_read_only: false,
         workspace: "/tmp/ws".into(),
         home: Some("/home/u".into()),
         readable: vec![("/opt/cargo".into(), "/home/u/.cargo".into())],

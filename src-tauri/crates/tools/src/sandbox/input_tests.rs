@@ -1,19 +1,40 @@
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests stand in for the hook runner"
+)]
+
 //! A command fed input on stdin, with stdout and stderr kept apart (how a
 //! hook runs), under the sandbox and without it.
 
 use super::testutil::fixture;
-use super::{run_with_input, SandboxMode};
+use super::{run_with_input, HookAuthority, SandboxMode, WorkspaceAccess};
+use bearagent_kernel::CommandSettings;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 const INPUT: &[u8] = b"{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"run_command\"}";
 
+fn authority(mode: SandboxMode, access: WorkspaceAccess) -> HookAuthority {
+    let settings = CommandSettings {
+        sandbox: mode == SandboxMode::On,
+        ..CommandSettings::default()
+    };
+    HookAuthority::for_checked_hook(&settings, access)
+}
+
 async fn hook(mode: SandboxMode, command: &str, input: &[u8]) -> super::CommandOutcome {
     let f = fixture();
     let spec = f.spec(command);
-    run_with_input(mode, &f.policy(), &spec, input, CancellationToken::new())
-        .await
-        .unwrap_or_else(|error| panic!("run failed: {error}"))
+    let authority = authority(mode, WorkspaceAccess::Writable);
+    run_with_input(
+        &authority,
+        &f.policy(),
+        &spec,
+        input,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_or_else(|error| panic!("run failed: {error}"))
 }
 
 #[tokio::test]
@@ -54,7 +75,7 @@ async fn a_command_that_hangs_is_killed_at_its_timeout() {
     let mut spec = f.spec("cat >/dev/null; sleep 60");
     spec.timeout = Duration::from_millis(500);
     let o = run_with_input(
-        SandboxMode::On,
+        &authority(SandboxMode::On, WorkspaceAccess::Writable),
         &f.policy(),
         &spec,
         INPUT,
@@ -64,4 +85,42 @@ async fn a_command_that_hangs_is_killed_at_its_timeout() {
     .unwrap();
     assert!(o.timed_out);
     assert!(o.duration < Duration::from_secs(10), "{:?}", o.duration);
+}
+
+#[tokio::test]
+async fn a_read_only_workspace_cannot_be_written_in_the_sandbox() {
+    let f = fixture();
+    let spec = f.spec("echo changed > written.txt; echo done");
+    let authority = authority(SandboxMode::On, WorkspaceAccess::ReadOnly);
+    let o = run_with_input(
+        &authority,
+        &f.policy(),
+        &spec,
+        INPUT,
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_or_else(|error| panic!("run failed: {error}"));
+    assert_eq!(String::from_utf8_lossy(&o.output), "done\n");
+    assert!(!f.workspace.join("written.txt").exists());
+}
+
+#[tokio::test]
+async fn a_read_only_workspace_without_the_sandbox_is_refused() {
+    let f = fixture();
+    let spec = f.spec("echo changed > written.txt");
+    let authority = authority(SandboxMode::Off, WorkspaceAccess::ReadOnly);
+    let refused = run_with_input(
+        &authority,
+        &f.policy(),
+        &spec,
+        INPUT,
+        CancellationToken::new(),
+    )
+    .await;
+    assert!(matches!(
+        refused,
+        Err(super::SandboxError::InvalidPolicy(_))
+    ));
+    assert!(!f.workspace.join("written.txt").exists());
 }

@@ -29,6 +29,7 @@ mod capture;
 mod env;
 mod error;
 pub mod home;
+mod hook_authority;
 pub mod network;
 mod path_drop;
 mod policy;
@@ -39,6 +40,7 @@ mod seccomp;
 pub mod view;
 
 pub use error::SandboxError;
+pub use hook_authority::{HookAuthority, WorkspaceAccess};
 pub(crate) use policy::Wiring;
 pub use policy::{CommandOutcome, CommandSpec, SandboxMode, SandboxPolicy};
 
@@ -101,8 +103,10 @@ pub(crate) async fn run(
 /// Runs `spec.command` like [`run`], with `input` on its stdin and its
 /// stdout (`output`) and stderr (`stderr`) kept apart: the contract of a
 /// hook, which reads JSON and answers on stdout, with a reason on stderr.
+/// Only a hook's [`HookAuthority`] opens this door; it decides the mode
+/// and whether the workspace is writable.
 pub async fn run_with_input(
-    mode: SandboxMode,
+    authority: &HookAuthority,
     policy: &SandboxPolicy,
     spec: &CommandSpec,
     input: &[u8],
@@ -122,12 +126,13 @@ pub async fn run_with_input(
         let wiring = Wiring {
             stdin: Some(file.path().to_path_buf()),
             split_stderr: true,
+            workspace_read_only: authority.access() == WorkspaceAccess::ReadOnly,
         };
-        process::run(mode, policy, spec, &wiring, cancel, |_| {}).await
+        process::run(authority.mode(), policy, spec, &wiring, cancel, |_| {}).await
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (mode, policy, spec, input, cancel);
+        let _ = (authority, policy, spec, input, cancel);
         Err(SandboxError::UnsupportedPlatform)
     }
 }

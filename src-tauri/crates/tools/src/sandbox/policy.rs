@@ -108,4 +108,6 @@ pub(crate) struct Wiring {
     pub stdin: Option<PathBuf>,
     /// stderr is captured on its own (into [`CommandOutcome::stderr`]).
     pub split_stderr: bool,
+    /// The workspace is bound read-only (refused without the sandbox).
+    pub workspace_read_only: bool,
 }

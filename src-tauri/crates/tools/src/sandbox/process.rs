@@ -106,7 +106,14 @@ fn spawn(
 ) -> Result<Spawned, SandboxError> {
     let stdin = wiring.stdin.as_deref();
     let mut command = match mode {
-        SandboxMode::On => sandboxed(policy, spec, stdin)?,
+        SandboxMode::On => sandboxed(policy, spec, wiring)?,
+        // Without the sandbox nothing can keep the workspace read-only:
+        // refused rather than run with more than was granted.
+        SandboxMode::Off if wiring.workspace_read_only => {
+            return Err(SandboxError::InvalidPolicy(
+                "a read-only workspace needs the sandbox, which is off".into(),
+            ))
+        }
         SandboxMode::Off => unsandboxed(policy, spec, stdin)?,
     };
     let (reader, writer) = std::io::pipe().map_err(|e| io_error("output pipe", e))?;
@@ -280,10 +287,12 @@ async fn teardown(mode: SandboxMode, pid: Pid, namespace_init: Option<ProcRef>) 
 fn sandboxed(
     policy: &SandboxPolicy,
     spec: &CommandSpec,
-    stdin: Option<&Path>,
+    wiring: &Wiring,
 ) -> Result<Command, SandboxError> {
+    let stdin = wiring.stdin.as_deref();
     let bwrap = bwrap::bwrap_path()?;
-    let layout = bwrap::resolve(policy)?;
+    let mut layout = bwrap::resolve(policy)?;
+    layout.workspace_read_only = wiring.workspace_read_only;
     let cwd = confined_cwd(&spec.cwd, &layout.workspace)?;
     let bin_dirs: Vec<PathBuf> = layout
         .readable
