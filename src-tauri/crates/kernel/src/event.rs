@@ -10,6 +10,7 @@ use crate::settings::{ApprovalMode, ContextCaps};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+pub use crate::call_terms::{ApprovalScope, EffectOutcome, ModelErrorClass, Receipt, StopReason};
 pub use crate::review::ReviewAction;
 
 /// Version of the event payload schema. Bumped on any incompatible change;
@@ -53,62 +54,6 @@ impl NewEvent {
             payload: self.payload,
         }
     }
-}
-
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    EndTurn,
-    ToolUse,
-    MaxTokens,
-    Other,
-}
-
-/// Classified model failures (provider differences stop at the adapter).
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelErrorClass {
-    /// Transport, HTTP status, overload: the provider failed.
-    Provider { retryable: bool },
-    /// The model answered with something that is not a valid action.
-    InvalidOutput,
-    /// A scripted provider ran out of outcomes: a test bug.
-    ScriptExhausted,
-    /// The stream ended before its terminal event.
-    TruncatedStream,
-}
-
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ApprovalScope {
-    /// This one call only.
-    Once,
-    /// Every call of this tool for the rest of the run.
-    ToolForRun,
-    /// This call and the calls after it in the same model turn ("deny the
-    /// rest": none of them is asked about again).
-    RestOfTurn,
-}
-
-/// What a side-effecting tool did, or meant to do.
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Receipt {
-    pub path: String,
-    pub before_hash: Option<ContentHash>,
-    pub after_hash: Option<ContentHash>,
-    pub bytes_written: u64,
-}
-
-#[cfg_attr(feature = "specta", derive(specta::Type))]
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EffectOutcome {
-    Applied,
-    NotApplied,
 }
 
 #[cfg_attr(feature = "specta", derive(specta::Type))]
@@ -511,6 +456,9 @@ pub enum EventPayload {
     /// (its changes thrown away by the user) or pruned after it was
     /// applied.
     WorktreeRemoved { discarded: bool },
+    /// A step of writing the main checkout for the run's worktree: an
+    /// apply's or undo's intent, its outcome, or a removal's intent.
+    WorktreeStep { step: crate::worktree::WorktreeStep },
     /// One of the user's hooks ran: at which moment, from where, its exit
     /// code, how long, what it decided, and its output (bounded). On the
     /// call it decided when `call_id` is set.

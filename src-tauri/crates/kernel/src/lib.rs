@@ -2,6 +2,7 @@
 //! events and the reducer that folds events into a run projection. No IO.
 
 pub mod budget;
+pub mod call_terms;
 pub mod clock;
 pub mod commands;
 pub mod cost;
@@ -52,7 +53,7 @@ pub use thread::ParentRun;
 pub use todo::{
     todo_checklist, todo_from_arguments, todo_progress, TodoError, TodoItem, TodoStatus,
 };
-pub use worktree::{Worktree, WorktreeRefusal};
+pub use worktree::{Worktree, WorktreeFileChange, WorktreeRefusal, WorktreeStep};
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testkit;

@@ -82,6 +82,25 @@ pub fn replace_file_unsynced(target: &Path, content: &[u8]) -> std::io::Result<(
     replace(target, content, false)
 }
 
+/// [`replace_file`] with the permission bits `mode` instead of the
+/// file's own: set on the temporary file before the rename, so content and
+/// mode change together (a worktree apply keeps a script's exec bit, an
+/// undo puts the old mode back). Unsynced unless `sync`.
+pub fn replace_file_with_mode(
+    target: &Path,
+    content: &[u8],
+    mode: u32,
+    sync: bool,
+) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    replace_as(
+        target,
+        content,
+        Some(fs::Permissions::from_mode(mode & 0o7777)),
+        sync,
+    )
+}
+
 /// Waits until everything written to the filesystem holding `path` is on
 /// disk (`syncfs`): one wait for a batch of unsynced replacements.
 pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
@@ -90,9 +109,21 @@ pub fn sync_filesystem(path: &Path) -> std::io::Result<()> {
 }
 
 fn replace(target: &Path, content: &[u8], sync: bool) -> std::io::Result<()> {
+    replace_as(target, content, None, sync)
+}
+
+fn replace_as(
+    target: &Path,
+    content: &[u8],
+    permissions: Option<fs::Permissions>,
+    sync: bool,
+) -> std::io::Result<()> {
     let parent = target.parent().unwrap_or_else(|| Path::new("."));
     fs::create_dir_all(parent)?;
-    let permissions = permissions_for(target)?;
+    let permissions = match permissions {
+        Some(p) => p,
+        None => permissions_for(target)?,
+    };
     let mut temp = tempfile::Builder::new()
         .prefix(&temp_prefix_of(std::process::id()))
         .tempfile_in(parent)?;
@@ -231,6 +262,20 @@ mod tests {
         fs::create_dir(dir.path().join("d")).unwrap();
         let err = write_atomic(&dir.path().join("d"), "d", b"x", &CancellationToken::new());
         assert!(matches!(err, Err(ToolError::IsADirectory { .. })));
+    }
+
+    #[test]
+    fn replace_with_mode_sets_content_and_mode_together() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("s/run.sh");
+        replace_file_with_mode(&target, b"#!/bin/sh", 0o755, false).unwrap();
+        assert_eq!(mode(&target), 0o755);
+        replace_file_with_mode(&target, b"x", 0o600, true).unwrap();
+        assert_eq!(
+            (mode(&target), fs::read(&target).unwrap()),
+            (0o600, b"x".to_vec())
+        );
+        assert_eq!(entries(&dir.path().join("s")), ["run.sh"]);
     }
 
     #[cfg(unix)]

@@ -37,7 +37,8 @@ mod testutil;
 
 pub use args::wrong_type;
 pub use atomic::{
-    new_file_mode, remove_leftover_temp_files, replace_file, replace_file_unsynced, sync_filesystem,
+    new_file_mode, remove_leftover_temp_files, replace_file, replace_file_unsynced,
+    replace_file_with_mode, sync_filesystem,
 };
 pub use authorization::{ApprovalRequest, Authority, AuthorizedCall, FirmAsk, NotApproved};
 pub use error::{ArgumentError, ToolError};

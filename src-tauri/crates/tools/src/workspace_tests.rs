@@ -221,7 +221,9 @@ fn a_protected_folder_is_refused_however_it_is_reached() {
     std::fs::create_dir_all(&own).unwrap();
     std::fs::write(own.join("bearagent.db"), "db").unwrap();
     std::os::unix::fs::symlink(&own, ws.join("link")).unwrap();
-    let root = WorkspaceRoot::new(&ws).unwrap().protecting(&[own.clone()]);
+    let root = WorkspaceRoot::new(&ws)
+        .unwrap()
+        .protecting(std::slice::from_ref(&own));
     for rel in ["data/bearagent.db", "link/bearagent.db", "link"] {
         assert!(
             matches!(root.resolve_existing(rel), Err(PathError::OwnFolder { .. })),

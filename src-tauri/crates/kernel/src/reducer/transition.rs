@@ -71,6 +71,13 @@ impl Transition<'_> {
         }
     }
 
+    /// A run is created once: its first event.
+    fn created_again(&self) -> Result<(), ReduceError> {
+        Err(ReduceError::AlreadyCreated {
+            run_id: self.state.run_id,
+        })
+    }
+
     /// An ended run takes only annotations: its files' review, the
     /// verdicts on its writes, and a compaction for its next follow-up.
     fn require_not_ended(&self) -> Result<(), ReduceError> {
@@ -100,9 +107,7 @@ impl Transition<'_> {
         self.require_not_ended()?;
         let event = self.event;
         match &event.payload {
-            EventPayload::RunCreated { .. } => Err(ReduceError::AlreadyCreated {
-                run_id: self.state.run_id,
-            }),
+            EventPayload::RunCreated { .. } => self.created_again(),
             EventPayload::RunStarted => self.run_started(),
             EventPayload::ModelCallRequested { .. } => self.model_call_requested(),
             EventPayload::ModelCallStarted { .. } => self.model_call_started(),
@@ -164,6 +169,7 @@ impl Transition<'_> {
             | EventPayload::ArtifactRewound { .. }
             | EventPayload::WorktreeApplied { .. }
             | EventPayload::WorktreeRemoved { .. }
+            | EventPayload::WorktreeStep { .. }
             | EventPayload::EffectVerified { .. } => Ok(()),
             EventPayload::TodoUpdated { items } => self.todo_updated(items),
             EventPayload::ExternalChangeObserved { .. } => self.external_change_observed(),
