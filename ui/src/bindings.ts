@@ -63,6 +63,12 @@ export const commands = {
 	 *  file it changed when empty. Conflicting files are refused by name.
 	 */
 	applyWorktree: (runId: string, paths: string[]) => typedError<ApplyReportView, ApiError>(__TAURI_INVOKE("apply_worktree", { runId, paths })),
+	/**
+	 *  Puts the main checkout back as it was before the run's applies (byte
+	 *  and mode); refused, naming them, where the user changed a file since,
+	 *  unless `force`. The paths put back.
+	 */
+	undoApply: (runId: string, force: boolean) => typedError<string[], ApiError>(__TAURI_INVOKE("undo_apply", { runId, force })),
 	/**  Removes the run's worktree and branch without applying it. */
 	discardWorktree: (runId: string) => typedError<null, ApiError>(__TAURI_INVOKE("discard_worktree", { runId })),
 	/**  Removes the worktrees that were applied (or discarded and left behind). */
@@ -697,6 +703,11 @@ rewound_to?: EventSeq | null } |
  *  applied.
  */
 { type: "worktree_removed"; discarded: boolean } | 
+/**
+ *  A step of writing the main checkout for the run's worktree: an
+ *  apply's or undo's intent, its outcome, or a removal's intent.
+ */
+{ type: "worktree_step"; step: WorktreeStep } | 
 /**
  *  One of the user's hooks ran: at which moment, from where, its exit
  *  code, how long, what it decided, and its output (bounded). On the
@@ -1559,6 +1570,18 @@ export type Worktree = {
 	carried_changes: boolean,
 };
 
+/**
+ *  One file an apply (or its undo) writes in the main checkout: what it
+ *  holds before and after, content and permission bits (None: absent).
+ */
+export type WorktreeFileChange = {
+	path: string,
+	before: ContentHash | null,
+	before_mode: number | null,
+	after: ContentHash | null,
+	after_mode: number | null,
+};
+
 /**  "In a new worktree" on the new-run form. */
 export type WorktreeInput = {
 	/**  The worktree's and its branch's name (default: from the run id). */
@@ -1576,6 +1599,37 @@ export type WorktreeRefusal = {
 };
 
 export type WorktreeStateView = "running" | "waiting_for_approval" | "ready_to_apply" | "applied" | "discarded" | "removed" | "missing";
+
+/**
+ *  A step of writing the main checkout for a worktree (DESIGN principles
+ *  10 and 13: intent before the disk, outcome after, settled after a crash).
+ */
+export type WorktreeStep = 
+/**
+ *  About to write the main checkout: applying the worktree, or with
+ *  `undo` putting back what applies replaced (`forced`: over the
+ *  user's later edits). Each file's version before and after, the
+ *  pre-images saved as blobs. `instance` (process `pid`) writes: an
+ *  intent of a live one is never settled. Its outcome follows:
+ *  `WorktreeApplied`, `ApplyUndone` or `ApplySettled`.
+ */
+{ kind: "apply_started"; undo: boolean; forced: boolean; instance: string; pid: number; files: WorktreeFileChange[] } | 
+/**
+ *  An undo finished: the files in `restored` hold what they held
+ *  before the apply (created ones are gone).
+ */
+{ kind: "apply_undone"; restored: string[] } | 
+/**
+ *  An apply or undo stopped with no outcome, settled at the next start
+ *  from the files as they are (nothing re-executed): `done` hold their
+ *  after version, `not_done` their before, `neither` something else.
+ */
+{ kind: "apply_settled"; undo: boolean; done: string[]; not_done: string[]; neither: string[] } | 
+/**
+ *  About to remove the worktree's folder and branch; `WorktreeRemoved`
+ *  follows once they are gone.
+ */
+{ kind: "removal_started"; discarded: boolean };
 
 export type WorktreeView = {
 	path: string,
