@@ -2,7 +2,8 @@
 //! files is applied to the main checkout (pre-images saved, intent
 //! recorded, each file replaced atomically with its mode, outcome
 //! recorded) and undone, against `git checkout -- .` putting the same 200
-//! files back in a repository of the same tree, measured in the same run.
+//! files back in a repository of the same tree, measured in the same run
+//! (round by round, interleaved).
 //! Goal: apply + undo ≤ 2× git checkout.
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench worktree_apply`
@@ -21,7 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const FILES: usize = 200;
-const ROUNDS: usize = 7;
+const ROUNDS: usize = 15;
 
 fn fill(dir: &Path, word: &str) {
     for f in 0..FILES {
@@ -58,17 +59,12 @@ fn repo_of_befores() -> tempfile::TempDir {
     repo
 }
 
-/// `git checkout -- .` of FILES modified files, per round.
-fn git_checkout() -> Vec<Duration> {
-    let repo = repo_of_befores();
-    (0..ROUNDS)
-        .map(|_| {
-            fill(repo.path(), "after");
-            let t = Instant::now();
-            git(repo.path(), &["checkout", "--", "."]);
-            t.elapsed()
-        })
-        .collect()
+/// One `git checkout -- .` putting back FILES modified files of `repo`.
+fn git_checkout(repo: &Path) -> Duration {
+    fill(repo, "after");
+    let t = Instant::now();
+    git(repo, &["checkout", "--", "."]);
+    t.elapsed()
 }
 
 fn main() {
@@ -88,10 +84,16 @@ fn main() {
         base: None,
         carry_changes: false,
     };
-    let id = app.start_run_in_worktree(start, request).unwrap();
+    // The run's loop is spawned on the runtime.
+    let id = rt
+        .block_on(async { app.start_run_in_worktree(start, request) })
+        .unwrap();
     let run = support::wait_succeeded(&rt, &app, id);
-    let (mut applies, mut undos) = (Vec::new(), Vec::new());
+    // Interleaved round by round, so a busy machine weighs on both alike.
+    let plain = repo_of_befores();
+    let (mut checkouts, mut applies, mut undos) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
+        checkouts.push(git_checkout(plain.path()));
         let t = Instant::now();
         let report = app.apply_worktree(run, &[]).unwrap();
         applies.push(t.elapsed());
@@ -100,7 +102,7 @@ fn main() {
         assert_eq!(app.undo_apply(run, false).unwrap().len(), FILES);
         undos.push(t.elapsed());
     }
-    let checkout = median(git_checkout());
+    let checkout = median(checkouts);
     let (apply, undo) = (median(applies), median(undos));
     let ratio = (apply + undo).as_secs_f64() / checkout.as_secs_f64();
     println!("worktree apply benchmark: {FILES} files, median of {ROUNDS}");

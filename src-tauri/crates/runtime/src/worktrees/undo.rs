@@ -107,3 +107,83 @@ fn pre_image(store: &Store, f: &WorktreeFileChange) -> Result<Option<FileState>,
     let mode = f.before_mode.unwrap_or_else(bearagent_tools::new_file_mode);
     Ok(Some(FileState { bytes, mode }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bearagent_kernel::testkit::at;
+    use bearagent_kernel::{ContentHash, EventSeq, NewEvent, RunId};
+
+    fn hash(c: u8) -> Option<ContentHash> {
+        Some(ContentHash::from_digest([c; 32]))
+    }
+
+    fn change(path: &str, before: u8, after: u8) -> WorktreeFileChange {
+        WorktreeFileChange {
+            path: path.into(),
+            before: hash(before),
+            before_mode: Some(0o644),
+            after: hash(after),
+            after_mode: Some(0o755),
+        }
+    }
+
+    fn events(steps: Vec<WorktreeStep>) -> Vec<EventEnvelope> {
+        let run = RunId::new();
+        steps
+            .into_iter()
+            .enumerate()
+            .map(|(i, step)| {
+                NewEvent::new(at(1_000), None, EventPayload::WorktreeStep { step })
+                    .into_envelope(run, EventSeq(i as u64 + 1))
+            })
+            .collect()
+    }
+
+    fn started(undo: bool, files: Vec<WorktreeFileChange>) -> WorktreeStep {
+        WorktreeStep::ApplyStarted {
+            undo,
+            forced: false,
+            instance: "ab".into(),
+            pid: 1,
+            files,
+        }
+    }
+
+    #[test]
+    fn an_undo_goes_back_to_the_first_pre_image_of_every_apply_since_the_last_undo() {
+        let undone = WorktreeStep::ApplyUndone { restored: vec![] };
+        let log = events(vec![
+            started(false, vec![change("old.txt", 1, 2)]),
+            undone,
+            started(false, vec![change("a.txt", 3, 4)]),
+            // Re-applied after a crash: a.txt again, and one more file.
+            started(false, vec![change("a.txt", 4, 5), change("b.txt", 6, 7)]),
+            // An unfinished undo changes nothing of what is pending.
+            started(true, vec![change("a.txt", 5, 3)]),
+        ]);
+        let pending = applied_since_undo(&log);
+        assert_eq!(pending.keys().collect::<Vec<_>>(), ["a.txt", "b.txt"]);
+        assert_eq!(
+            (
+                pending["a.txt"].before.clone(),
+                pending["a.txt"].after.clone()
+            ),
+            (hash(3), hash(5))
+        );
+    }
+
+    #[test]
+    fn a_file_changed_since_the_apply_is_refused_by_name_and_nothing_planned() {
+        let repo = tempfile::tempdir().unwrap();
+        std::fs::write(repo.path().join("a.txt"), "the user's later edit").unwrap();
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::open_in(home.path()).unwrap();
+        let pending =
+            applied_since_undo(&events(vec![started(false, vec![change("a.txt", 1, 2)])]));
+        let err = plan_undo(&store, repo.path(), &pending, false)
+            .err()
+            .unwrap();
+        assert!(err.to_string().contains("a.txt"), "{err}");
+    }
+}
