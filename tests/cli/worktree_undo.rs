@@ -4,8 +4,9 @@
 //! worktree; `apply --undo` puts the main checkout back byte for byte and
 //! mode for mode, and refuses (naming the file, touching nothing) once the
 //! user edits an applied file again. An apply of 200 files killed with
-//! SIGKILL at random moments leaves every file before or after (never
-//! torn), the next start records which, and re-apply / undo finish the job.
+//! SIGKILL at random moments (of the whole apply, or just after its first
+//! write) leaves every file before or after (never torn), the next start
+//! records which, and re-apply / undo finish the job.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod support;
@@ -241,6 +242,29 @@ fn timed(env: &support::Env, args: &[&str], kill_after: Option<Duration>) -> Dur
     started.elapsed()
 }
 
+/// Starts `bearagent apply RUN`, waits until the first file it writes
+/// (f0.txt, paths go in order) holds its new version, then SIGKILLs it
+/// after `delay`.
+fn killed_mid_writes(env: &support::Env, repo: &Path, run: &str, delay: Duration) {
+    let mut child = env
+        .command()
+        .args(["apply", run])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let first = repo.join("f0.txt");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::fs::read_to_string(&first).unwrap() != after(0) && Instant::now() < deadline {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+    }
+    std::thread::sleep(delay);
+    let _ = child.kill();
+    child.wait().unwrap();
+}
+
 /// A repository of 200 committed files and a finished worktree run that
 /// rewrote them all (by a command); the repository and the run.
 fn rewritten(env: &support::Env) -> (PathBuf, String) {
@@ -301,19 +325,31 @@ fn an_apply_killed_at_a_random_moment_leaves_no_torn_file_and_is_settled_at_the_
         .subsec_nanos() as u64;
     println!("whole apply of {FILES} files: {whole:?}; seed {seed}");
     let mut state = seed;
-    for round in 0..4 {
+    for round in 0..6 {
         state = state
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1);
         let share = 0.2 + ((state >> 33) % 900) as f64 / 1000.0;
-        timed(&env, &["apply", &run], Some(whole.mul_f64(share)));
+        if round % 2 == 0 {
+            timed(&env, &["apply", &run], Some(whole.mul_f64(share)));
+        } else {
+            // Aimed inside the writes: killed a moment after the first lands.
+            killed_mid_writes(
+                &env,
+                &repo,
+                &run,
+                Duration::from_micros((state >> 40) % 30_000),
+            );
+        }
         // The next start (any command opening the store) settles it.
         assert!(env.bearagent(&["runs"]).status.success());
         let done = after_count(&repo);
-        println!(
-            "round {round}: killed at {:.0}% → {done} of {FILES} applied",
-            share * 100.0
-        );
+        let when = if round % 2 == 0 {
+            format!("at {:.0}% of a whole apply", share * 100.0)
+        } else {
+            "just after its first write".to_owned()
+        };
+        println!("round {round}: killed {when} → {done} of {FILES} applied");
         let events = env.events_of(&run);
         match recorded_done(&events) {
             Some(recorded) => assert_eq!(recorded, done, "round {round}: the record says so"),
