@@ -60,6 +60,7 @@ macro_rules! ipc_commands {
             commands::threads::run_image,
             commands::worktrees::list_worktrees,
             commands::worktrees::apply_worktree,
+            commands::worktrees::undo_apply,
             commands::worktrees::discard_worktree,
             commands::worktrees::prune_worktrees,
             commands::settings::get_settings,

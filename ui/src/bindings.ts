@@ -63,6 +63,12 @@ export const commands = {
 	 *  file it changed when empty. Conflicting files are refused by name.
 	 */
 	applyWorktree: (runId: string, paths: string[]) => typedError<ApplyReportView, ApiError>(__TAURI_INVOKE("apply_worktree", { runId, paths })),
+	/**
+	 *  Puts the main checkout back as it was before the run's applies (byte
+	 *  and mode); refused, naming them, where the user changed a file since,
+	 *  unless `force`. The paths put back.
+	 */
+	undoApply: (runId: string, force: boolean) => typedError<string[], ApiError>(__TAURI_INVOKE("undo_apply", { runId, force })),
 	/**  Removes the run's worktree and branch without applying it. */
 	discardWorktree: (runId: string) => typedError<null, ApiError>(__TAURI_INVOKE("discard_worktree", { runId })),
 	/**  Removes the worktrees that were applied (or discarded and left behind). */
@@ -436,9 +442,10 @@ config_versions: { [key in string]: string } } |
 /**  The loop began executing the run. */
 { type: "run_started" } | 
 /**
- *  Project instructions (`AGENTS.md`) read for the model: the file's workspace-relative path
- *  and its content as the blob `blob` (cut to the cap when `truncated`), so "what the model
- *  saw" stays exact after the file changes.
+ *  Project instructions (`AGENTS.md`) read for the model: the file's
+ *  workspace-relative path and its content as the blob `blob` (cut to
+ *  the cap when `truncated`), so "what the model saw" stays exact after
+ *  the file changes.
  */
 { type: "instructions_loaded"; path: string; blob: ContentHash; bytes: number; truncated: boolean } | 
 /**
@@ -521,7 +528,10 @@ network?: boolean } |
  *  record none): revert, re-apply and rewind put them back.
  */
 before_mode?: number | null; after_mode?: number | null; 
-/**  The hook (its command) that made it; `call_id` is then its call or `hook#SEQ`. */
+/**
+ *  The hook (its command) that made it; `call_id` is then its call
+ *  or `hook#SEQ`.
+ */
 by_hook?: string | null } | 
 /**  Someone else changed a workspace file while the run was live. */
 { type: "external_change_observed"; path: string; hash: ContentHash | null } | 
@@ -542,14 +552,16 @@ by_hook?: string | null } |
 /**  An interrupted run continues from its committed events. */
 { type: "run_resumed" } | 
 /**
- *  The model asked for the same tool with the same arguments again after `repeats` identical
- *  calls returned the same result: this call was not executed, and the model is told why.
+ *  The model asked for the same tool with the same arguments again
+ *  after `repeats` identical calls returned the same result: this call
+ *  was not executed, and the model is told why.
  */
 { type: "loop_detected"; call_id: CallId; tool_name: ToolName; repeats: number } | 
 /**
- *  The context neared the model's window: a compaction call summarised the conversation through
- *  `replaced_through_seq` (the blob `summary`), and later requests are built from the summary
- *  plus what follows. Its usage counts like any model call's.
+ *  The context neared the model's window: a compaction call summarised
+ *  the conversation through `replaced_through_seq` (the blob `summary`),
+ *  and later requests are built from the summary plus what follows.
+ *  Its usage counts like any model call's.
  */
 { type: "context_compacted"; summary: ContentHash; replaced_through_seq: EventSeq; tokens_before: number; tokens_after: number; usage: TokenUsage; cost_micro_usd?: number | null } | 
 /**
@@ -698,6 +710,11 @@ rewound_to?: EventSeq | null } |
  *  applied.
  */
 { type: "worktree_removed"; discarded: boolean } | 
+/**
+ *  A step of writing the main checkout for the run's worktree: an
+ *  apply's or undo's intent, its outcome, or a removal's intent.
+ */
+{ type: "worktree_step"; step: WorktreeStep } | 
 /**
  *  One of the user's hooks ran: at which moment, from where, its exit
  *  code, how long, what it decided, and its output (bounded). On the
@@ -1560,6 +1577,18 @@ export type Worktree = {
 	carried_changes: boolean,
 };
 
+/**
+ *  One file an apply (or its undo) writes in the main checkout: what it
+ *  holds before and after, content and permission bits (None: absent).
+ */
+export type WorktreeFileChange = {
+	path: string,
+	before: ContentHash | null,
+	before_mode: number | null,
+	after: ContentHash | null,
+	after_mode: number | null,
+};
+
 /**  "In a new worktree" on the new-run form. */
 export type WorktreeInput = {
 	/**  The worktree's and its branch's name (default: from the run id). */
@@ -1577,6 +1606,37 @@ export type WorktreeRefusal = {
 };
 
 export type WorktreeStateView = "running" | "waiting_for_approval" | "ready_to_apply" | "applied" | "discarded" | "removed" | "missing";
+
+/**
+ *  A step of writing the main checkout for a worktree (DESIGN principles
+ *  10 and 13: intent before the disk, outcome after, settled after a crash).
+ */
+export type WorktreeStep = 
+/**
+ *  About to write the main checkout: applying the worktree, or with
+ *  `undo` putting back what applies replaced (`forced`: over the
+ *  user's later edits). Each file's version before and after, the
+ *  pre-images saved as blobs. `instance` (process `pid`) writes: an
+ *  intent of a live one is never settled. Its outcome follows:
+ *  `WorktreeApplied`, `ApplyUndone` or `ApplySettled`.
+ */
+{ kind: "apply_started"; undo: boolean; forced: boolean; instance: string; pid: number; files: WorktreeFileChange[] } | 
+/**
+ *  An undo finished: the files in `restored` hold what they held
+ *  before the apply (created ones are gone).
+ */
+{ kind: "apply_undone"; restored: string[] } | 
+/**
+ *  An apply or undo stopped with no outcome, settled at the next start
+ *  from the files as they are (nothing re-executed): `done` hold their
+ *  after version, `not_done` their before, `neither` something else.
+ */
+{ kind: "apply_settled"; undo: boolean; done: string[]; not_done: string[]; neither: string[] } | 
+/**
+ *  About to remove the worktree's folder and branch; `WorktreeRemoved`
+ *  follows once they are gone.
+ */
+{ kind: "removal_started"; discarded: boolean };
 
 export type WorktreeView = {
 	path: string,

@@ -1,5 +1,5 @@
-//! Worktree runs: list the worktrees, apply one to the main checkout,
-//! discard one, prune the finished ones.
+//! Worktree runs: list the worktrees, apply one to the main checkout (and
+//! undo that), discard one, prune the finished ones.
 
 use crate::dto::runs::parse_run_id;
 use crate::dto::worktrees::{ApplyReportView, WorktreeView};
@@ -33,6 +33,21 @@ pub async fn apply_worktree(
 ) -> Result<ApplyReportView, ApiError> {
     let run_id = parse_run_id(&run_id)?;
     Ok(state.app()?.apply_worktree(run_id, &paths)?.into())
+}
+
+/// Puts the main checkout back as it was before the run's applies (byte
+/// and mode); refused, naming them, where the user changed a file since,
+/// unless `force`. The paths put back.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn undo_apply(
+    state: State<'_, AppState>,
+    run_id: String,
+    force: bool,
+) -> Result<Vec<String>, ApiError> {
+    let run_id = parse_run_id(&run_id)?;
+    Ok(state.app()?.undo_apply(run_id, force)?)
 }
 
 /// Removes the run's worktree and branch without applying it.

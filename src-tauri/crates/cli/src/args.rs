@@ -119,6 +119,13 @@ pub struct ApplyArgs {
     pub run_id: String,
     /// Only these files (repository-relative); every changed file if none.
     pub paths: Vec<String>,
+    /// Put the main checkout back as it was before the run's applies.
+    #[arg(long, conflicts_with = "paths")]
+    pub undo: bool,
+    /// With `--undo`: also replace files changed since the apply (their
+    /// content is kept in the record).
+    #[arg(long, requires = "undo")]
+    pub force: bool,
     #[arg(long)]
     pub json: bool,
 }

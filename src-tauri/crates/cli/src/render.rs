@@ -34,9 +34,7 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
             context_window,
             ..
         } => model_call_requested(*context_bytes, *estimated_tokens, *context_window),
-        EventPayload::ModelCallStarted { provider, model } => {
-            format!("model call started: {provider}/{model}")
-        }
+        EventPayload::ModelCallStarted { provider, model } => model_call_started(provider, model),
         EventPayload::ModelCallRetryScheduled { .. } => retry_scheduled(p),
         EventPayload::ModelCallCompleted {
             action,
@@ -89,6 +87,7 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
         | EventPayload::ArtifactEdited { .. }
         | EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
+        | EventPayload::WorktreeStep { .. }
         | EventPayload::TodoUpdated { .. }
         | EventPayload::HookRan { .. }
         | EventPayload::HooksNotTrusted { .. }
@@ -118,6 +117,14 @@ fn retry_scheduled(p: &EventPayload) -> String {
 /// The wording of tool-side events: tool calls and their approvals,
 /// commands, writes and their review, MCP servers. The run's own events
 /// are worded by [`event_text`].
+fn model_call_started(provider: &str, model: &str) -> String {
+    format!("model call started: {provider}/{model}")
+}
+
+fn changed_outside(path: &str) -> String {
+    format!("changed outside the run: {path}")
+}
+
 fn tool_event_text(p: &EventPayload) -> String {
     match p {
         EventPayload::ToolCallRequested { call } => call_headline(call),
@@ -134,9 +141,7 @@ fn tool_event_text(p: &EventPayload) -> String {
         } => tool_call_completed(result, *truncated, *original_bytes),
         EventPayload::ToolCallFailed { result } => tool_call_failed(result),
         EventPayload::ArtifactRecorded { .. } => written(p),
-        EventPayload::ExternalChangeObserved { path, .. } => {
-            format!("changed outside the run: {path}")
-        }
+        EventPayload::ExternalChangeObserved { path, .. } => changed_outside(path),
         EventPayload::EffectVerified { outcome, .. } => format!("write verified: {outcome:?}"),
         EventPayload::EffectUnknown { detail, .. } => format!("write outcome UNKNOWN: {detail}"),
         EventPayload::LoopDetected {
@@ -150,6 +155,7 @@ fn tool_event_text(p: &EventPayload) -> String {
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
         EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
+        | EventPayload::WorktreeStep { .. }
         | EventPayload::TodoUpdated { .. }
         | EventPayload::HookRan { .. }
         | EventPayload::HooksNotTrusted { .. } => p.steering_text().unwrap_or_default(),

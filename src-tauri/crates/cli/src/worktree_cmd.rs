@@ -15,6 +15,9 @@ pub fn apply(app: &Application, q: ApplyArgs) -> Exit {
         Ok(run) => run,
         Err(code) => return code,
     };
+    if q.undo {
+        return undo(app, run, q.force, q.json);
+    }
     let report = match app.apply_worktree(run, &q.paths) {
         Ok(report) => report,
         Err(e) => return exit::report(&e),
@@ -47,6 +50,27 @@ pub fn apply(app: &Application, q: ApplyArgs) -> Exit {
         Exit::Succeeded
     } else {
         Exit::Failed
+    }
+}
+
+/// `apply RUN --undo [--force]`: exit 0 once every file is back, else
+/// the refusal (naming the files changed since) and nothing touched.
+fn undo(app: &Application, run: bearagent_kernel::RunId, force: bool, json: bool) -> Exit {
+    match app.undo_apply(run, force) {
+        Ok(restored) => {
+            if json {
+                println!(
+                    "{}",
+                    json!({"run_id": run.to_string(), "restored": restored})
+                );
+            } else {
+                for path in &restored {
+                    println!("restored {path}");
+                }
+            }
+            Exit::Succeeded
+        }
+        Err(e) => exit::report(&e),
     }
 }
 

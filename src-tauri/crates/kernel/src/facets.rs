@@ -223,6 +223,7 @@ impl EventPayload {
                     | EventPayload::RewindStarted { .. }
                     | EventPayload::WorktreeApplied { .. }
                     | EventPayload::WorktreeRemoved { .. }
+                    | EventPayload::WorktreeStep { .. }
             )
     }
 
@@ -238,6 +239,7 @@ impl EventPayload {
             EventPayload::WorktreeRemoved { discarded } => {
                 Some(crate::worktree::removed_summary(*discarded))
             }
+            EventPayload::WorktreeStep { step } => Some(step.summary()),
             EventPayload::TodoUpdated { items } => Some(format!(
                 "plan: {}\n{}",
                 crate::todo::todo_progress(items),
@@ -343,6 +345,7 @@ impl EventPayload {
             EventPayload::TodoUpdated { .. } => "todo_updated",
             EventPayload::WorktreeApplied { .. } => "worktree_applied",
             EventPayload::WorktreeRemoved { .. } => "worktree_removed",
+            EventPayload::WorktreeStep { .. } => "worktree_step",
             EventPayload::HookRan { .. } => "hook_ran",
             EventPayload::HooksNotTrusted { .. } => "hooks_not_trusted",
         }

@@ -60,7 +60,7 @@ pub use thread::ParentRun;
 pub use todo::{
     todo_checklist, todo_from_arguments, todo_progress, TodoError, TodoItem, TodoStatus,
 };
-pub use worktree::{Worktree, WorktreeRefusal};
+pub use worktree::{Worktree, WorktreeFileChange, WorktreeRefusal, WorktreeStep};
 
 #[cfg(any(test, feature = "test-support"))]
 pub mod testkit;

@@ -33,6 +33,112 @@ pub struct WorktreeRefusal {
     pub reason: String,
 }
 
+/// One file an apply (or its undo) writes in the main checkout: what it
+/// holds before and after, content and permission bits (None: absent).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeFileChange {
+    pub path: String,
+    pub before: Option<crate::ContentHash>,
+    pub before_mode: Option<u32>,
+    pub after: Option<crate::ContentHash>,
+    pub after_mode: Option<u32>,
+}
+
+/// A step of writing the main checkout for a worktree (DESIGN principles
+/// 10 and 13: intent before the disk, outcome after, settled after a crash).
+#[cfg_attr(feature = "specta", derive(specta::Type))]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum WorktreeStep {
+    /// About to write the main checkout: applying the worktree, or with
+    /// `undo` putting back what applies replaced (`forced`: over the
+    /// user's later edits). Each file's version before and after, the
+    /// pre-images saved as blobs. `instance` (process `pid`) writes: an
+    /// intent of a live one is never settled. Its outcome follows:
+    /// `WorktreeApplied`, `ApplyUndone` or `ApplySettled`.
+    ApplyStarted {
+        undo: bool,
+        forced: bool,
+        instance: String,
+        pid: u32,
+        files: Vec<WorktreeFileChange>,
+    },
+    /// An undo finished: the files in `restored` hold what they held
+    /// before the apply (created ones are gone).
+    ApplyUndone { restored: Vec<String> },
+    /// An apply or undo stopped with no outcome, settled at the next start
+    /// from the files as they are (nothing re-executed): `done` hold their
+    /// after version, `not_done` their before, `neither` something else.
+    ApplySettled {
+        undo: bool,
+        done: Vec<String>,
+        not_done: Vec<String>,
+        neither: Vec<String>,
+    },
+    /// About to remove the worktree's folder and branch; `WorktreeRemoved`
+    /// follows once they are gone.
+    RemovalStarted { discarded: bool },
+}
+
+impl WorktreeStep {
+    /// The blobs the step names: an apply's pre- and post-images.
+    pub fn images(&self) -> Vec<crate::ContentHash> {
+        match self {
+            WorktreeStep::ApplyStarted { files, .. } => files
+                .iter()
+                .flat_map(|f| f.before.iter().chain(&f.after))
+                .cloned()
+                .collect(),
+            WorktreeStep::ApplyUndone { .. }
+            | WorktreeStep::ApplySettled { .. }
+            | WorktreeStep::RemovalStarted { .. } => Vec::new(),
+        }
+    }
+
+    /// One line saying what the step is, for timelines and reports.
+    pub fn summary(&self) -> String {
+        let files = |n: usize| crate::units::plural(n as u64, "file", "files");
+        let what = |undo: bool| if undo { "undo" } else { "apply" };
+        match self {
+            WorktreeStep::ApplyStarted {
+                undo,
+                forced,
+                files: f,
+                ..
+            } => {
+                let forced = if *forced { " (forced)" } else { "" };
+                format!("{} started on {}{forced}", what(*undo), files(f.len()))
+            }
+            WorktreeStep::ApplyUndone { restored } => {
+                format!("apply undone: {} back as before", files(restored.len()))
+            }
+            WorktreeStep::ApplySettled {
+                undo,
+                done,
+                not_done,
+                neither,
+            } => settled_summary(what(*undo), done, not_done, neither),
+            WorktreeStep::RemovalStarted { discarded: true } => "discarding the worktree".into(),
+            WorktreeStep::RemovalStarted { discarded: false } => {
+                "removing the applied worktree".into()
+            }
+        }
+    }
+}
+
+fn settled_summary(what: &str, done: &[String], not_done: &[String], neither: &[String]) -> String {
+    let mut line = format!(
+        "interrupted {what} settled: {} done, {} not done",
+        done.len(),
+        not_done.len()
+    );
+    if !neither.is_empty() {
+        line.push_str(&format!("; changed since: {}", neither.join(", ")));
+    }
+    line
+}
+
 /// One line saying what applying a worktree did, for timelines and reports.
 pub fn applied_summary(
     applied: &[String],

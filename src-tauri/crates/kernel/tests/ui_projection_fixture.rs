@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 46;
+const EVENT_TYPES: usize = 47;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -79,6 +79,7 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::TodoUpdated { .. } => 43,
         EventPayload::HookRan { .. } => 44,
         EventPayload::HooksNotTrusted { .. } => 45,
+        EventPayload::WorktreeStep { .. } => 46,
     }
 }
 

@@ -74,6 +74,13 @@ impl Store {
         self.lock.owner()
     }
 
+    /// Whether the BearAgent instance `instance` may still be alive (only
+    /// a provably gone one is false): an apply it left open is settled
+    /// only then.
+    pub fn instance_alive(&self, instance: &str) -> bool {
+        self.lock.is_alive(instance)
+    }
+
     /// Who executes `run_id` now: nobody once it is finished or
     /// interrupted.
     pub fn ownership(&self, run_id: RunId) -> Result<Ownership, StoreError> {

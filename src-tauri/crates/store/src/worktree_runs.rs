@@ -31,6 +31,35 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Worktree runs whose last apply or undo intent (a `worktree_step`
+    /// `apply_started`) has no outcome after it: what a crash
+    /// may have left half written, for the next start to settle.
+    pub fn open_worktree_applies(&self) -> Result<Vec<RunId>, StoreError> {
+        let conn = self.reader()?;
+        let mut stmt = conn.prepare_cached(
+            "SELECT w.run_id FROM run_worktrees w WHERE
+               (SELECT MAX(seq) FROM events e WHERE e.run_id = w.run_id
+                  AND e.type = 'worktree_step'
+                  AND json_extract(e.payload, '$.step.kind') = 'apply_started')
+               > COALESCE((SELECT MAX(seq) FROM events e WHERE e.run_id = w.run_id
+                  AND (e.type = 'worktree_applied' OR (e.type = 'worktree_step'
+                  AND json_extract(e.payload, '$.step.kind') IN ('apply_undone', 'apply_settled')))), 0)",
+        )?;
+        let keys = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        let mut out = Vec::new();
+        for key in keys {
+            let key = key?;
+            out.push(key.parse().map_err(|e| StoreError::Decode {
+                run_id: key.clone(),
+                seq: 1,
+                detail: format!("{e}"),
+            })?);
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 #[path = "worktree_runs_tests.rs"]
 mod tests;

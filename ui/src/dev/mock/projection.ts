@@ -85,6 +85,7 @@ const REVIEW_TYPES: ReadonlySet<string> = new Set([
   "artifact_edited",
   "worktree_applied",
   "worktree_removed",
+  "worktree_step",
 ]);
 
 export function apply(run: RunProjection, event: EventEnvelope): void {
@@ -210,6 +211,7 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "artifact_edited":
     case "worktree_applied":
     case "worktree_removed":
+    case "worktree_step":
       break;
     default: {
       // A new event type must be handled above (a type error otherwise).

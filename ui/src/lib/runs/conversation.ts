@@ -8,6 +8,7 @@ import type { ApprovalScope, EventEnvelope, EventPayload, ImageRef, ParentRun, R
 import type { CommandFinished, CommandStarted } from "./commands";
 import { modelErrorLabel, rowInfo } from "./timeline";
 import { todoNote } from "./todo";
+import { worktreeStepTone } from "../worktrees/report";
 import type { HookRan, HookRunRef } from "../hooks/runs";
 
 export interface UserItem {
@@ -268,6 +269,10 @@ export class ConversationFold {
         return;
       case "worktree_removed":
         this.#note(seq, p, "muted");
+        return;
+      // An undo, or an apply cut off and settled at the next start: a note; intents stay in the Events view.
+      case "worktree_step":
+        if (p.step.kind === "apply_undone" || p.step.kind === "apply_settled") this.#note(seq, p, worktreeStepTone(p.step));
         return;
       case "hook_ran":
         this.#hook(seq, p);

@@ -1,6 +1,6 @@
 import type { Action, EventPayload, ModelErrorClass, Value } from "../../bindings";
 import { exitInfo } from "./commands";
-import { applyReportText, removedText } from "../worktrees/report";
+import { applyReportText, removedText, worktreeStepText, worktreeStepTone } from "../worktrees/report";
 import { hookRowTone, hookTitle, notTrustedTitle } from "../hooks/runs";
 import { formatBytes, formatCount, type StatusTone } from "./format";
 import { createdTitle } from "./plan";
@@ -230,6 +230,8 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: applyReportText(p), tone: p.refused.length > 0 ? "attention" : "success", compact: true };
     case "worktree_removed":
       return { title: removedText(p.discarded), tone: p.discarded ? "attention" : "muted", compact: true };
+    case "worktree_step":
+      return { title: worktreeStepText(p.step), tone: worktreeStepTone(p.step), compact: true };
     case "hook_ran":
       return { title: hookTitle(p), tone: hookRowTone(p), compact: false };
     case "hooks_not_trusted":

@@ -53,6 +53,7 @@ const STATE_EVENTS: ReadonlySet<EventPayload["type"]> = new Set<EventPayload["ty
   "run_interrupted",
   "worktree_applied",
   "worktree_removed",
+  "worktree_step",
 ]);
 
 /** Whether a committed event is worth listing the worktrees again for. */

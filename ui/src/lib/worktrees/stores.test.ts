@@ -66,6 +66,21 @@ describe("WorktreeActions", () => {
     expect(actions.confirming).toBe(false);
   });
 
+  it("undoes the apply unforced, keeps what came back and shows a refusal naming the file", async () => {
+    const api = fakeWorktreesApi();
+    api.undoApply.mockResolvedValueOnce(ok(["calc.py", "new.txt"]));
+    api.undoApply.mockResolvedValueOnce({ ok: false, error: { code: "conflict", message: "changed since the apply: calc.py; nothing was touched" } });
+    const changed = vi.fn();
+    const actions = new WorktreeActions(api, "r1", changed);
+    await actions.undoApply();
+    expect(api.undoApply).toHaveBeenCalledWith("r1", false);
+    expect(actions.undone).toEqual(["calc.py", "new.txt"]);
+    expect(changed).toHaveBeenCalledTimes(1);
+    await actions.undoApply();
+    expect(actions.error?.message).toContain("calc.py");
+    expect(actions.busy).toBeNull();
+  });
+
   it("shows the backend's refusal and stays usable", async () => {
     const api = fakeWorktreesApi();
     api.apply.mockResolvedValueOnce({ ok: false, error: { code: "conflict", message: "a run of worktree /w is still in progress" } });

@@ -32,6 +32,7 @@ export function fakeWorktreesApi() {
   const api = {
     list: vi.fn<() => Promise<Outcome<WorktreeView[]>>>(async () => ok([])),
     apply: vi.fn<(runId: string, paths: string[]) => Promise<Outcome<ApplyReportView>>>(async () => ok({ applied: [], merged: [], refused: [] })),
+    undoApply: vi.fn<(runId: string, force: boolean) => Promise<Outcome<string[]>>>(async () => ok([])),
     discard: vi.fn<(runId: string) => Promise<Outcome<null>>>(async () => ok(null)),
     prune: vi.fn<() => Promise<Outcome<WorktreeView[]>>>(async () => ok([])),
   } satisfies WorktreesApi;

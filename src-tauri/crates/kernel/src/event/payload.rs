@@ -414,6 +414,9 @@ pub enum EventPayload {
     /// (its changes thrown away by the user) or pruned after it was
     /// applied.
     WorktreeRemoved { discarded: bool },
+    /// A step of writing the main checkout for the run's worktree: an
+    /// apply's or undo's intent, its outcome, or a removal's intent.
+    WorktreeStep { step: crate::worktree::WorktreeStep },
     /// One of the user's hooks ran: at which moment, from where, its exit
     /// code, how long, what it decided, and its output (bounded). On the
     /// call it decided when `call_id` is set.

@@ -174,6 +174,7 @@ impl Transition<'_> {
             | EventPayload::ArtifactRewound { .. }
             | EventPayload::WorktreeApplied { .. }
             | EventPayload::WorktreeRemoved { .. }
+            | EventPayload::WorktreeStep { .. }
             | EventPayload::EffectVerified { .. } => Ok(()),
             EventPayload::TodoUpdated { items } => self.todo_updated(items),
             EventPayload::ExternalChangeObserved { .. } => self.external_change_observed(),

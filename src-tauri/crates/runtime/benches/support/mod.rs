@@ -29,8 +29,15 @@ pub fn run_script(
     app: &Application,
     ws: &Path,
     goal: &str,
-    mut steps: Vec<serde_json::Value>,
+    steps: Vec<serde_json::Value>,
 ) -> RunId {
+    let start = script_start(ws, goal, steps);
+    wait_succeeded(rt, app, app.start_run(start).unwrap())
+}
+
+/// The run of `steps` on `ws` (a final answer added), nothing asked and
+/// no stop but the script's end.
+pub fn script_start(ws: &Path, goal: &str, mut steps: Vec<serde_json::Value>) -> StartRun {
     let calls = steps.len() as u32;
     steps.push(serde_json::json!({"final_answer": "done", "usage": {"input": 100, "output": 10}}));
     let provider: Arc<dyn ModelProvider> = Arc::new(
@@ -48,16 +55,18 @@ pub fn run_script(
     profile.max_repeated_calls = 0;
     // The scripted model does not summarise: keep the whole history.
     profile.context.compact_at_permille = None;
+    StartRun {
+        workspace: ws.display().to_string(),
+        goal: goal.into(),
+        profile,
+        provider,
+        images: Vec::new(),
+    }
+}
+
+/// Waits for `id` to end and checks it succeeded.
+pub fn wait_succeeded(rt: &tokio::runtime::Runtime, app: &Application, id: RunId) -> RunId {
     rt.block_on(async {
-        let id = app
-            .start_run(StartRun {
-                workspace: ws.display().to_string(),
-                goal: goal.into(),
-                profile,
-                provider,
-                images: Vec::new(),
-            })
-            .unwrap();
         let p = app.wait_run(id).await.unwrap();
         assert_eq!(p.status, bearagent_kernel::RunStatus::Succeeded, "{p:?}");
         id

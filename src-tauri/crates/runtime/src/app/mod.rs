@@ -97,6 +97,7 @@ impl Application {
             .map(Workspace::from);
         let live = LiveBus::new();
         reconcile_unfinished(&store, &clock, &live)?;
+        crate::worktrees::settle::settle_interrupted(&store, clock.as_ref(), &live)?;
         Ok(Application {
             home: home.to_path_buf(),
             config_path: config_path.to_path_buf(),

@@ -47,6 +47,7 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
                 out.extend(after_hash.clone());
             }
             EventPayload::CommandFinished { output, .. } => out.extend(output.clone()),
+            EventPayload::WorktreeStep { step } => out.extend(step.images()),
             // What the model was given: the project's instructions and a
             // compaction's summary (a replay and "what the model saw"
             // rebuild the context from them).
@@ -174,6 +175,7 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         } => instructions_loaded(path, *bytes, *truncated),
         EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
+        | EventPayload::WorktreeStep { .. }
         | EventPayload::TodoUpdated { .. }
         | EventPayload::HookRan { .. }
         | EventPayload::HooksNotTrusted { .. } => e.payload.steering_text()?,

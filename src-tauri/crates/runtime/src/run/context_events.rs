@@ -142,6 +142,7 @@ fn push_items(
         | EventPayload::ReviewAbandoned { .. }
         | EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
+        | EventPayload::WorktreeStep { .. }
         // The update_plan call and its result carry the list already.
         | EventPayload::TodoUpdated { .. }
         // What a hook tells the model is placed by `history_from_events`;

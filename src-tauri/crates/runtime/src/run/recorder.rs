@@ -23,6 +23,33 @@ pub(crate) fn append_beside(
     append_all_beside(store, clock, live, run_id, vec![payload])
 }
 
+/// [`append_beside`] with a cause (an outcome names its intent); the
+/// event's seq.
+pub(crate) fn append_caused(
+    store: &Store,
+    clock: &dyn Clock,
+    live: &LiveBus,
+    run_id: RunId,
+    cause: Option<EventSeq>,
+    payload: EventPayload,
+) -> Result<EventSeq, bearagent_store::StoreError> {
+    let mut attempts = 0;
+    loop {
+        let next = store.next_seq(run_id)?;
+        let event = NewEvent::new(clock.now(), cause, payload.clone());
+        match store.append(run_id, next, vec![event]) {
+            Ok(stamped) => {
+                for e in stamped {
+                    live.publish(LiveEvent::Committed(Arc::new(e)));
+                }
+                return Ok(next);
+            }
+            Err(bearagent_store::StoreError::Conflict { .. }) if attempts < 4 => attempts += 1,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// [`append_beside`] for several events in one transaction (a burst of
 /// observed changes is one write, so it races the run's loop once).
 pub(crate) fn append_all_beside(

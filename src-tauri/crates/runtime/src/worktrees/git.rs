@@ -200,6 +200,61 @@ pub fn show(dir: &Path, commit: &str, path: &str) -> Result<Option<Vec<u8>>, App
     Ok(out.status.success().then_some(out.stdout))
 }
 
+/// Many files' bytes at `commit` from one `git cat-file --batch` (one
+/// process, not one per file: applying hundreds of files stays quick).
+pub fn show_many(
+    dir: &Path,
+    commit: &str,
+    paths: &[String],
+) -> Result<Vec<Option<Vec<u8>>>, AppError> {
+    use std::io::{BufRead, Read, Write};
+    if paths.iter().any(|p| p.contains('\n')) {
+        // The batch protocol is line-based: such a name is asked alone.
+        return paths.iter().map(|p| show(dir, commit, p)).collect();
+    }
+    let mut child = command(dir, &["cat-file", "--batch"])?
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(unavailable)?;
+    let input: String = paths.iter().map(|p| format!("{commit}:{p}\n")).collect();
+    let stdin = child.stdin.take();
+    // Written from a thread: git answers while it reads, and a full pipe
+    // either way would block both.
+    let writer = std::thread::spawn(move || {
+        if let Some(mut stdin) = stdin {
+            let _ = stdin.write_all(input.as_bytes());
+        }
+    });
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| AppError::Unavailable("git cat-file gave no output".into()))?;
+    let mut reader = std::io::BufReader::new(stdout);
+    let broken = |e: std::io::Error| AppError::Unavailable(format!("git cat-file --batch: {e}"));
+    let mut out = Vec::with_capacity(paths.len());
+    for _ in paths {
+        let mut header = String::new();
+        reader.read_line(&mut header).map_err(broken)?;
+        let size = header
+            .split_whitespace()
+            .nth(2)
+            .filter(|_| header.split_whitespace().nth(1) == Some("blob"))
+            .and_then(|n| n.parse::<usize>().ok());
+        let Some(size) = size else {
+            out.push(None);
+            continue;
+        };
+        let mut bytes = vec![0; size + 1];
+        reader.read_exact(&mut bytes).map_err(broken)?;
+        bytes.pop();
+        out.push(Some(bytes));
+    }
+    let _ = writer.join();
+    let _ = child.wait();
+    Ok(out)
+}
+
 #[cfg(test)]
 #[path = "git_tests.rs"]
 mod tests;

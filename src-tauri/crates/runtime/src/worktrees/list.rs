@@ -104,6 +104,9 @@ impl Application {
                 // again (or discard).
                 EventPayload::WorktreeApplied { refused, .. } => seen.applied = refused.is_empty(),
                 EventPayload::WorktreeRemoved { discarded } => seen.removed = Some(discarded),
+                EventPayload::WorktreeStep {
+                    step: bearagent_kernel::WorktreeStep::ApplyUndone { .. },
+                } => seen.applied = false,
                 _ => {}
             }
         }
@@ -129,14 +132,16 @@ impl Application {
                 .first()
                 .copied()
                 .ok_or_else(|| AppError::Corrupt("a worktree with no run".into()))?;
-            remove(&self.local_worktree(self.local_run(first, "pruned")?)?)?;
+            let worktree = self.local_worktree(self.local_run(first, "pruned")?)?;
             if entry.state == WorktreeState::Applied {
                 let newest = entry
                     .runs
                     .last()
                     .copied()
                     .ok_or_else(|| AppError::Corrupt("a worktree with no run".into()))?;
-                self.append_beside(newest, EventPayload::WorktreeRemoved { discarded: false })?;
+                self.remove_recorded(newest, &worktree, false)?;
+            } else {
+                remove(&worktree)?;
             }
             pruned.push(entry);
         }

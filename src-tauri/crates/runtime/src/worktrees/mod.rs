@@ -8,7 +8,10 @@
 mod apply;
 mod create;
 mod git;
+mod landing;
 mod list;
+pub(crate) mod settle;
+mod undo;
 
 pub use apply::ApplyReport;
 pub use create::WorktreeRequest;
@@ -18,7 +21,7 @@ use crate::app::runs::StartRun;
 use crate::app::Application;
 use crate::local::LocalWorktree;
 use crate::AppError;
-use bearagent_kernel::{EventPayload, RunId, Worktree};
+use bearagent_kernel::{EventPayload, RunId, Worktree, WorktreeStep};
 use std::path::Path;
 use tracing::instrument;
 
@@ -88,14 +91,17 @@ impl Application {
     }
 
     /// Applies the worktree of `run_id` (its thread's) to the main
-    /// checkout: `only` those files, or every file it changed. Recorded
-    /// on the run as `WorktreeApplied`.
+    /// checkout: `only` those files, or every file it changed. The intent
+    /// (a `WorktreeStep` `ApplyStarted`, every pre-image saved) is committed before
+    /// the disk changes, `WorktreeApplied` after.
     #[instrument(skip(self, only))]
     pub fn apply_worktree(&self, run_id: RunId, only: &[String]) -> Result<ApplyReport, AppError> {
         let worktree = self.settled_worktree(run_id, "applied")?;
-        let report = apply::apply(&worktree, only)?;
-        self.append_beside(
-            run_id,
+        let plan = apply::plan(&worktree, only)?;
+        let intent = self.land(run_id, &worktree, &plan.writes, false, false)?;
+        let report = plan.report;
+        self.record(run_id).append(
+            Some(intent),
             EventPayload::WorktreeApplied {
                 applied: report.applied.clone(),
                 merged: report.merged.clone(),
@@ -105,13 +111,85 @@ impl Application {
         Ok(report)
     }
 
+    /// Puts the main checkout back as it was before the applies of
+    /// `run_id` (since its last undo), byte for byte and mode for mode;
+    /// files they created go. Refused, naming them, where the user changed
+    /// a file since, unless `force`. The paths put back.
+    #[instrument(skip(self))]
+    pub fn undo_apply(&self, run_id: RunId, force: bool) -> Result<Vec<String>, AppError> {
+        let worktree = self.local_worktree(self.local_run(run_id, "un-applied")?)?;
+        let events = self.store.all_events(run_id)?;
+        let pending = undo::applied_since_undo(&events);
+        if pending.is_empty() {
+            return Err(AppError::Conflict(format!(
+                "run {run_id} has no apply to undo"
+            )));
+        }
+        let (writes, forced) =
+            undo::plan_undo(&self.store, Path::new(&worktree.repo), &pending, force)?;
+        let intent = self.land(run_id, &worktree, &writes, true, forced)?;
+        let restored: Vec<String> = pending.into_keys().collect();
+        let undone = WorktreeStep::ApplyUndone {
+            restored: restored.clone(),
+        };
+        self.record(run_id).step(Some(intent), undone)?;
+        Ok(restored)
+    }
+
+    /// Records the intent and writes the files; a write that fails is
+    /// settled at once (each file checked), then the error returned.
+    fn land(
+        &self,
+        run_id: RunId,
+        worktree: &LocalWorktree,
+        writes: &[landing::FileWrite],
+        undo: bool,
+        forced: bool,
+    ) -> Result<bearagent_kernel::EventSeq, AppError> {
+        let record = self.record(run_id);
+        let repo = Path::new(&worktree.repo);
+        landing::land(&record, repo, writes, undo, forced).inspect_err(|_| {
+            let settled = self
+                .store
+                .all_events(run_id)
+                .map_err(AppError::from)
+                .and_then(|events| settle::settle_open(&record, worktree, &events, true));
+            if let Err(e) = settled {
+                tracing::warn!(%run_id, error = %e, "a failed apply could not be settled");
+            }
+        })
+    }
+
+    fn record(&self, run_id: RunId) -> landing::Record<'_> {
+        landing::Record {
+            store: &self.store,
+            clock: self.clock.as_ref(),
+            live: &self.live,
+            run_id,
+        }
+    }
+
     /// Removes the worktree of `run_id` and its branch, its changes not
-    /// applied. Recorded as `WorktreeRemoved { discarded: true }`.
+    /// applied. Recorded as a `WorktreeStep` `RemovalStarted`
+    /// before, `WorktreeRemoved` after.
     #[instrument(skip(self))]
     pub fn discard_worktree(&self, run_id: RunId) -> Result<(), AppError> {
         let worktree = self.settled_worktree(run_id, "discarded")?;
-        remove(&worktree)?;
-        self.append_beside(run_id, EventPayload::WorktreeRemoved { discarded: true })
+        self.remove_recorded(run_id, &worktree, true)
+    }
+
+    /// Removes `worktree` between its intent and its outcome on `run_id`.
+    fn remove_recorded(
+        &self,
+        run_id: RunId,
+        worktree: &LocalWorktree,
+        discarded: bool,
+    ) -> Result<(), AppError> {
+        let record = self.record(run_id);
+        let intent = record.step(None, WorktreeStep::RemovalStarted { discarded })?;
+        remove(worktree)?;
+        record.append(Some(intent), EventPayload::WorktreeRemoved { discarded })?;
+        Ok(())
     }
 
     /// The worktree of `run_id`, refused while a run of it is in progress
@@ -159,17 +237,6 @@ impl Application {
                 id: run_id.to_string(),
             }),
         }
-    }
-
-    fn append_beside(&self, run_id: RunId, payload: EventPayload) -> Result<(), AppError> {
-        crate::run::recorder::append_beside(
-            &self.store,
-            self.clock.as_ref(),
-            &self.live,
-            run_id,
-            payload,
-        )?;
-        Ok(())
     }
 }
 
