@@ -2,7 +2,7 @@
 //! every run replayed through the reducer before anything is written, so
 //! a bad bundle changes nothing.
 
-use super::{ImportReport, Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
+use super::manifest::{ImportReport, Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
 use crate::app::Application;
 use crate::artifacts::export::referenced_hashes;
 use crate::AppError;

@@ -1,8 +1,8 @@
 //! Writing a run's bundle.
 
+use super::manifest::{ExportOptions, Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
 use super::redact::Redactor;
 use super::scrub::{scrub, Scrubbed};
-use super::{ExportOptions, Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
 use crate::app::Application;
 use crate::artifacts::export::referenced_hashes;
 use crate::artifacts::secrets::secret_hashes;
