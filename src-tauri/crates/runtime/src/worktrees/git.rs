@@ -4,7 +4,8 @@
 //! every filter driver the repository's config (and the files it
 //! includes) defines, external diff and textconv, pagers, editors, signing
 //! programs, credential helpers, transports, automatic gc — and nothing
-//! asks on a terminal. See `safety_args`.
+//! asks on a terminal. The user's own config (`~/.gitconfig`) is theirs
+//! and trusted.
 
 use crate::AppError;
 use std::path::Path;
@@ -76,24 +77,34 @@ fn base(dir: &Path) -> Command {
     c
 }
 
-/// The filter drivers `dir`'s repository defines anywhere its config
-/// reads (its own config, included files, the user's and the system's):
-/// each could run on checkout, `add` and `apply`.
+/// The filter drivers `dir`'s repository defines in its own config (and
+/// the files it includes, `includeIf` too, and a worktree's config): each
+/// could run on checkout, `add` and `apply`. The user's and the system's
+/// config are the user's own (git-lfs, say) and keep working — unless the
+/// repository redefines one of their filters, which then runs nothing.
 fn filter_names(dir: &Path) -> Result<Vec<String>, AppError> {
-    let out = base(dir)
-        .args(["config", "--name-only", "--get-regexp", r"^filter\."])
-        .output()
-        .map_err(unavailable)?;
-    // Exit 1: no such setting (or no repository here): nothing to turn off.
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut names: Vec<String> = text
-        .lines()
-        .filter_map(|key| {
+    filter_names_with(|| base(dir))
+}
+
+/// `filter_names` with the git command `git` makes (a test sets the
+/// user's config file on it).
+fn filter_names_with(git: impl Fn() -> Command) -> Result<Vec<String>, AppError> {
+    let mut names = Vec::new();
+    for scope in ["--local", "--worktree"] {
+        let out = git()
+            .args(["config", scope, "--includes", "--name-only"])
+            .args(["--get-regexp", r"^filter\."])
+            .output()
+            .map_err(unavailable)?;
+        // Exit 1: no such setting; 128: no repository here. Nothing to
+        // turn off either way.
+        let text = String::from_utf8_lossy(&out.stdout);
+        names.extend(text.lines().filter_map(|key| {
             let rest = key.strip_prefix("filter.")?;
             let (name, _) = rest.rsplit_once('.')?;
             Some(name.to_owned())
-        })
-        .collect();
+        }));
+    }
     names.sort();
     names.dedup();
     Ok(names)

@@ -136,6 +136,26 @@ fn the_hostile_repository_really_runs_them_for_plain_git() {
 }
 
 #[test]
+fn the_users_own_filters_keep_working_and_a_repository_redefining_one_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = hostile_repo(dir.path());
+    let global = dir.path().join("global.gitconfig");
+    std::fs::write(
+        &global,
+        "[filter \"mine\"]\n\tclean = cat\n[filter \"evil\"]\n\tclean = cat\n",
+    )
+    .unwrap();
+    let names = filter_names_with(|| {
+        let mut git = base(&repo);
+        git.env("GIT_CONFIG_GLOBAL", &global);
+        git
+    })
+    .unwrap();
+    assert!(!names.contains(&"mine".to_owned()), "{names:?}");
+    assert!(names.contains(&"evil".to_owned()), "{names:?}");
+}
+
+#[test]
 fn filter_names_come_from_the_config_and_its_includes() {
     let dir = tempfile::tempdir().unwrap();
     let repo = hostile_repo(dir.path());
