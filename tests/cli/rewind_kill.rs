@@ -1,7 +1,9 @@
 //! SIGKILL in the middle of a rewind: a rewind of 200 files is killed at a
 //! random moment; every file is then either as before the rewind or as
 //! after it (never torn), and the next rewind settles the interrupted one
-//! from the disk, like a tool write, before it goes on.
+//! from the disk, like a tool write, before it goes on. At least a third
+//! of the kills must land mid-rewind (some files done, some not), or the
+//! test proves nothing and fails.
 #![allow(
     clippy::disallowed_methods,
     reason = "tests, benches and examples write their own fixtures"
@@ -72,6 +74,25 @@ fn rewind(env: &Env, run: &str, kill_after: Option<Duration>) -> Duration {
     started.elapsed()
 }
 
+/// Starts `bearagent rewind RUN --to 0` and kills it once at least `files`
+/// files are back (seen from outside, as a user's editor would).
+fn rewind_until(env: &Env, run: &str, files: usize) {
+    let mut child = env
+        .command()
+        .args(["rewind", run, "--to", "0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if before_count(env) >= files {
+            let _ = child.kill(); // SIGKILL
+            break;
+        }
+    }
+    child.wait().unwrap();
+}
+
 /// How many files hold their "before" version; panics on a torn one.
 fn before_count(env: &Env) -> usize {
     (0..FILES)
@@ -116,31 +137,40 @@ fn a_rewind_killed_at_a_random_moment_leaves_no_torn_file_and_is_settled_next_ti
         .unwrap()
         .subsec_nanos() as u64;
     println!("whole rewind of {FILES} files: {whole:?}; seed {seed}");
-    // The process's start (opening the store) is not the rewind: aim the
-    // kills at the part after it.
-    let start = {
-        let t = Instant::now();
-        assert!(timing.bearagent(&["inspect", &run]).status.success());
-        t.elapsed().min(whole / 2)
-    };
+    // Where in those `whole` the files are written depends on the machine
+    // (the process's start, planning, saving what each file holds): aim
+    // by halving, each round's kill at a random moment between the latest
+    // one that came too early (nothing rewound) and the earliest one that
+    // came too late (everything rewound).
+    let (mut early, mut late) = (Duration::ZERO, whole);
     let mut state = seed;
-    let rounds = 6;
+    let rounds = 9;
     let mut mid = 0;
     for round in 0..rounds {
         state = state
             .wrapping_mul(6_364_136_223_846_793_005)
             .wrapping_add(1);
-        let share = 0.1 + ((state >> 33) % 800) as f64 / 1000.0;
+        let share = ((state >> 33) % 1000) as f64 / 1000.0;
         let env = env();
         let run = rewritten(&env);
-        rewind(&env, &run, Some(start + (whole - start).mul_f64(share)));
+        // Even rounds: a random moment, aimed by halving. Odd rounds: once
+        // a random number of files are back, seen from outside.
+        let at = early + (late - early).mul_f64(share);
+        let how = if round % 2 == 0 {
+            rewind(&env, &run, Some(at));
+            format!("after {at:?}")
+        } else {
+            let seen = 1 + ((state >> 20) as usize % (FILES / 2));
+            rewind_until(&env, &run, seen);
+            format!("once {seen} were back")
+        };
         let done = before_count(&env);
-        println!(
-            "round {round}: killed at {:.0}% of the rewind → {done} of {FILES} rewound",
-            share * 100.0
-        );
-        if done > 0 && done < FILES {
-            mid += 1;
+        println!("round {round}: killed {how} → {done} of {FILES} rewound");
+        match done {
+            0 if round % 2 == 0 => early = at,
+            FILES if round % 2 == 0 => late = at,
+            0 | FILES => {}
+            _ => mid += 1,
         }
         // The next rewind settles what the kill left open, then finishes.
         rewind(&env, &run, None);
