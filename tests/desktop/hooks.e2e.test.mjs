@@ -17,8 +17,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   makeSandbox, startDriver, launchApp, byTestId, screenshot, step, timelineRows, WAIT, LONG,
@@ -47,7 +47,31 @@ async function showHome(app) {
 /** The trust prompt that is open (the new-run form, Settings and a run view each have their own). */
 const openPrompt = (app) => app.$('dialog[data-testid="hooks-trust"][open]');
 const promptCommands = (app) => openPrompt(app).$$('[data-testid="hooks-trust-command"]').map((c) => c.getText());
-const sha256 = (text) => createHash("sha256").update(text).digest("hex");
+/**
+ * What trusting pins (runtime/src/hooks/pin.rs): SHA-256 over every file of
+ * `.bearagent/` (these hooks name no script), each as its workspace-relative
+ * path, its kind and mode, and its content's SHA-256.
+ */
+function pinDigest(folder) {
+  const files = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else files.push(relative(folder, full));
+    }
+  };
+  walk(join(folder, ".bearagent"));
+  files.sort();
+  const hash = createHash("sha256");
+  for (const rel of files) {
+    const full = join(folder, rel);
+    const mode = (statSync(full).mode & 0o777).toString(8);
+    hash.update(rel).update(Buffer.from([0])).update(`file ${mode}`).update(Buffer.from([0]));
+    hash.update(createHash("sha256").update(readFileSync(full)).digest());
+  }
+  return hash.digest("hex");
+}
 const configText = () => readFileSync(join(sandbox.data, "config.toml"), "utf8");
 
 /** Settings' Hooks section shows `state` for the current workspace. */
@@ -123,7 +147,7 @@ test("project hooks: untrusted they never run and the run says so; trusted from 
     assert.deepEqual(await promptCommands(app), [SESSION_START]);
     assert.equal(await openPrompt(app).$('[data-testid="hooks-trust-file"]').getText(), hooksFile);
     const shownSha = await openPrompt(app).getAttribute("data-sha256");
-    assert.equal(shownSha, sha256(V1), "the prompt pins the file's exact bytes");
+    assert.equal(shownSha, pinDigest(folder), "the prompt pins the files' exact bytes");
     await screenshot(app, "hooks-03-trust-prompt");
     await openPrompt(app).$('[data-testid="trust-hooks"]').click();
     await step(app, "gate-trusted", () => openPrompt(app).waitForExist({ ...WAIT, reverse: true }));
@@ -161,6 +185,7 @@ test("project hooks: untrusted they never run and the run says so; trusted from 
 
     // 4. The file is edited (a Stop hook added): untrusted again, and the next run runs none of it.
     writeFileSync(hooksFile, V2);
+    const v2Pin = pinDigest(folder);
     await showHome(app);
     await step(app, "gate-edited-banner", () => banner.waitForDisplayed(WAIT));
     await step(app, "gate-edited-settings", () => settingsState(app, "untrusted"));
@@ -184,23 +209,24 @@ test("project hooks: untrusted they never run and the run says so; trusted from 
       await openPrompt(app).waitForDisplayed(WAIT);
     });
     assert.deepEqual(await promptCommands(app), [SESSION_START, STOP]);
-    assert.equal(await openPrompt(app).getAttribute("data-sha256"), sha256(V2));
+    assert.equal(await openPrompt(app).getAttribute("data-sha256"), v2Pin);
     writeFileSync(hooksFile, V3);
+    const v3Pin = pinDigest(folder);
     await openPrompt(app).$('[data-testid="trust-hooks"]').click();
     const changed = byTestId(app, "hooks-trust-changed");
     await step(app, "gate-changed", () => changed.waitForDisplayed(WAIT));
     assert.equal(await changed.getText(), "The file changed since you opened it — review it again.");
-    await step(app, "gate-changed-shown", () => app.$(`dialog[data-testid="hooks-trust"][open][data-sha256="${sha256(V3)}"]`).waitForExist(WAIT));
+    await step(app, "gate-changed-shown", () => app.$(`dialog[data-testid="hooks-trust"][open][data-sha256="${v3Pin}"]`).waitForExist(WAIT));
     assert.deepEqual(await promptCommands(app), [SESSION_START, STOP, PROMPT]);
     const stale = configText();
-    assert.ok(!stale.includes(sha256(V2)) && !stale.includes(sha256(V3)), `nothing new was trusted:\n${stale}`);
+    assert.ok(!stale.includes(v2Pin) && !stale.includes(v3Pin), `nothing new was trusted:\n${stale}`);
     assert.ok(stale.includes(`sha256 = "${shownSha}"`), "the old trust stays (it no longer matches the file)");
     await screenshot(app, "hooks-07-trust-changed");
     // Trusting what is shown now works.
     await openPrompt(app).$('[data-testid="trust-hooks"]').click();
     await step(app, "gate-retrusted", () => openPrompt(app).waitForExist({ ...WAIT, reverse: true }));
     const retrusted = configText();
-    assert.ok(retrusted.includes(`sha256 = "${sha256(V3)}"`), `the new bytes are trusted:\n${retrusted}`);
+    assert.ok(retrusted.includes(`sha256 = "${v3Pin}"`), `the new bytes are trusted:\n${retrusted}`);
     assert.equal(retrusted.match(/\[\[trusted_hooks\]\]/g)?.length, 1, "one trust per workspace");
     await step(app, "gate-retrusted-no-banner", () => noBanner(app));
 

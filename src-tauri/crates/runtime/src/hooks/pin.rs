@@ -107,16 +107,62 @@ fn relative(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
-/// The regular files inside `folder` that a command line's words name.
+/// The scripts inside `folder` that a command line's words name: regular
+/// files that are executable or have a script's extension. A redirection's
+/// target (`>> hook-marker.txt`) is output, not code, and is not pinned —
+/// or a hook's own first run would untrust it.
 fn named_files(folder: &Path, command: &str) -> Vec<String> {
     let Ok(root) = folder.canonicalize() else {
         return Vec::new();
     };
-    command
-        .split(|c: char| c.is_whitespace() || ";|&<>()'\"`=".contains(c))
-        .filter(|word| !word.is_empty() && !word.starts_with('-'))
-        .filter_map(|word| inside(&root, word))
+    words_run(command)
+        .into_iter()
+        .filter_map(|word| inside(&root, &word))
+        .filter(|rel| is_script(&root.join(rel)))
         .collect()
+}
+
+/// A command line's words, without options and redirection targets.
+fn words_run(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut redirected = false;
+    let flush = |word: &mut String, redirected: &mut bool, words: &mut Vec<String>| {
+        if !word.is_empty() {
+            if !*redirected && !word.starts_with('-') {
+                words.push(std::mem::take(word));
+            }
+            word.clear();
+            *redirected = false;
+        }
+    };
+    for c in command.chars() {
+        if c == '<' || c == '>' {
+            flush(&mut word, &mut redirected, &mut words);
+            redirected = true;
+        } else if c.is_whitespace() || ";|&()'\"`=".contains(c) {
+            flush(&mut word, &mut redirected, &mut words);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut redirected, &mut words);
+    words
+}
+
+/// Code a hook runs: executable, or a script by its extension.
+fn is_script(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    const SCRIPTS: &[&str] = &[
+        "sh", "bash", "zsh", "fish", "py", "js", "mjs", "cjs", "ts", "rb", "pl", "php", "lua",
+        "ps1", "tcl", "awk", "sed", "jar",
+    ];
+    let executable = std::fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+    let by_name = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SCRIPTS.contains(&e.to_ascii_lowercase().as_str()));
+    executable || by_name
 }
 
 /// `word` as a path to a regular file inside `root`, workspace-relative.
@@ -177,6 +223,22 @@ mod tests {
         std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
         std::fs::set_permissions(dir.path().join(".bearagent/new.sh"), perms).unwrap();
         assert_ne!(added, pin(dir.path(), &commands).unwrap().digest);
+    }
+
+    #[test]
+    fn output_a_hook_writes_is_not_pinned_so_its_first_run_does_not_untrust_it() {
+        let dir = folder();
+        std::fs::write(dir.path().join("hook-marker.txt"), "ran").unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "data").unwrap();
+        let commands = vec![
+            "echo ran >> hook-marker.txt; sh scripts/fmt.sh < notes.txt".to_owned(),
+            "cat notes.txt".to_owned(),
+        ];
+        let p = pin(dir.path(), &commands).unwrap();
+        assert_eq!(
+            p.files,
+            [".bearagent/hooks.toml", ".bearagent/lib/check.py", "scripts/fmt.sh"]
+        );
     }
 
     #[test]
