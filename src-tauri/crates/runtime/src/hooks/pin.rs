@@ -237,7 +237,11 @@ mod tests {
         let p = pin(dir.path(), &commands).unwrap();
         assert_eq!(
             p.files,
-            [".bearagent/hooks.toml", ".bearagent/lib/check.py", "scripts/fmt.sh"]
+            [
+                ".bearagent/hooks.toml",
+                ".bearagent/lib/check.py",
+                "scripts/fmt.sh"
+            ]
         );
     }
 
