@@ -17,17 +17,7 @@ impl Store {
             "SELECT w.run_id FROM run_worktrees w CROSS JOIN runs r ON r.run_id = w.run_id
              ORDER BY r.created_at_ms ASC, r.run_id ASC",
         )?;
-        let keys = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        let mut out = Vec::new();
-        for key in keys {
-            let key = key?;
-            out.push(key.parse().map_err(|e| StoreError::Decode {
-                run_id: key.clone(),
-                seq: 1,
-                detail: format!("{e}"),
-            })?);
-        }
-        Ok(out)
+        run_ids(&mut stmt)
     }
 }
 
@@ -46,18 +36,23 @@ impl Store {
                   AND (e.type = 'worktree_applied' OR (e.type = 'worktree_step'
                   AND json_extract(e.payload, '$.step.kind') IN ('apply_undone', 'apply_settled')))), 0)",
         )?;
-        let keys = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        let mut out = Vec::new();
-        for key in keys {
-            let key = key?;
-            out.push(key.parse().map_err(|e| StoreError::Decode {
-                run_id: key.clone(),
-                seq: 1,
-                detail: format!("{e}"),
-            })?);
-        }
-        Ok(out)
+        run_ids(&mut stmt)
     }
+}
+
+/// The run ids a query's first column holds, in its order.
+fn run_ids(stmt: &mut rusqlite::CachedStatement<'_>) -> Result<Vec<RunId>, StoreError> {
+    let keys = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    let mut out = Vec::new();
+    for key in keys {
+        let key = key?;
+        out.push(key.parse().map_err(|e| StoreError::Decode {
+            run_id: key.clone(),
+            seq: 1,
+            detail: format!("{e}"),
+        })?);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
