@@ -15,31 +15,17 @@
 
 mod support;
 
+use support::git;
+
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const CALC: &str =
     "def add(a, b):\n    return a - b\n\n\n# keep\n\n\ndef sub(a, b):\n    return a - b\n";
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// Every file of the checkout (`.git` aside): its bytes and mode.
 fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, u32)> {
