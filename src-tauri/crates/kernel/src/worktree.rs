@@ -76,9 +76,17 @@ pub enum WorktreeStep {
         not_done: Vec<String>,
         neither: Vec<String>,
     },
-    /// About to remove the worktree's folder and branch; `WorktreeRemoved`
-    /// follows once they are gone.
-    RemovalStarted { discarded: bool },
+    /// About to remove the worktree's folder and branch, by `instance`
+    /// (process `pid`; empty in records older than these fields);
+    /// `WorktreeRemoved` follows once they are gone, or the next start
+    /// finishes the removal once that process is gone.
+    RemovalStarted {
+        discarded: bool,
+        #[serde(default)]
+        instance: String,
+        #[serde(default)]
+        pid: u32,
+    },
 }
 
 impl WorktreeStep {
@@ -119,10 +127,12 @@ impl WorktreeStep {
                 not_done,
                 neither,
             } => settled_summary(what(*undo), done, not_done, neither),
-            WorktreeStep::RemovalStarted { discarded: true } => "discarding the worktree".into(),
-            WorktreeStep::RemovalStarted { discarded: false } => {
-                "removing the applied worktree".into()
-            }
+            WorktreeStep::RemovalStarted {
+                discarded: true, ..
+            } => "discarding the worktree".into(),
+            WorktreeStep::RemovalStarted {
+                discarded: false, ..
+            } => "removing the applied worktree".into(),
         }
     }
 }

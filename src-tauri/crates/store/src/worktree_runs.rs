@@ -40,6 +40,24 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Worktree runs whose last removal intent (a `worktree_step`
+    /// `removal_started`) has no `worktree_removed` after it: a removal a
+    /// crash interrupted, for the next start to finish.
+    pub fn open_worktree_removals(&self) -> Result<Vec<RunId>, StoreError> {
+        let conn = self.reader()?;
+        let mut stmt = conn.prepare_cached(
+            "SELECT w.run_id FROM run_worktrees w WHERE
+               (SELECT MAX(seq) FROM events e WHERE e.run_id = w.run_id
+                  AND e.type = 'worktree_step'
+                  AND json_extract(e.payload, '$.step.kind') = 'removal_started')
+               > COALESCE((SELECT MAX(seq) FROM events e WHERE e.run_id = w.run_id
+                  AND e.type = 'worktree_removed'), 0)",
+        )?;
+        run_ids(&mut stmt)
+    }
+}
+
 /// The run ids a query's first column holds, in its order.
 fn run_ids(stmt: &mut rusqlite::CachedStatement<'_>) -> Result<Vec<RunId>, StoreError> {
     let keys = stmt.query_map([], |r| r.get::<_, String>(0))?;

@@ -67,7 +67,11 @@ pub fn worktree_run() -> Vec<EventPayload> {
         step(WorktreeStep::ApplyUndone {
             restored: vec!["calc.py".into(), "README.md".into()],
         }),
-        step(WorktreeStep::RemovalStarted { discarded: true }),
+        step(WorktreeStep::RemovalStarted {
+            discarded: true,
+            instance: "0190a0000000700080000000000000ff".into(),
+            pid: 4242,
+        }),
         EventPayload::WorktreeRemoved { discarded: true },
     ]
 }

@@ -2,7 +2,7 @@
 //! runs, its state and its size on disk; and pruning the finished ones. A
 //! worktree whose folder disappeared is reported, never made again.
 
-use super::remove;
+use super::removal::remove;
 use crate::app::Application;
 use crate::AppError;
 use bearagent_kernel::{EventPayload, RunId, RunStatus, Worktree};

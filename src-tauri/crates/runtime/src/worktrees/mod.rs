@@ -10,6 +10,7 @@ mod create;
 mod git;
 mod landing;
 mod list;
+mod removal;
 pub(crate) mod settle;
 mod undo;
 
@@ -185,11 +186,7 @@ impl Application {
         worktree: &LocalWorktree,
         discarded: bool,
     ) -> Result<(), AppError> {
-        let record = self.record(run_id);
-        let intent = record.step(None, WorktreeStep::RemovalStarted { discarded })?;
-        remove(worktree)?;
-        record.append(Some(intent), EventPayload::WorktreeRemoved { discarded })?;
-        Ok(())
+        removal::remove_recorded(&self.record(run_id), worktree, discarded)
     }
 
     /// The worktree of `run_id`, refused while a run of it is in progress
@@ -238,19 +235,4 @@ impl Application {
             }),
         }
     }
-}
-
-/// Removes the worktree's folder (if it is still there) and its branch.
-fn remove(wt: &LocalWorktree) -> Result<(), AppError> {
-    let repo = Path::new(&wt.repo);
-    if Path::new(&wt.path).exists() {
-        git::run(repo, &["worktree", "remove", "--force", &wt.path])?;
-    } else {
-        git::run(repo, &["worktree", "prune"])?;
-    }
-    // The branch holds no commit of the user's: only BearAgent's own.
-    if git::branch_exists(repo, &wt.branch)? {
-        git::run(repo, &["branch", "-D", &wt.branch])?;
-    }
-    Ok(())
 }

@@ -3,7 +3,7 @@
 //! each file checked against its recorded before and after (content and
 //! mode) and the finding recorded. Nothing is re-executed; an undo or a
 //! new apply finishes the job. An intent of a live BearAgent process is
-//! never touched.
+//! never touched. A removal left open is finished (`removal.rs`).
 
 use super::landing::{holds, Record};
 use crate::local::{LocalRun, LocalWorktree};
@@ -18,29 +18,50 @@ pub(crate) fn settle_interrupted(
     live: &crate::live::LiveBus,
 ) -> Result<(), AppError> {
     for run_id in store.open_worktree_applies()? {
-        // An imported run is another machine's record: never on this disk.
-        let Ok(local) = LocalRun::checked(store, run_id, "settled") else {
+        let Some((record, wt, events)) = open_run(store, clock, live, run_id)? else {
             continue;
         };
-        let events = store.all_events(run_id)?;
-        let Some(EventPayload::RunCreated {
-            worktree: Some(w), ..
-        }) = events.first().map(|e| e.payload.clone())
-        else {
-            continue;
-        };
-        let record = Record {
-            store,
-            clock,
-            live,
-            run_id,
-        };
-        let wt = LocalWorktree::of(local, w);
         if let Err(e) = settle_open(&record, &wt, &events, false) {
             tracing::warn!(%run_id, error = %e, "an interrupted worktree apply could not be settled");
         }
     }
+    for run_id in store.open_worktree_removals()? {
+        let Some((record, wt, events)) = open_run(store, clock, live, run_id)? else {
+            continue;
+        };
+        if let Err(e) = super::removal::finish_open(&record, &wt, &events) {
+            tracing::warn!(%run_id, error = %e, "an interrupted worktree removal could not be finished");
+        }
+    }
     Ok(())
+}
+
+/// The record, worktree and events of `run_id`: None for an imported
+/// run (another machine's record, never on this disk) or a run in no
+/// worktree.
+fn open_run<'a>(
+    store: &'a bearagent_store::Store,
+    clock: &'a dyn bearagent_kernel::Clock,
+    live: &'a crate::live::LiveBus,
+    run_id: bearagent_kernel::RunId,
+) -> Result<Option<(Record<'a>, LocalWorktree, Vec<EventEnvelope>)>, AppError> {
+    let Ok(local) = LocalRun::checked(store, run_id, "settled") else {
+        return Ok(None);
+    };
+    let events = store.all_events(run_id)?;
+    let Some(EventPayload::RunCreated {
+        worktree: Some(w), ..
+    }) = events.first().map(|e| e.payload.clone())
+    else {
+        return Ok(None);
+    };
+    let record = Record {
+        store,
+        clock,
+        live,
+        run_id,
+    };
+    Ok(Some((record, LocalWorktree::of(local, w), events)))
 }
 
 /// Settles the run's last apply or undo intent if it has no outcome (and,
