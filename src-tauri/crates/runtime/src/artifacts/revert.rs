@@ -7,13 +7,12 @@
 use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff};
 use crate::artifacts::projection::{ArtifactRecord, Review, UntrackedEffect};
-pub(crate) use crate::artifacts::swap::{abandoned, Step, Swap};
+pub(crate) use crate::artifacts::swap::{abandoned, ReviewDone, Step, Swap};
 use crate::run::receipts::current_hash;
 use crate::run::recorder::Recorder;
 use crate::AppError;
 use bearagent_kernel::{
-    ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, ReviewAction, RunId,
-    RunProjection,
+    ContentHash, EventEnvelope, EventPayload, FileEffect, ReviewAction, RunId, RunProjection,
 };
 use bearagent_tools::WorkspaceRoot;
 use std::collections::{BTreeMap, BTreeSet};
@@ -341,58 +340,6 @@ pub(crate) fn prune_empty_dirs(path: &Path, rel: &str, dirs: &BTreeSet<String>) 
             break;
         }
         rel = parent;
-    }
-}
-
-/// A review action that took effect: what it did, for its outcome event.
-pub(crate) struct ReviewDone {
-    pub(crate) action: ReviewAction,
-    pub(crate) rewound_to: Option<EventSeq>,
-    pub(crate) hunks: Vec<u32>,
-    /// The reverted hunks' text (hunk reverts only), or an edit's diff.
-    pub(crate) diff: String,
-    pub(crate) restored: Option<ContentHash>,
-    pub(crate) replaced: Option<ContentHash>,
-    pub(crate) forced: bool,
-}
-
-impl ReviewDone {
-    pub(crate) fn event(self, rel: &str) -> EventPayload {
-        let path = rel.to_owned();
-        match self.action {
-            ReviewAction::Revert => EventPayload::ArtifactReverted {
-                path,
-                restored_hash: self.restored,
-                replaced_hash: self.replaced,
-                forced: self.forced,
-            },
-            ReviewAction::Reapply => EventPayload::ArtifactReapplied {
-                path,
-                restored_hash: self.restored,
-                replaced_hash: self.replaced,
-            },
-            ReviewAction::RevertHunks => EventPayload::ArtifactHunksReverted {
-                path,
-                hunks: self.hunks,
-                diff: self.diff,
-                restored_hash: self.restored,
-                replaced_hash: self.replaced,
-            },
-            ReviewAction::Edit => EventPayload::ArtifactEdited {
-                path,
-                diff: self.diff,
-                restored_hash: self.restored,
-                replaced_hash: self.replaced,
-            },
-            ReviewAction::Rewind | ReviewAction::Redo => EventPayload::ArtifactRewound {
-                path,
-                to: self.rewound_to.unwrap_or_default(),
-                redo: self.action == ReviewAction::Redo,
-                restored_hash: self.restored,
-                replaced_hash: self.replaced,
-                forced: self.forced,
-            },
-        }
     }
 }
 

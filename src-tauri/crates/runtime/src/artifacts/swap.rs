@@ -2,7 +2,6 @@
 //! replaces (saved first), and the events around it — the intent before
 //! the disk changes, the outcome after.
 
-use crate::artifacts::revert::ReviewDone;
 use crate::AppError;
 use bearagent_kernel::{ContentHash, EventPayload, EventSeq, ReviewAction};
 use std::path::{Path, PathBuf};
@@ -151,5 +150,57 @@ fn put_file(
         // record says which it had; content and mode land in one rename,
         // so settling after a crash by content settles the mode too.
         Some(bytes) => bearagent_tools::replace_file_with_mode(path, bytes, mode, sync).map_err(io),
+    }
+}
+
+/// A review action that took effect: what it did, for its outcome event.
+pub(crate) struct ReviewDone {
+    pub(crate) action: ReviewAction,
+    pub(crate) rewound_to: Option<EventSeq>,
+    pub(crate) hunks: Vec<u32>,
+    /// The reverted hunks' text (hunk reverts only), or an edit's diff.
+    pub(crate) diff: String,
+    pub(crate) restored: Option<ContentHash>,
+    pub(crate) replaced: Option<ContentHash>,
+    pub(crate) forced: bool,
+}
+
+impl ReviewDone {
+    pub(crate) fn event(self, rel: &str) -> EventPayload {
+        let path = rel.to_owned();
+        match self.action {
+            ReviewAction::Revert => EventPayload::ArtifactReverted {
+                path,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+                forced: self.forced,
+            },
+            ReviewAction::Reapply => EventPayload::ArtifactReapplied {
+                path,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+            },
+            ReviewAction::RevertHunks => EventPayload::ArtifactHunksReverted {
+                path,
+                hunks: self.hunks,
+                diff: self.diff,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+            },
+            ReviewAction::Edit => EventPayload::ArtifactEdited {
+                path,
+                diff: self.diff,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+            },
+            ReviewAction::Rewind | ReviewAction::Redo => EventPayload::ArtifactRewound {
+                path,
+                to: self.rewound_to.unwrap_or_default(),
+                redo: self.action == ReviewAction::Redo,
+                restored_hash: self.restored,
+                replaced_hash: self.replaced,
+                forced: self.forced,
+            },
+        }
     }
 }

@@ -30,6 +30,7 @@ pub mod context;
 mod context_cache;
 mod context_events;
 pub(crate) mod deps;
+mod file_meta;
 mod file_step;
 pub(crate) mod hook_step;
 pub(crate) mod images;

@@ -13,7 +13,7 @@
 //! there that cannot be restored. Files an ignored path gains are not
 //! changes (build output): only what existed before is protected.
 
-use super::snapshot::{is_cache_dir, relative, FileMeta};
+use super::file_meta::{is_cache_dir, relative, FileMeta};
 use bearagent_kernel::{NotTracked, NotTrackedChange, NotTrackedWhy, TreeSize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;

@@ -11,11 +11,12 @@
 //! Ignored files are kept too, under a budget (see `safety_net.rs`), so a
 //! command that deletes or overwrites one can be reverted.
 
+use super::file_meta::relative;
+pub use super::file_meta::{is_cache_dir, FileMeta};
 use super::safety_net::{walk_ignored, LeftOut};
 use bearagent_kernel::{ContentHash, Timestamp};
 use bearagent_store::{Store, StoreError};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Larger files are tracked by metadata only: a change to one is recorded
@@ -23,49 +24,6 @@ use std::path::{Path, PathBuf};
 pub const MAX_KEPT_FILE_BYTES: u64 = 8 * 1024 * 1024;
 /// Blobs are written in batches of about this many bytes.
 const BATCH_BYTES: usize = 32 * 1024 * 1024;
-
-/// What `stat` says about a file; equal metadata means the same content
-/// as far as the snapshot is concerned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FileMeta {
-    len: u64,
-    modified_ns: i128,
-    inode: u64,
-    /// Permission bits (`0o7777`).
-    mode: u32,
-}
-
-impl FileMeta {
-    pub(crate) fn modified_ns(&self) -> i128 {
-        self.modified_ns
-    }
-
-    pub fn mode(&self) -> u32 {
-        self.mode
-    }
-
-    pub(crate) fn of(meta: &std::fs::Metadata) -> Self {
-        #[cfg(unix)]
-        let inode = std::os::unix::fs::MetadataExt::ino(meta);
-        #[cfg(not(unix))]
-        let inode = 0;
-        #[cfg(unix)]
-        let mode = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o7777;
-        #[cfg(not(unix))]
-        let mode = 0;
-        let modified_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos() as i128);
-        Self {
-            len: meta.len(),
-            modified_ns,
-            inode,
-            mode,
-        }
-    }
-}
 
 /// One file in a snapshot. `hash` is None for a file too large to keep.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,20 +45,6 @@ pub struct Snapshot {
     /// The roots whose contents were left out (build output, dependencies,
     /// past the safety net's limits), by path.
     pub left_out: BTreeMap<String, LeftOut>,
-}
-
-/// The first bytes of a valid cache directory tag
-/// (<https://bford.info/cachedir/>).
-const CACHEDIR_SIGNATURE: &[u8; 43] = b"Signature: 8a477f597d28d172789f06886806bc55";
-
-/// Whether `dir` holds a `CACHEDIR.TAG` starting with the standard
-/// signature: its contents are regenerable build output or cache.
-pub fn is_cache_dir(dir: &Path) -> bool {
-    let Ok(mut tag) = std::fs::File::open(dir.join("CACHEDIR.TAG")) else {
-        return false;
-    };
-    let mut head = [0u8; CACHEDIR_SIGNATURE.len()];
-    tag.read_exact(&mut head).is_ok() && &head == CACHEDIR_SIGNATURE
 }
 
 /// The run's memory of file hashes by metadata, so each snapshot re-reads
@@ -248,21 +192,6 @@ impl Drop for Collector<'_> {
         if let Ok(mut found) = self.found.lock() {
             found.push(mine);
         }
-    }
-}
-
-/// `path` below `root`, with `/` (on Unix the path's own text: this runs
-/// for every file of the tree, so no per-component joining).
-pub(super) fn relative(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    match rel.to_str() {
-        Some(text) if std::path::MAIN_SEPARATOR == '/' => Some(text.to_owned()),
-        _ => Some(
-            rel.components()
-                .map(|c| c.as_os_str().to_string_lossy())
-                .collect::<Vec<_>>()
-                .join("/"),
-        ),
     }
 }
 
