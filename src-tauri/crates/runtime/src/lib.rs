@@ -62,9 +62,8 @@ pub use live::{next_batch, BatchWindow, LiveBatch, LiveEvent};
 pub use live_feed::{FeedPage, FeedWait, LiveFeed};
 pub use profile::RunProfile;
 pub use run::approvals::Decision;
-pub use run::context::{
-    build as build_context, BuiltContext, ContextCache, ContextInput, CONTEXT_VERSION,
-};
+pub use run::context::{build as build_context, BuiltContext, ContextInput, CONTEXT_VERSION};
+pub use run::context_cache::ContextCache;
 pub use run::safety_net;
 pub use run::snapshot;
 pub use system_clock::SystemClock;

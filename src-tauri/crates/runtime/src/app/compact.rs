@@ -4,8 +4,9 @@
 
 use crate::app::threads::RecordedRun;
 use crate::app::Application;
-use crate::run::compaction::{estimate_tokens, summarise, summary_text};
+use crate::run::compaction::{estimate_tokens, summarise};
 use crate::run::context::{self, ContextInput};
+use crate::run::recorded_texts::summary_text;
 use crate::run::recorder::append_beside;
 use crate::AppError;
 use bearagent_kernel::{EventPayload, NewEvent, RunId, RunProjection, RunStatus};
@@ -38,7 +39,7 @@ impl Application {
     ) -> Result<Compacted, AppError> {
         let (projection, events, recorded) = self.compactable(run_id)?;
         let ancestors = crate::thread::ancestors(&self.store, projection.parent)?;
-        let instructions = crate::run::instructions::instructions_in(&self.store, &events)?;
+        let instructions = crate::run::recorded_texts::instructions_in(&self.store, &events)?;
         let build = |events: &[bearagent_kernel::EventEnvelope], summary: Option<&str>| {
             context::build(&ContextInput {
                 ancestors: &ancestors,

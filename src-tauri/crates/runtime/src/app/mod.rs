@@ -9,6 +9,7 @@ pub(crate) mod local_run;
 mod loop_start;
 pub(crate) mod mcp;
 mod own_folders;
+mod project_hooks;
 pub(crate) mod proposal;
 pub(crate) mod remembered;
 pub(crate) mod requests;

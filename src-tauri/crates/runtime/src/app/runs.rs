@@ -487,8 +487,8 @@ impl Application {
             .collect();
         let tools = crate::mcp::model_tools(&self.registry, &before);
         let ancestors = crate::thread::ancestors(&self.store, *parent)?;
-        let instructions = crate::run::instructions::instructions_in(&self.store, &before)?;
-        let summary = crate::run::compaction::summary_text(&self.store, &ancestors, &before)?;
+        let instructions = crate::run::recorded_texts::instructions_in(&self.store, &before)?;
+        let summary = crate::run::recorded_texts::summary_text(&self.store, &ancestors, &before)?;
         crate::run::context::rebuild(
             &version,
             &crate::run::context::ContextInput {

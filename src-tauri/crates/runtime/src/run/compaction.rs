@@ -6,7 +6,9 @@
 //! dropped silently.
 
 use super::context::{self, BuiltContext, ContextInput};
+use super::context_cache::ContextCache;
 use super::deps::LoopDeps;
+use super::recorded_texts;
 use super::recorder::Recorder;
 use super::stop::stop_if_needed;
 use super::{images, instructions};
@@ -16,7 +18,6 @@ use bearagent_kernel::{
     TokenUsage,
 };
 use bearagent_providers::{complete, ModelRequest, ToolSchema, COMPACTION_PROMPT};
-use bearagent_store::Store;
 
 /// Bytes per token when no call of the run has reported its usage yet
 /// (the conservative end for code and prose).
@@ -33,21 +34,6 @@ const INSTRUCTIONS: &str = "Write a handoff summary another engineer could conti
 the goal; decisions made and why; progress so far; files read, created or changed; open problems; the next steps. \
 Be specific (paths, names, numbers). Do not call tools.";
 
-/// The summary text of the thread's latest compaction, if any.
-pub fn summary_text(
-    store: &Store,
-    ancestors: &[Vec<EventEnvelope>],
-    events: &[EventEnvelope],
-) -> Result<Option<String>, AppError> {
-    let Some((_, _, blob)) = context::latest_compaction(ancestors, events) else {
-        return Ok(None);
-    };
-    let bytes = store
-        .get_blob(blob)?
-        .ok_or_else(|| AppError::Corrupt(format!("the compaction summary {blob} is missing")))?;
-    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
-}
-
 /// The next request as the run's events give it (with the loop's cache,
 /// only the new events are mapped).
 pub(super) fn build_request(
@@ -55,13 +41,13 @@ pub(super) fn build_request(
     deps: &LoopDeps,
     tools: &[ToolSchema],
     events: &[EventEnvelope],
-    mut cache: Option<&mut context::ContextCache>,
+    mut cache: Option<&mut ContextCache>,
 ) -> Result<BuiltContext, AppError> {
     let (instructions, summary) = match cache.as_deref_mut() {
         Some(cache) => cache.texts.read(rec.store(), &deps.ancestors, events)?,
         None => (
-            instructions::instructions_in(rec.store(), events)?.into(),
-            summary_text(rec.store(), &deps.ancestors, events)?.map(Into::into),
+            recorded_texts::instructions_in(rec.store(), events)?.into(),
+            recorded_texts::summary_text(rec.store(), &deps.ancestors, events)?.map(Into::into),
         ),
     };
     let input = ContextInput {

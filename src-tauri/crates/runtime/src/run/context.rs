@@ -9,7 +9,6 @@ use bearagent_kernel::{
 use bearagent_providers::{ModelRequest, ToolSchema};
 use std::sync::Arc;
 
-pub use super::context_cache::ContextCache;
 use super::context_events::{history_from_events, Flavour, CURRENT};
 pub use super::preview::preview;
 

@@ -1,13 +1,12 @@
 //! The loop's context, kept between steps, so a step costs what its new
 //! events add, not what the whole run holds.
 
-use super::compaction::summary_text;
 use super::context::{
     cut_oldest, head_digest, item_bytes, latest_compaction, measured, system_prompt,
     unfitted_history, BuiltContext, ContextInput, CONTEXT_VERSION,
 };
 use super::context_events::{history_from_events, CURRENT};
-use super::instructions::instructions_in;
+use super::recorded_texts::{instructions_in, summary_text};
 use crate::AppError;
 use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, HistoryItem};
 use bearagent_providers::{ModelRequest, ToolSchema};

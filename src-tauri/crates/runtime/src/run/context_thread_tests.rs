@@ -4,6 +4,7 @@
 //! gives the same bytes.
 
 use super::*;
+use crate::run::context_cache::ContextCache;
 use bearagent_kernel::testkit::{at, envelopes, run_created};
 use bearagent_kernel::{
     validate_history, Action, EventSeq, FinalAnswer, NewEvent, StopReason, TokenUsage, ToolCall,

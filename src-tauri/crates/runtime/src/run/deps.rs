@@ -3,7 +3,7 @@
 //! per-run facts that are not events. Floor 1 of `run/` (see `mod.rs`).
 
 use super::approvals::ApprovalGate;
-use super::context::ContextCache;
+use super::context_cache::ContextCache;
 use super::loop_guard::LoopGuard;
 use super::snapshot::SnapshotCache;
 use crate::mcp::McpToolAdapter;

@@ -4,9 +4,7 @@
 
 use super::recorder::Recorder;
 use crate::AppError;
-use bearagent_kernel::{EventEnvelope, EventPayload};
-use bearagent_store::Store;
-use std::collections::BTreeMap;
+use bearagent_kernel::EventPayload;
 use std::path::Path;
 
 /// The instruction file's name, at the workspace root or in a folder.
@@ -14,28 +12,6 @@ pub const INSTRUCTIONS_FILE: &str = "AGENTS.md";
 /// Longest instructions kept per file (as Codex's project docs); the rest
 /// is cut with a note.
 pub const MAX_INSTRUCTION_BYTES: usize = 32 * 1024;
-/// The instructions `events` reference, latest per path, shallowest folder
-/// first: (path, text).
-pub fn instructions_in(
-    store: &Store,
-    events: &[EventEnvelope],
-) -> Result<Vec<(String, String)>, AppError> {
-    let mut latest = BTreeMap::new();
-    for e in events {
-        if let EventPayload::InstructionsLoaded { path, blob, .. } = &e.payload {
-            latest.insert(path.clone(), blob.clone());
-        }
-    }
-    let mut out = Vec::new();
-    for (path, blob) in latest {
-        let bytes = store.get_blob(&blob)?.ok_or_else(|| {
-            AppError::Corrupt(format!("the instructions blob of {path} is missing"))
-        })?;
-        out.push((path, String::from_utf8_lossy(&bytes).into_owned()));
-    }
-    out.sort_by_key(|(path, _)| (path.matches('/').count(), path.clone()));
-    Ok(out)
-}
 
 /// Reads `rel_dir/AGENTS.md` under `root` into a blob and records it.
 /// A missing file is nothing; an unreadable one is logged, never an error
