@@ -22,9 +22,7 @@ import { priceFromView } from "./projection";
 import { MockError, MockSettings } from "./settings";
 import { MockWorktrees } from "./worktrees";
 import { MockRemembered } from "./remembered";
-import { MockSteering } from "./steering";
 import { MockProjectHooks } from "./hooks";
-import { HOOKS_GOAL, startHookRun } from "./hookRun";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
 
 export type { MockSeed } from "./seed";
@@ -59,7 +57,6 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   });
   const images = new MockImages();
   const remembered = new MockRemembered();
-  const steering = new MockSteering(engine, config.stepMs);
   const projectHooks = new MockProjectHooks(
     Object.fromEntries(Object.entries(config.projectHooks).map(([path, file]) => [normalise(path), file])),
     (path) => directories.has(path),
@@ -177,15 +174,15 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       images: goalImages,
       worktree,
     };
-    if (request.planMode) return steering.startPlan(spec);
-    if (HOOKS_GOAL.test(request.goal)) return startHookRun(engine, spec, projectHooks.notTrusted(workspace.path), config.stepMs);
-    const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal);
+    const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal, request.planMode ?? false);
     const shape = {
       approvalMode: request.approvalMode,
       budgets: request.budgets,
       price,
       instructions: files.has(`${workspace.path}/AGENTS.md`),
       contextWindow: provider?.contextWindow ?? null,
+      untrustedHooks: projectHooks.notTrusted(workspace.path) !== null,
+      planMode: request.planMode ?? false,
     };
     const takes = takesFor(SCENARIOS[name], shape);
     if (typeof takes === "string") return unrecorded(spec, takes);
@@ -203,7 +200,6 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     });
     const { created, parent, goal, parentRun } = checked;
     const workspace = checked.workspace ?? workspaceById(created.workspace_id) ?? open(created.workspace_path);
-    if (steering.continues(runId, atSeq)) return steering.followUp(replySpec(created, workspace, goal, parent));
     const take = takeToContinue(parentRun.takes, parentRun.decided.length);
     const role = atSeq === null ? "follow_up" : "fork";
     const recorded = take?.[role];
