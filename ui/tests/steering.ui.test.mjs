@@ -32,7 +32,7 @@ async function startPlanRun(page) {
 async function approvePlan(page) {
   const planRun = await byId(page, "run-view").getAttribute("data-run-id");
   await byId(page, "plan-card").waitFor();
-  assert.match(await byId(page, "plan-card").innerText(), /Plan[\s\S]*Run `cargo test`/);
+  assert.match(await byId(page, "plan-card").innerText(), /Plan[\s\S]*Run `make test`/);
   await byId(page, "plan-mode-badge").waitFor();
   await showEvents(page);
   assert.match(await page.locator('[data-testid="timeline-row"][data-type="run_created"]').innerText(), /Run created · plan mode/);

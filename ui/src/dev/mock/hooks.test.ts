@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { EventEnvelope } from "../../bindings";
 import { ConversationFold } from "../../lib/runs/conversation";
-import { CURL_CALL_ID, DENY_REASON, hookRunScript } from "./hookRun";
 import { fakeSha256, MockProjectHooks } from "./hooks";
 import { project } from "./projection";
+import { SCENARIOS } from "./scenario";
 
 const HOOKS = [{ event: "PreToolUse", matcher: "run_command", command: "./scripts/check.sh", timeoutSecs: 60 }];
 
@@ -45,17 +44,8 @@ describe("MockProjectHooks", () => {
   });
 });
 
-describe("the scripted hooks run", () => {
-  const untrusted = mock().notTrusted("/w");
-  const created: EventEnvelope = {
-    schema_version: 1,
-    run_id: "r",
-    seq: 1,
-    at: "2025-03-14T09:30:00Z",
-    cause: null,
-    payload: { type: "run_created", goal: "curl it", workspace_id: "w", workspace_path: "/w", profile: "default", provider: "demo", model: "m" } as EventEnvelope["payload"],
-  };
-  const events = [created, ...hookRunScript(untrusted).map((payload, i): EventEnvelope => ({ ...created, seq: i + 2, cause: i + 1, payload }))];
+describe("the recorded hooks run", () => {
+  const events = SCENARIOS.hooks.takes[0].run.updates.flatMap((u) => (u.kind === "run_event" ? [u.event] : []));
 
   it("is a run the reducer accepts, ending in success", () => {
     expect(project(events).status).toEqual({ kind: "succeeded" });
@@ -64,8 +54,8 @@ describe("the scripted hooks run", () => {
   it("reads as the notice, the hooks at the run's moments, and the refused curl call with its hook", () => {
     const fold = new ConversationFold();
     events.forEach((e) => fold.add(e));
-    expect(fold.items.map((i) => i.kind)).toEqual(["user", "hooks_untrusted", "hook", "hook", "model", "tool", "model", "hook", "model", "notice"]);
-    const card = fold.items[fold.cardIndex(CURL_CALL_ID)!];
-    expect(card).toMatchObject({ kind: "tool", hooks: [{ run: { decision: "deny", reason: DENY_REASON } }] });
+    expect(fold.items.map((i) => i.kind)).toEqual(["user", "hooks_untrusted", "hook", "hook", "model", "tool", "model", "hook", "model", "hook", "notice"]);
+    const card = fold.items[fold.cardIndex("call-hooks-1")!];
+    expect(card).toMatchObject({ kind: "tool", hooks: [{ run: { decision: "deny", reason: "curl is not allowed here: use the fetch tool" } }] });
   });
 });

@@ -5,8 +5,7 @@
 // back as the user decides (playback.ts); settings live in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
-import type { EventPayload, ImageUpload, LiveUpdate, McpServerView, ProjectHookView, StartRunRequest, WorkspaceOpened, WorkspaceView, Worktree } from "../../bindings";
-import type { ProfileSettings, ProviderInput } from "../../lib/settings/types";
+import type { EventPayload, ImageUpload, LiveUpdate, ProjectHookView, StartRunRequest, WorkspaceOpened, WorkspaceView, Worktree } from "../../bindings";
 import { MockArtifacts, untrackedOf } from "./artifacts";
 import { MockBundles, REVIEW_COMMANDS, workspaceElsewhere } from "./bundles";
 import { compactByHand, eventText } from "./compaction";
@@ -15,16 +14,14 @@ import { MockLiveFeed } from "./live";
 import { adoptAnswers, playBack, SeqMap } from "./playback";
 import { MockRunEngine, type MockRun, type NewRun } from "./runEngine";
 import { MockReview } from "./review";
-import { checkOwnedHere, checkStart, detail, listEvents, modelContext, runOf, search, seedFromSummary } from "./runs";
+import { checkOwnedHere, checkStart, commandOutput, detail, listEvents, modelContext, pendingChange, runOf, search, seedFromSummary } from "./runs";
 import { createdOf, localise, SCENARIOS, scenarioFor, takesFor, takeToContinue, type RecordedRun, type ScenarioName, type Take } from "./scenario";
 import { checkReply, parentsFirst, replySpec, threadOf } from "./threads";
 import { priceFromView } from "./projection";
-import { MockError, MockSettings } from "./settings";
+import { MockError, MockSettings, NOT_SETTINGS } from "./settings";
 import { MockWorktrees } from "./worktrees";
 import { MockRemembered } from "./remembered";
-import { MockSteering } from "./steering";
 import { MockProjectHooks } from "./hooks";
-import { HOOKS_GOAL, startHookRun } from "./hookRun";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
 
 export type { MockSeed } from "./seed";
@@ -59,7 +56,6 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   });
   const images = new MockImages();
   const remembered = new MockRemembered();
-  const steering = new MockSteering(engine, config.stepMs);
   const projectHooks = new MockProjectHooks(
     Object.fromEntries(Object.entries(config.projectHooks).map(([path, file]) => [normalise(path), file])),
     (path) => directories.has(path),
@@ -177,15 +173,15 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       images: goalImages,
       worktree,
     };
-    if (request.planMode) return steering.startPlan(spec);
-    if (HOOKS_GOAL.test(request.goal)) return startHookRun(engine, spec, projectHooks.notTrusted(workspace.path), config.stepMs);
-    const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal);
+    const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal, request.planMode ?? false);
     const shape = {
       approvalMode: request.approvalMode,
       budgets: request.budgets,
       price,
       instructions: files.has(`${workspace.path}/AGENTS.md`),
       contextWindow: provider?.contextWindow ?? null,
+      untrustedHooks: projectHooks.notTrusted(workspace.path) !== null,
+      planMode: request.planMode ?? false,
     };
     const takes = takesFor(SCENARIOS[name], shape);
     if (typeof takes === "string") return unrecorded(spec, takes);
@@ -203,7 +199,6 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     });
     const { created, parent, goal, parentRun } = checked;
     const workspace = checked.workspace ?? workspaceById(created.workspace_id) ?? open(created.workspace_path);
-    if (steering.continues(runId, atSeq)) return steering.followUp(replySpec(created, workspace, goal, parent));
     const take = takeToContinue(parentRun.takes, parentRun.decided.length);
     const role = atSeq === null ? "follow_up" : "fork";
     const recorded = take?.[role];
@@ -374,21 +369,15 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return listEvents(engine, String(input.runId), Number(input.afterSeq), Number(input.limit));
           case "model_context":
             return modelContext(engine, String(input.runId), Number(input.requestedSeq));
-          case "command_output": {
-            const output = runOf(engine, String(input.runId)).outputs.get(String(input.callId));
-            if (output === undefined) throw new MockError({ code: "not_found", message: `command output not found: ${String(input.runId)}/${String(input.callId)}` });
-            return output;
-          }
+          case "command_output":
+            return commandOutput(engine, String(input.runId), String(input.callId));
           case "list_artifacts":
             runOf(engine, String(input.runId));
             return artifacts.list(String(input.runId));
           case "list_untracked":
             return untrackedOf(runOf(engine, String(input.runId)).events);
-          case "pending_change": {
-            const run = runOf(engine, String(input.runId));
-            const waits = run.projection.pending_approval;
-            return waits && run.waiting ? (run.proposals.get(waits.call_id) ?? null) : null;
-          }
+          case "pending_change":
+            return pendingChange(engine, String(input.runId));
           case "artifact_diff":
             runOf(engine, String(input.runId));
             return artifacts.diff(String(input.runId), String(input.path), Boolean(input.full));
@@ -424,32 +413,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "quit_app":
             quitCalled = true;
             return null;
-          case "get_settings":
-            return settings.view();
-          case "save_provider":
-            return settings.saveProvider(input.provider as ProviderInput);
-          case "delete_provider":
-            return settings.deleteProvider(String(input.name));
-          case "set_provider_key":
-            return settings.setKey(String(input.name), String(input.key ?? ""));
-          case "test_provider":
-            return settings.test(String(input.name));
-          case "save_profile":
-            return settings.saveProfile(input.profile as ProfileSettings);
-          case "delete_profile":
-            return settings.deleteProfile(String(input.name));
-          case "sandbox_view":
-            return settings.sandboxView(String(input.profile));
-          case "save_mcp_server":
-            return settings.mcp.save(input.server as McpServerView);
-          case "delete_mcp_server":
-            return settings.mcp.delete(String(input.name));
-          case "set_mcp_secret":
-            return settings.mcp.setSecret(String(input.server), String(input.name), String(input.value ?? ""));
-          case "test_mcp_server":
-            return settings.mcp.test(String(input.name));
-          default:
-            throw new MockError({ code: "internal", message: `mock backend: unknown command ${cmd}` });
+          default: {
+            const answer = settings.answer(cmd, input);
+            if (answer === NOT_SETTINGS) throw new MockError({ code: "internal", message: `mock backend: unknown command ${cmd}` });
+            return answer;
+          }
         }
       } catch (e) {
         // Tauri rejects `invoke` with the serialised error value itself.

@@ -4,6 +4,7 @@ import type {
   EventEnvelope,
   EventPage,
   ModelContextView,
+  ProposedChangeView,
   RunDetailView,
   RunFilterInput,
   RunSummaryView,
@@ -84,7 +85,20 @@ export function checkStart(request: StartRunRequest, workspace: WorkspaceView | 
   return workspace;
 }
 
-/** One run's part of the conversation: its goal, its calls and results, its final answer. */
+/** Like `command_output`: a finished command's stored output. */
+export function commandOutput(engine: MockRunEngine, runId: string, callId: string): string {
+  const output = runOf(engine, runId).outputs.get(callId);
+  if (output === undefined) throw new MockError({ code: "not_found", message: `command output not found: ${runId}/${callId}` });
+  return output;
+}
+
+/** Like `pending_change`: what the write the run waits on would change (null when it waits on nothing). */
+export function pendingChange(engine: MockRunEngine, runId: string): ProposedChangeView | null {
+  const run = runOf(engine, runId);
+  const waits = run.projection.pending_approval;
+  return waits && run.waiting ? (run.proposals.get(waits.call_id) ?? null) : null;
+}
+
 /** Like `model_context`: what the model was sent for a call, as the run's recording holds it. */
 export function modelContext(engine: MockRunEngine, runId: string, requestedSeq: number): ModelContextView {
   const context = runOf(engine, runId).contexts.get(requestedSeq);

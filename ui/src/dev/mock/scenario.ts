@@ -10,8 +10,10 @@ import changes from "./fixtures/scenarios/changes.json";
 import commands from "./fixtures/scenarios/commands.json";
 import conversation from "./fixtures/scenarios/conversation.json";
 import demo from "./fixtures/scenarios/demo.json";
+import hooks from "./fixtures/scenarios/hooks.json";
 import long from "./fixtures/scenarios/long.json";
 import mcp from "./fixtures/scenarios/mcp.json";
+import plan from "./fixtures/scenarios/plan.json";
 import provider from "./fixtures/scenarios/provider.json";
 import twenty from "./fixtures/scenarios/twenty.json";
 
@@ -78,11 +80,13 @@ export interface Scenario {
   takes: Take[];
 }
 
-export const SCENARIOS = { changes, commands, conversation, demo, long, mcp, provider, twenty } as unknown as Record<ScenarioName, Scenario>;
-export type ScenarioName = "changes" | "commands" | "conversation" | "demo" | "long" | "mcp" | "provider" | "twenty";
+export const SCENARIOS = { changes, commands, conversation, demo, hooks, long, mcp, plan, provider, twenty } as unknown as Record<ScenarioName, Scenario>;
+export type ScenarioName = "changes" | "commands" | "conversation" | "demo" | "hooks" | "long" | "mcp" | "plan" | "provider" | "twenty";
 
-/** Which recorded scenario a goal starts (as the mock's "model" would go about it). */
-export function scenarioFor(goal: string): ScenarioName {
+/** Which recorded scenario a request starts (as the mock's "model" would go about it): plan mode its own, else by the goal. */
+export function scenarioFor(goal: string, planMode = false): ScenarioName {
+  if (planMode) return "plan";
+  if (/\bcurl\b/i.test(goal)) return "hooks";
   // Before "tests": the three-step calc.py run (a test fails, one edit, the test passes).
   if (/\bcalc\.py\b/i.test(goal)) return "conversation";
   if (/\btests?\b/i.test(goal)) return "commands";
@@ -125,6 +129,10 @@ export interface RunRequestShape {
   instructions: boolean;
   /** The provider's configured window (null: its model's). */
   contextWindow: number | null;
+  /** The workspace has a project hooks file nobody trusted as it is (the run starts by saying so). */
+  untrustedHooks: boolean;
+  /** Plan first (recorded as `plan_mode` on `run_created`). */
+  planMode: boolean;
 }
 
 /** The takes recorded for `shape`, or why there is none. */
@@ -136,12 +144,15 @@ export function takesFor(scenario: Scenario, shape: RunRequestShape): Take[] | s
     const loaded = events.some((p) => p.type === "instructions_loaded" && p.path === "AGENTS.md");
     const requested = events.find((p) => p.type === "model_call_requested");
     const window = requested?.type === "model_call_requested" ? (requested.context_window ?? null) : null;
+    const untrusted = events.some((p) => p.type === "hooks_not_trusted");
     const differs = [
       created.approval_mode !== shape.approvalMode && `approval mode ${created.approval_mode}`,
       canonical(created.budgets) !== canonical(shape.budgets) && `budgets ${canonical(created.budgets)}`,
       canonical(created.price ?? null) !== canonical(shape.price) && `price ${canonical(created.price ?? null)}`,
       loaded !== shape.instructions && (loaded ? "an AGENTS.md" : "no AGENTS.md"),
       shape.contextWindow !== null && window !== shape.contextWindow && `a ${window}-token window`,
+      (created.plan_mode ?? false) !== shape.planMode && (created.plan_mode ? "plan mode" : "no plan mode"),
+      untrusted !== shape.untrustedHooks && (untrusted ? "untrusted project hooks" : "no untrusted project hooks"),
     ].filter(Boolean);
     if (differs.length > 0) why.push(`“${take.name}” has ${differs.join(", ")}`);
     return differs.length === 0;

@@ -1,6 +1,6 @@
 // Development-only: settings kept in memory, with the backend's checks and
 // error codes (invalid_input names the field; conflict; not_found).
-import type { CommandSandboxView } from "../../bindings";
+import type { CommandSandboxView, McpServerView } from "../../bindings";
 import type { ProfileSettings, ProviderInput, ProviderSettings, ProviderTestResult, SettingsView } from "../../lib/settings/types";
 import { DEFAULT_COMMAND_SETTINGS } from "../../lib/settings/validation";
 import { fail } from "./errors";
@@ -11,6 +11,9 @@ export { MockError } from "./errors";
 
 /** What `sandbox_view` answered for a made-up home (written by src-tauri/src/scenarios/sandbox.rs). */
 const SANDBOX_VIEWS = sandboxViews as unknown as Record<"network_off" | "network_on" | "sandbox_off", CommandSandboxView>;
+
+/** What `MockSettings.answer` returns for a command that is not about settings. */
+export const NOT_SETTINGS = Symbol("not a settings command");
 
 export class MockSettings {
   #providers: ProviderSettings[];
@@ -117,6 +120,39 @@ export class MockSettings {
   }
 
   /** Like `sandbox_view`: the recorded view of a profile with the same sandbox and network settings ("default" exists unconfigured). */
+  /** Answers a settings command as the shell does (`unknown command` is the caller's to say: `NOT_SETTINGS`). */
+  answer(cmd: string, input: Record<string, unknown>): unknown {
+    const name = String(input.name);
+    switch (cmd) {
+      case "get_settings":
+        return this.view();
+      case "save_provider":
+        return this.saveProvider(input.provider as ProviderInput);
+      case "delete_provider":
+        return this.deleteProvider(name);
+      case "set_provider_key":
+        return this.setKey(name, String(input.key ?? ""));
+      case "test_provider":
+        return this.test(name);
+      case "save_profile":
+        return this.saveProfile(input.profile as ProfileSettings);
+      case "delete_profile":
+        return this.deleteProfile(name);
+      case "sandbox_view":
+        return this.sandboxView(String(input.profile));
+      case "save_mcp_server":
+        return this.mcp.save(input.server as McpServerView);
+      case "delete_mcp_server":
+        return this.mcp.delete(name);
+      case "set_mcp_secret":
+        return this.mcp.setSecret(String(input.server), name, String(input.value ?? ""));
+      case "test_mcp_server":
+        return this.mcp.test(name);
+      default:
+        return NOT_SETTINGS;
+    }
+  }
+
   sandboxView(name: string): CommandSandboxView {
     const profile = this.#profiles.find((p) => p.name === name);
     if (!profile && name !== "default") fail("not_found", `profile not found: ${name}`);
