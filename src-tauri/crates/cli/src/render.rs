@@ -91,6 +91,7 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
         | EventPayload::TodoUpdated { .. }
         | EventPayload::HookRan { .. }
         | EventPayload::HooksNotTrusted { .. }
+        | EventPayload::ToolModeSwitched { .. }
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
         | EventPayload::CommandStarted { .. }
@@ -127,7 +128,10 @@ fn changed_outside(path: &str) -> String {
 
 fn tool_event_text(p: &EventPayload) -> String {
     match p {
-        EventPayload::ToolCallRequested { call } => call_headline(call),
+        EventPayload::ToolCallRequested {
+            call,
+            parsed_from_text,
+        } => call_headline(call) + &bearagent_kernel::TextCallDialect::note(*parsed_from_text),
         EventPayload::ApprovalRequested { summary, .. } => format!("approval requested: {summary}"),
         EventPayload::ApprovalGranted { .. } => review::approval_granted(p),
         EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason),
@@ -158,7 +162,8 @@ fn tool_event_text(p: &EventPayload) -> String {
         | EventPayload::WorktreeStep { .. }
         | EventPayload::TodoUpdated { .. }
         | EventPayload::HookRan { .. }
-        | EventPayload::HooksNotTrusted { .. } => p.steering_text().unwrap_or_default(),
+        | EventPayload::HooksNotTrusted { .. }
+        | EventPayload::ToolModeSwitched { .. } => p.steering_text().unwrap_or_default(),
         EventPayload::ReviewIntended { .. } => review::review_intended(p),
         EventPayload::ArtifactEdited { path, .. } => {
             format!("edited {path}: the user's version is kept")

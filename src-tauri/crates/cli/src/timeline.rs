@@ -57,7 +57,7 @@ impl Timeline {
             return "";
         };
         match p {
-            EventPayload::ToolCallRequested { call } => {
+            EventPayload::ToolCallRequested { call, .. } => {
                 self.open.insert(id.clone(), call.clone());
                 "┌ "
             }

@@ -15,6 +15,7 @@ fn payload_type_tag_matches_type_name() {
         },
         EventPayload::ToolCallRequested {
             call: ToolCall::new("c", "read_file", json!({"path": "a"})).unwrap(),
+            parsed_from_text: None,
         },
     ];
     for p in payloads {

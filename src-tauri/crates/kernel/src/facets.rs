@@ -74,7 +74,7 @@ impl EventPayload {
     /// The tool call this event is about, if any.
     pub fn call_id(&self) -> Option<&CallId> {
         match self {
-            EventPayload::ToolCallRequested { call } => Some(&call.call_id),
+            EventPayload::ToolCallRequested { call, .. } => Some(&call.call_id),
             EventPayload::ToolCallCompleted { result, .. }
             | EventPayload::ToolCallFailed { result } => Some(&result.call_id),
             EventPayload::ApprovalRequested { call_id, .. }
@@ -248,6 +248,9 @@ impl EventPayload {
             EventPayload::HookRan { .. } | EventPayload::HooksNotTrusted { .. } => {
                 crate::hook_text::hook_text(self)
             }
+            EventPayload::ToolModeSwitched { to, reason, .. } => {
+                Some(format!("switched to {to} tool calls: {reason}"))
+            }
             _ => None,
         }
     }
@@ -328,6 +331,7 @@ impl EventPayload {
             EventPayload::RunInterrupted { .. } => "run_interrupted",
             EventPayload::RunResumed => "run_resumed",
             EventPayload::LoopDetected { .. } => "loop_detected",
+            EventPayload::ToolModeSwitched { .. } => "tool_mode_switched",
             EventPayload::ContextCompacted { .. } => "context_compacted",
             EventPayload::McpServerStarted { .. } => "mcp_server_started",
             EventPayload::McpServerUnavailable { .. } => "mcp_server_unavailable",

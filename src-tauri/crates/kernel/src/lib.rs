@@ -27,6 +27,7 @@ pub mod review;
 pub mod settings;
 pub mod thread;
 pub mod todo;
+pub mod tool_mode;
 pub mod units;
 pub mod worktree;
 
@@ -60,6 +61,7 @@ pub use thread::ParentRun;
 pub use todo::{
     todo_checklist, todo_from_arguments, todo_progress, TodoError, TodoItem, TodoStatus,
 };
+pub use tool_mode::{TextCallDialect, ToolMode};
 pub use worktree::{Worktree, WorktreeFileChange, WorktreeRefusal, WorktreeStep};
 
 #[cfg(any(test, feature = "test-support"))]

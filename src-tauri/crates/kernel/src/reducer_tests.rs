@@ -87,6 +87,7 @@ fn given_a_tool_turn_and_a_final_answer_then_succeeded_with_totals() {
     ));
     events.push(EventPayload::ToolCallRequested {
         call: write_call(1),
+        parsed_from_text: None,
     });
     events.push(EventPayload::ToolCallStarted {
         call_id: call_id(1),
@@ -124,6 +125,7 @@ fn given_an_approval_request_then_pending_until_granted() {
     ));
     events.push(EventPayload::ToolCallRequested {
         call: write_call(1),
+        parsed_from_text: None,
     });
     events.push(EventPayload::ApprovalRequested {
         call_id: call_id(1),
@@ -232,6 +234,7 @@ fn given_an_interrupted_approval_then_resuming_restores_the_pending_request() {
     ));
     events.push(EventPayload::ToolCallRequested {
         call: write_call(1),
+        parsed_from_text: None,
     });
     events.push(EventPayload::ApprovalRequested {
         call_id: call_id(1),

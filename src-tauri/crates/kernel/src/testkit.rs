@@ -107,7 +107,10 @@ pub fn valid_run_from_choices(
                     text: String::new(),
                     cost_micro_usd: None,
                 });
-                payloads.push(EventPayload::ToolCallRequested { call });
+                payloads.push(EventPayload::ToolCallRequested {
+                    call,
+                    parsed_from_text: None,
+                });
                 payloads.push(EventPayload::ToolCallStarted {
                     call_id: id.clone(),
                 });
@@ -126,7 +129,10 @@ pub fn valid_run_from_choices(
                     text: String::new(),
                     cost_micro_usd: None,
                 });
-                payloads.push(EventPayload::ToolCallRequested { call });
+                payloads.push(EventPayload::ToolCallRequested {
+                    call,
+                    parsed_from_text: None,
+                });
                 payloads.push(EventPayload::ApprovalRequested {
                     call_id: id.clone(),
                     tool_name: tool_name(),

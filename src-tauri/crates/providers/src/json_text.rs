@@ -64,9 +64,13 @@ fn exact_fields(obj: &Map<String, Value>, allowed: &[&str]) -> Result<(), String
 }
 
 /// Parses a reply strictly. The error text is what the model will be told.
+/// One action object in a ```json fence, or with prose around it, is that
+/// action: small models wrap it so, and the object is what they meant.
 pub fn parse_reply(text: &str) -> Result<Action, String> {
-    let value: Value = serde_json::from_str(text.trim())
-        .map_err(|e| format!("the reply is not valid JSON: {e}"))?;
+    let value: Value = match serde_json::from_str(text.trim()) {
+        Ok(value) => value,
+        Err(e) => the_one_object(text).ok_or(format!("the reply is not valid JSON: {e}"))?,
+    };
     let Value::Object(obj) = value else {
         return Err("the reply must be a JSON object".into());
     };
@@ -94,6 +98,28 @@ pub fn parse_reply(text: &str) -> Result<Action, String> {
             "\"type\" must be \"tool_call\" or \"final_answer\", got {other:?}"
         )),
     }
+}
+
+/// The reply's only JSON object with a `type`, wherever it stands (in a
+/// fence, after a sentence); None when there is none or more than one.
+fn the_one_object(text: &str) -> Option<Value> {
+    let mut found = None;
+    let mut at = 0;
+    while let Some(offset) = text[at..].find('{') {
+        let start = at + offset;
+        let mut stream = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(value @ Value::Object(_))) if value.get("type").is_some() => {
+                if found.replace(value).is_some() {
+                    return None;
+                }
+                at = start + stream.byte_offset().max(1);
+            }
+            Some(Ok(_)) => at = start + stream.byte_offset().max(1),
+            _ => at = start + 1,
+        }
+    }
+    found
 }
 
 #[cfg(test)]
@@ -139,6 +165,30 @@ mod tests {
                 content: "42".into()
             })
         );
+    }
+
+    #[test]
+    fn an_action_in_a_fence_or_among_prose_is_that_action() {
+        // What a 1.5B model answered in JSON-text mode, and lost runs to.
+        let fenced = "```json\n{\"type\": \"tool_call\", \"call_id\": \"c1\", \"tool_name\": \"read_file\", \"arguments\": {\"path\": \"question.txt\"}}\n```";
+        let a = parse_reply(fenced).unwrap();
+        assert!(matches!(a.calls(), [c] if c.arguments["path"] == "question.txt"));
+        let prose = "I will answer now.\n{\"type\": \"final_answer\", \"content\": \"42\"}\nDone.";
+        let a = parse_reply(prose).unwrap();
+        assert_eq!(
+            a,
+            Action::FinalAnswer(FinalAnswer {
+                content: "42".into()
+            })
+        );
+        // Still strict inside: a fenced object with a wrong field is refused.
+        let err =
+            parse_reply("```json\n{\"type\":\"final_answer\",\"content\":\"x\",\"mood\":1}\n```")
+                .unwrap_err();
+        assert!(err.contains("unexpected field(s): mood"), "{err}");
+        // Two actions are not one.
+        let two = "{\"type\":\"final_answer\",\"content\":\"a\"} {\"type\":\"final_answer\",\"content\":\"b\"}";
+        assert!(parse_reply(two).unwrap_err().contains("not valid JSON"));
     }
 
     #[test]

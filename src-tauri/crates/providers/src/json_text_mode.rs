@@ -11,39 +11,7 @@ use bearagent_kernel::{Action, HistoryItem, StopReason};
 use futures::StreamExt;
 use std::sync::Arc;
 
-/// How tools reach the model.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ToolMode {
-    /// The protocol's own tool calling.
-    #[default]
-    Native,
-    /// Tools described in the prompt, replies parsed as strict JSON text.
-    JsonText,
-}
-
-impl std::fmt::Display for ToolMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            ToolMode::Native => "native",
-            ToolMode::JsonText => "json-text",
-        })
-    }
-}
-
-impl std::str::FromStr for ToolMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim() {
-            "native" => Ok(ToolMode::Native),
-            "json-text" => Ok(ToolMode::JsonText),
-            other => Err(format!(
-                "unknown tool mode {other:?}: use \"native\" or \"json-text\""
-            )),
-        }
-    }
-}
+pub use bearagent_kernel::ToolMode;
 
 /// `inner` spoken to in JSON-text mode.
 pub fn json_text_provider(inner: Arc<dyn ModelProvider>) -> Arc<dyn ModelProvider> {
@@ -88,6 +56,10 @@ fn plain_request(request: ModelRequest) -> ModelRequest {
 }
 
 impl ModelProvider for JsonTextProvider {
+    fn tool_mode(&self) -> ToolMode {
+        ToolMode::JsonText
+    }
+
     fn info(&self) -> ProviderInfo {
         // The reply format is strict JSON text and the history plain
         // messages: no image goes out in this mode.

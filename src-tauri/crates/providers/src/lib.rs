@@ -18,6 +18,7 @@ pub mod json_text;
 mod json_text_mode;
 mod port;
 pub mod scripted;
+pub mod text_calls;
 mod window;
 
 pub use complete::{complete, ModelResponse, Progress};
@@ -31,4 +32,5 @@ pub use port::{
     ToolSchema,
 };
 pub use scripted::{ScriptError, ScriptedProvider};
+pub use text_calls::{find_text_calls, TextCall, TextCallError, TextCalls};
 pub use window::{default_context_window, default_vision, COMPACTION_PROMPT};

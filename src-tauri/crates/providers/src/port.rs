@@ -120,6 +120,11 @@ pub struct ProviderInfo {
 
 pub trait ModelProvider: Send + Sync {
     fn info(&self) -> ProviderInfo;
+    /// How tools reach the model: natively unless the adapter speaks
+    /// JSON text.
+    fn tool_mode(&self) -> bearagent_kernel::ToolMode {
+        bearagent_kernel::ToolMode::Native
+    }
     /// Starts one streamed model call. Dropping the stream aborts it.
     fn stream(&self, request: ModelRequest) -> ModelStream;
 }

@@ -55,7 +55,10 @@ fn events() -> Vec<EventEnvelope> {
             text: "Reading the next file.".into(),
             cost_micro_usd: None,
         });
-        payloads.push(EventPayload::ToolCallRequested { call });
+        payloads.push(EventPayload::ToolCallRequested {
+            call,
+            parsed_from_text: None,
+        });
         payloads.push(EventPayload::ToolCallStarted {
             call_id: bearagent_kernel::CallId::new(&id).unwrap(),
         });

@@ -161,6 +161,7 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "instructions_loaded":
     case "hook_ran":
     case "hooks_not_trusted":
+    case "tool_mode_switched":
       if (run.status.kind !== "running") throw new Error(`invalid event ${p.type} at seq ${event.seq}: the run is ${run.status.kind}`);
       break;
     case "loop_detected":

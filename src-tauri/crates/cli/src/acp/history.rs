@@ -81,7 +81,7 @@ pub fn replay(
                 EventPayload::RunCreated { goal, .. } => {
                     out.push(SessionUpdate::UserMessageChunk(text(goal)));
                 }
-                EventPayload::ToolCallRequested { call } => {
+                EventPayload::ToolCallRequested { call, .. } => {
                     out.push(SessionUpdate::ToolCall(updates::tool_call(
                         *run, call, workspace,
                     )));

@@ -188,7 +188,7 @@ impl Follower<'_> {
         }
         self.next = e.seq.next();
         match &e.payload {
-            EventPayload::ToolCallRequested { call } => {
+            EventPayload::ToolCallRequested { call, .. } => {
                 if let Ok(Some(change)) = self.ctx.app.proposed_change(self.run, call) {
                     self.changes.insert(call.call_id.clone(), change);
                 }

@@ -133,7 +133,13 @@ pub enum EventPayload {
         cost_micro_usd: Option<u64>,
     },
     /// The model asked for this tool call (recorded before anything is decided).
-    ToolCallRequested { call: ToolCall },
+    ToolCallRequested {
+        call: ToolCall,
+        /// The model printed the call as text in this dialect instead of
+        /// calling natively, and the loop took it as the call it meant.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parsed_from_text: Option<crate::tool_mode::TextCallDialect>,
+    },
     /// The policy asked the user about a call; the run waits.
     ApprovalRequested {
         call_id: CallId,
@@ -225,6 +231,13 @@ pub enum EventPayload {
     RunInterrupted { reason: String },
     /// An interrupted run continues from its committed events.
     RunResumed,
+    /// The model kept printing tool calls as text instead of calling
+    /// natively: the rest of the run speaks to it in `to` mode.
+    ToolModeSwitched {
+        from: crate::tool_mode::ToolMode,
+        to: crate::tool_mode::ToolMode,
+        reason: String,
+    },
     /// The model asked for the same tool with the same arguments again
     /// after `repeats` identical calls returned the same result: this call
     /// was not executed, and the model is told why.

@@ -137,7 +137,7 @@ impl Transition<'_> {
                 cost_micro_usd,
                 ..
             } => self.model_call_failed(*usage, *cost_micro_usd, message),
-            EventPayload::ToolCallRequested { call } => self.tool_call_requested(&call.call_id),
+            EventPayload::ToolCallRequested { call, .. } => self.tool_call_requested(&call.call_id),
             EventPayload::ApprovalRequested {
                 call_id,
                 tool_name,
@@ -161,7 +161,8 @@ impl Transition<'_> {
             | EventPayload::McpServerUnavailable { .. }
             | EventPayload::InstructionsLoaded { .. }
             | EventPayload::HookRan { .. }
-            | EventPayload::HooksNotTrusted { .. } => self.loop_setup_observed(),
+            | EventPayload::HooksNotTrusted { .. }
+            | EventPayload::ToolModeSwitched { .. } => self.loop_setup_observed(),
             EventPayload::ArtifactRecorded { .. }
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }

@@ -72,7 +72,10 @@ pub fn hooks_run() -> Vec<EventPayload> {
         requested(),
         started(),
         completed(Action::one_call(curl.clone()), usage(500, 20, 0), None),
-        EventPayload::ToolCallRequested { call: curl },
+        EventPayload::ToolCallRequested {
+            call: curl,
+            parsed_from_text: None,
+        },
         hook_ran(
             HookEvent::PreToolUse,
             "python3 ~/.config/bearagent/hooks/no-curl.py",

@@ -14,8 +14,10 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 mod hooks;
+mod text_calls;
 mod worktree;
 pub use hooks::hooks_run;
+pub use text_calls::text_calls_run;
 pub use worktree::worktree_run;
 
 fn hash(c: char) -> ContentHash {
@@ -186,7 +188,10 @@ fn read_turn() -> Vec<EventPayload> {
         requested(),
         started(),
         completed(Action::one_call(read.clone()), usage(1000, 50, 200), None),
-        EventPayload::ToolCallRequested { call: read },
+        EventPayload::ToolCallRequested {
+            call: read,
+            parsed_from_text: None,
+        },
         EventPayload::ToolCallStarted { call_id: id(1) },
         EventPayload::ToolCallCompleted {
             result: result(1, "fn main() { panic!() }", false),
@@ -213,7 +218,10 @@ fn asked_write_turn() -> Vec<EventPayload> {
             usage(1500, 80, 1000),
             Some(9),
         ),
-        EventPayload::ToolCallRequested { call: write },
+        EventPayload::ToolCallRequested {
+            call: write,
+            parsed_from_text: None,
+        },
         EventPayload::ApprovalRequested {
             call_id: id(2),
             tool_name: tool("write_file"),
@@ -271,7 +279,10 @@ fn command_turn() -> Vec<EventPayload> {
         requested(),
         started(),
         completed(Action::one_call(cmd.clone()), usage(1800, 40, 1500), None),
-        EventPayload::ToolCallRequested { call: cmd },
+        EventPayload::ToolCallRequested {
+            call: cmd,
+            parsed_from_text: None,
+        },
         EventPayload::ToolCallStarted { call_id: id(3) },
         EventPayload::CommandStarted {
             call_id: id(3),
@@ -460,7 +471,10 @@ pub fn denied_and_exhausted_run() -> Vec<EventPayload> {
         requested(),
         started(),
         completed(Action::one_call(write.clone()), usage(400, 20, 0), None),
-        EventPayload::ToolCallRequested { call: write },
+        EventPayload::ToolCallRequested {
+            call: write,
+            parsed_from_text: None,
+        },
         EventPayload::ApprovalRequested {
             call_id: id(1),
             tool_name: tool("write_file"),
@@ -486,7 +500,10 @@ pub fn denied_and_exhausted_run() -> Vec<EventPayload> {
         requested(),
         started(),
         completed(Action::one_call(read.clone()), usage(500, 10, 0), None),
-        EventPayload::ToolCallRequested { call: read },
+        EventPayload::ToolCallRequested {
+            call: read,
+            parsed_from_text: None,
+        },
         EventPayload::LoopDetected {
             call_id: id(2),
             tool_name: tool("read_file"),
@@ -515,7 +532,10 @@ pub fn interrupted_run() -> Vec<EventPayload> {
         requested(),
         started(),
         completed(Action::one_call(edit.clone()), usage(100, 10, 0), None),
-        EventPayload::ToolCallRequested { call: edit },
+        EventPayload::ToolCallRequested {
+            call: edit,
+            parsed_from_text: None,
+        },
         EventPayload::ApprovalRequested {
             call_id: id(1),
             tool_name: tool("edit_file"),

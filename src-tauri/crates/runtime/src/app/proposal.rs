@@ -96,7 +96,9 @@ impl Application {
             return Ok(None);
         };
         match self.event_at(run_id, cause)?.map(|e| e.payload) {
-            Some(EventPayload::ToolCallRequested { call }) if call.call_id == pending.call_id => {
+            Some(EventPayload::ToolCallRequested { call, .. })
+                if call.call_id == pending.call_id =>
+            {
                 self.proposed_change(run_id, &call)
             }
             _ => Ok(None),

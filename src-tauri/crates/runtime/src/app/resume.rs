@@ -34,7 +34,7 @@ impl Application {
         let call = events
             .iter()
             .find_map(|e| match &e.payload {
-                EventPayload::ToolCallRequested { call } if &call.call_id == call_id => {
+                EventPayload::ToolCallRequested { call, .. } if &call.call_id == call_id => {
                     Some(call.clone())
                 }
                 _ => None,

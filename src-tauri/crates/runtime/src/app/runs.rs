@@ -93,14 +93,7 @@ impl Application {
                 info.name
             )));
         }
-        let config_versions = BTreeMap::from([
-            ("context".to_owned(), crate::CONTEXT_VERSION.to_owned()),
-            (
-                "provider".to_owned(),
-                format!("{}:{}", info.name, info.model),
-            ),
-            ("scripted".to_owned(), info.scripted.to_string()),
-        ]);
+        let config_versions = crate::run::context::recorded_versions(&info, &*start.provider);
         let images = self.store_images(&start.images, &info)?;
         let created = rec.record(
             None,
@@ -589,3 +582,7 @@ mod thread_reviews_tests;
 #[cfg(test)]
 #[path = "compaction_tests.rs"]
 mod compaction_tests;
+
+#[cfg(test)]
+#[path = "text_calls_tests.rs"]
+mod text_calls_tests;

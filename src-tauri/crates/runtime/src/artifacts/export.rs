@@ -63,6 +63,7 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
             EventPayload::RunStarted
             | EventPayload::HookRan { .. }
             | EventPayload::HooksNotTrusted { .. }
+            | EventPayload::ToolModeSwitched { .. }
             | EventPayload::TodoUpdated { .. }
             | EventPayload::WorktreeApplied { .. }
             | EventPayload::WorktreeRemoved { .. }
@@ -123,11 +124,8 @@ pub fn rewind_line(to: bearagent_kernel::EventSeq, redo: bool, files: usize) -> 
 /// A line of the report's timeline; the finer-grained events make none.
 fn timeline_line(e: &EventEnvelope) -> Option<String> {
     let text = match &e.payload {
-        EventPayload::ToolCallRequested { call } => format!("tool `{}` requested", call.tool_name),
-        EventPayload::ApprovalGranted { by, network, .. } => {
-            let with = if *network { " with the network" } else { "" };
-            format!("approved{with} by {by}")
-        }
+        p @ EventPayload::ToolCallRequested { .. } => requested(p),
+        EventPayload::ApprovalGranted { by, network, .. } => granted(by, *network),
         EventPayload::ApprovalDenied { by, reason, .. } => denied(by, reason.as_deref()),
         EventPayload::ToolCallFailed { result } => tool_error(&result.content),
         EventPayload::ArtifactRecorded { path, by_hook, .. } => wrote(path, by_hook),
@@ -178,7 +176,8 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::WorktreeStep { .. }
         | EventPayload::TodoUpdated { .. }
         | EventPayload::HookRan { .. }
-        | EventPayload::HooksNotTrusted { .. } => e.payload.steering_text()?,
+        | EventPayload::HooksNotTrusted { .. }
+        | EventPayload::ToolModeSwitched { .. } => e.payload.steering_text()?,
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }
@@ -200,6 +199,24 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::ReviewIntended { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))
+}
+
+/// "tool `x` requested", marked when the model wrote the call as text.
+fn requested(p: &EventPayload) -> String {
+    let EventPayload::ToolCallRequested {
+        call,
+        parsed_from_text,
+    } = p
+    else {
+        return String::new();
+    };
+    let note = bearagent_kernel::TextCallDialect::note(*parsed_from_text);
+    format!("tool `{}` requested{note}", call.tool_name)
+}
+
+fn granted(by: &str, network: bool) -> String {
+    let with = if network { " with the network" } else { "" };
+    format!("approved{with} by {by}")
 }
 
 fn denied(by: &str, reason: Option<&str>) -> String {

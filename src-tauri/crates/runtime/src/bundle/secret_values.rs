@@ -18,7 +18,7 @@ pub(crate) fn secret_file_texts(events: &[EventEnvelope]) -> Vec<&str> {
     let mut out = Vec::new();
     for e in events {
         match &e.payload {
-            EventPayload::ToolCallRequested { call } => {
+            EventPayload::ToolCallRequested { call, .. } => {
                 let arg = |key| call.arguments.get(key).and_then(Value::as_str);
                 if arg("command").is_some_and(names_secret_file) {
                     reads.insert(call.call_id.as_str().to_owned());

@@ -200,7 +200,7 @@ async fn resumed(
         return Ok(None);
     };
     let call = rec.events().iter().find_map(|e| match &e.payload {
-        EventPayload::ToolCallRequested { call } if call.call_id == pending.call_id => {
+        EventPayload::ToolCallRequested { call, .. } if call.call_id == pending.call_id => {
             Some(call.clone())
         }
         _ => None,

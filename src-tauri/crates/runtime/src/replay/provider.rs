@@ -57,7 +57,8 @@ impl TapeProvider {
     /// The recorded retries, then the completion or failure.
     fn model_answer(&self) -> Answer {
         let mut items = Vec::new();
-        for event in self.tape.ahead() {
+        let ahead = self.tape.ahead();
+        for (i, event) in ahead.iter().enumerate() {
             match &event.payload {
                 EventPayload::ModelCallRetryScheduled {
                     attempt,
@@ -80,6 +81,17 @@ impl TapeProvider {
                     text,
                     ..
                 } => {
+                    // Calls the loop read from the model's text: the text
+                    // is what the model said, and the loop reads it again.
+                    let as_text;
+                    let action = if read_from_text(&ahead[i + 1..]) {
+                        as_text = Action::FinalAnswer(bearagent_kernel::FinalAnswer {
+                            content: text.clone(),
+                        });
+                        &as_text
+                    } else {
+                        action
+                    };
                     items.extend(completion(action, *usage, *stop_reason, text));
                     return Answer::Items(items);
                 }
@@ -137,6 +149,21 @@ impl TapeProvider {
         }
         Answer::Never
     }
+}
+
+/// The turn after a completion had its calls read from the model's text
+/// (its first request says so).
+fn read_from_text(after: &[bearagent_kernel::EventEnvelope]) -> bool {
+    after
+        .iter()
+        .take_while(|e| !matches!(e.payload, EventPayload::ModelCallStarted { .. }))
+        .find_map(|e| match &e.payload {
+            EventPayload::ToolCallRequested {
+                parsed_from_text, ..
+            } => Some(parsed_from_text.is_some()),
+            _ => None,
+        })
+        .unwrap_or(false)
 }
 
 fn recorded(class: ModelErrorClass, message: &str, usage: TokenUsage) -> ProviderError {

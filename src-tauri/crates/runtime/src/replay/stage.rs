@@ -224,7 +224,7 @@ fn found_paths(events: &[EventEnvelope]) -> Vec<(String, Kind)> {
     events
         .iter()
         .filter_map(|e| match &e.payload {
-            EventPayload::ToolCallRequested { call }
+            EventPayload::ToolCallRequested { call, .. }
                 if !refused.contains(call.call_id.as_str()) =>
             {
                 Some(call)

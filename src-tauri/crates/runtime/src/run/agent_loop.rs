@@ -9,15 +9,17 @@ use super::deps::{LoopDeps, RunGrants};
 use super::outcome::ToolStepEnd;
 use super::recorder::Recorder;
 use super::stop::{remaining_wall_time, stop_if_needed};
+use super::text_calls::{self, Reading, TextCallState};
 use super::tool_step::{resume_decided, run_tool_call};
 use super::{compaction, spend};
 use crate::live::LiveEvent;
 use crate::AppError;
 use bearagent_kernel::{
-    Action, BudgetKind, EventEnvelope, EventPayload, EventSeq, ModelErrorClass, NextCall, ToolCall,
+    Action, BudgetKind, EventEnvelope, EventPayload, EventSeq, ModelErrorClass, NextCall,
+    TextCallDialect, ToolCall,
 };
 use bearagent_providers::{
-    complete, ModelResponse, Progress, ProviderError, RetryNotice, ToolSchema,
+    complete, ModelProvider, ModelResponse, Progress, ProviderError, RetryNotice, ToolSchema,
 };
 use std::sync::{Arc, Mutex};
 
@@ -48,7 +50,10 @@ pub enum LoopStart {
 /// Drives the run to a terminal state. Errors are store failures only:
 /// everything the model or a tool does wrong is an event.
 pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Result<(), AppError> {
-    let mut grants = RunGrants::default();
+    let mut grants = RunGrants {
+        text: TextCallState::resumed(&rec, &deps.provider),
+        ..RunGrants::default()
+    };
     let mut invalid_outputs = 0u32;
     if let LoopStart::Resumed {
         asked,
@@ -62,10 +67,10 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
         }
         // The calls after it in the same turn had not started: run them,
         // so every call of the turn has its result before the next request.
-        if let Some((completed, rest)) = unstarted_calls_of_last_turn(rec.events()) {
+        if let Some((completed, rest, dialect)) = unstarted_calls_of_last_turn(rec.events()) {
             for call in rest {
                 if let ToolStepEnd::RunEnded =
-                    run_tool_call(&mut rec, &deps, &mut grants, completed, call).await?
+                    run_tool_call(&mut rec, &deps, &mut grants, completed, call, dialect).await?
                 {
                     return Ok(());
                 }
@@ -85,8 +90,11 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
 }
 
 /// The last model turn's calls that were never requested (the run stopped
-/// in the middle of the turn), with the seq of that turn's completion.
-fn unstarted_calls_of_last_turn(events: &[EventEnvelope]) -> Option<(EventSeq, Vec<ToolCall>)> {
+/// in the middle of the turn), with the seq of that turn's completion and
+/// the dialect its calls were read from text in, if they were.
+fn unstarted_calls_of_last_turn(
+    events: &[EventEnvelope],
+) -> Option<(EventSeq, Vec<ToolCall>, Option<TextCallDialect>)> {
     let (at, completed, action) = events.iter().enumerate().rev().find_map(|(i, e)| {
         if let EventPayload::ModelCallCompleted { action, .. } = &e.payload {
             Some((i, e.seq, action))
@@ -97,7 +105,7 @@ fn unstarted_calls_of_last_turn(events: &[EventEnvelope]) -> Option<(EventSeq, V
     let requested: std::collections::BTreeSet<&str> = events[at..]
         .iter()
         .filter_map(|e| {
-            if let EventPayload::ToolCallRequested { call } = &e.payload {
+            if let EventPayload::ToolCallRequested { call, .. } = &e.payload {
                 Some(call.call_id.as_str())
             } else {
                 None
@@ -110,7 +118,7 @@ fn unstarted_calls_of_last_turn(events: &[EventEnvelope]) -> Option<(EventSeq, V
         .filter(|c| !requested.contains(c.call_id.as_str()))
         .cloned()
         .collect();
-    Some((completed, rest))
+    Some((completed, rest, text_calls::dialect_of_turn(&events[at..])))
 }
 
 async fn model_step(
@@ -157,17 +165,43 @@ async fn model_step(
             },
         ],
     )?;
-    let outcome = match call_model(rec, deps, started, built.request).await? {
+    let provider = grants.text.provider(&deps.provider);
+    let outcome = match call_model(rec, deps, provider, started, built.request).await? {
         Some(outcome) => outcome,
         None => return Ok(Step::Finished),
     };
     match outcome {
-        Ok(response) => {
-            *invalid_outputs = 0;
-            answered(rec, deps, grants, started, response).await
-        }
+        Ok(response) => took(rec, deps, tools, grants, started, response, invalid_outputs).await,
         Err(error) => call_failed(rec, deps, started, error, invalid_outputs),
     }
+}
+
+/// A reply is taken as it came, as the calls its text meant, or refused
+/// as a text call that cannot be one (invalid output, never an answer).
+async fn took(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    tools: &[ToolSchema],
+    grants: &mut RunGrants,
+    started: EventSeq,
+    response: ModelResponse,
+    invalid_outputs: &mut u32,
+) -> Result<Step, AppError> {
+    let step = match text_calls::read_reply(rec.events(), started, response, tools) {
+        Reading::AsIs(response) => {
+            *invalid_outputs = 0;
+            return answered(rec, deps, grants, started, response, None).await;
+        }
+        Reading::FromText(response, dialect) => {
+            *invalid_outputs = 0;
+            answered(rec, deps, grants, started, response, Some(dialect)).await?
+        }
+        Reading::Refused(error) => call_failed(rec, deps, started, error, invalid_outputs)?,
+    };
+    if let Step::Continue = step {
+        text_calls::strike(rec, &deps.provider, &mut grants.text)?;
+    }
+    Ok(step)
 }
 
 /// Streams the call (text deltas live), racing cancellation and the wall
@@ -175,6 +209,7 @@ async fn model_step(
 async fn call_model(
     rec: &mut Recorder,
     deps: &LoopDeps,
+    provider: Arc<dyn ModelProvider>,
     started: EventSeq,
     request: bearagent_providers::ModelRequest,
 ) -> Result<Option<Result<ModelResponse, ProviderError>>, AppError> {
@@ -182,28 +217,24 @@ async fn call_model(
     let live = rec.live().clone();
     let retries: Arc<Mutex<Vec<RetryNotice>>> = Arc::default();
     let seen_retries = retries.clone();
-    let call = complete(
-        deps.provider.as_ref(),
-        request,
-        move |progress| match progress {
-            Progress::TextDelta(delta) => live.publish(LiveEvent::TextDelta {
-                run_id,
-                model_call: started,
-                text: delta.to_owned(),
-            }),
-            Progress::Retrying(notice) => {
-                if notice.discarded_partial {
-                    live.publish(LiveEvent::TextDiscarded {
-                        run_id,
-                        model_call: started,
-                    });
-                }
-                if let Ok(mut r) = seen_retries.lock() {
-                    r.push(notice.clone());
-                }
+    let call = complete(provider.as_ref(), request, move |progress| match progress {
+        Progress::TextDelta(delta) => live.publish(LiveEvent::TextDelta {
+            run_id,
+            model_call: started,
+            text: delta.to_owned(),
+        }),
+        Progress::Retrying(notice) => {
+            if notice.discarded_partial {
+                live.publish(LiveEvent::TextDiscarded {
+                    run_id,
+                    model_call: started,
+                });
             }
-        },
-    );
+            if let Ok(mut r) = seen_retries.lock() {
+                r.push(notice.clone());
+            }
+        }
+    });
     let outcome = tokio::select! {
         r = call => CallEnd::Finished(r),
         _ = deps.cancel.cancelled() => CallEnd::Cancelled,
@@ -275,6 +306,7 @@ async fn answered(
     grants: &mut RunGrants,
     started: EventSeq,
     response: ModelResponse,
+    parsed_from_text: Option<TextCallDialect>,
 ) -> Result<Step, AppError> {
     let completed = rec.record(
         Some(started),
@@ -303,7 +335,7 @@ async fn answered(
             grants.rest_of_turn = None;
             for call in calls {
                 if let ToolStepEnd::RunEnded =
-                    run_tool_call(rec, deps, grants, completed, call).await?
+                    run_tool_call(rec, deps, grants, completed, call, parsed_from_text).await?
                 {
                     return Ok(Step::Finished);
                 }
@@ -376,9 +408,16 @@ mod tests {
                     cost_micro_usd: None,
                 },
             ),
-            envelope(6, EventPayload::ToolCallRequested { call: call("a") }),
+            envelope(
+                6,
+                EventPayload::ToolCallRequested {
+                    call: call("a"),
+                    parsed_from_text: None,
+                },
+            ),
         ];
-        let (completed, rest) = unstarted_calls_of_last_turn(&events).unwrap();
+        let (completed, rest, dialect) = unstarted_calls_of_last_turn(&events).unwrap();
+        assert_eq!(dialect, None);
         assert_eq!(completed, EventSeq(5));
         let ids: Vec<&str> = rest.iter().map(|c| c.call_id.as_str()).collect();
         assert_eq!(ids, ["b", "c"]);

@@ -16,6 +16,25 @@ pub use super::preview::preview;
 /// ever recorded stays buildable, so "what the model saw" rebuilds a past
 /// call exactly as it was sent.
 pub const CONTEXT_VERSION: &str = "context-v3";
+/// What a run records at its start of the versions and settings it runs
+/// with: the context format, the provider, whether it is scripted, and the
+/// tool mode (in native mode the loop reads calls printed as text,
+/// `text_calls.rs`).
+pub(crate) fn recorded_versions(
+    info: &bearagent_providers::ProviderInfo,
+    provider: &dyn bearagent_providers::ModelProvider,
+) -> std::collections::BTreeMap<String, String> {
+    std::collections::BTreeMap::from([
+        ("context".to_owned(), CONTEXT_VERSION.to_owned()),
+        (
+            "provider".to_owned(),
+            format!("{}:{}", info.name, info.model),
+        ),
+        ("scripted".to_owned(), info.scripted.to_string()),
+        ("tool_mode".to_owned(), provider.tool_mode().to_string()),
+    ])
+}
+
 /// v3 without the user's reviews of earlier runs' files.
 const CONTEXT_V2: &str = "context-v2";
 /// Goal, answers, calls and results of this run only.

@@ -124,6 +124,7 @@ fn push_items(
         | EventPayload::BudgetExhausted { .. }
         | EventPayload::RunInterrupted { .. }
         | EventPayload::RunResumed
+        | EventPayload::ToolModeSwitched { .. }
         | EventPayload::LoopDetected { .. }
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }

@@ -46,7 +46,10 @@ fn parent() -> Vec<EventEnvelope> {
             },
             "Let me read a.md.",
         ),
-        EventPayload::ToolCallRequested { call: call("c1") },
+        EventPayload::ToolCallRequested {
+            call: call("c1"),
+            parsed_from_text: None,
+        },
         EventPayload::ToolCallStarted {
             call_id: bearagent_kernel::CallId::new("c1").unwrap(),
         },
@@ -177,7 +180,10 @@ fn the_loops_cache_gives_byte_for_byte_what_a_rebuild_from_events_gives() {
             },
             "And again.",
         ),
-        EventPayload::ToolCallRequested { call: call("c2") },
+        EventPayload::ToolCallRequested {
+            call: call("c2"),
+            parsed_from_text: None,
+        },
         result("c2"),
         EventPayload::ContextCompacted {
             summary: bearagent_kernel::ContentHash::parse(&"cd".repeat(32)).unwrap(),

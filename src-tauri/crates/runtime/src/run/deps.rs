@@ -6,6 +6,7 @@ use super::approvals::ApprovalGate;
 use super::context_cache::ContextCache;
 use super::loop_guard::LoopGuard;
 use super::snapshot::SnapshotCache;
+use super::text_calls::TextCallState;
 use crate::mcp::McpToolAdapter;
 use crate::profile::RunProfile;
 use bearagent_kernel::{
@@ -107,6 +108,9 @@ pub(crate) struct RunGrants {
     pub mcp_down: BTreeSet<String>,
     /// The history built so far, so each step maps only its new events.
     pub context: ContextCache,
+    /// Tool calls the model printed as text, and the JSON-text provider
+    /// once the run switched to it.
+    pub text: TextCallState,
 }
 
 impl RunGrants {

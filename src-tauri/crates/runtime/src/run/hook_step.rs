@@ -198,7 +198,7 @@ fn has_hooks(
         return Ok(!deps.hooks.matching(event, subject).is_empty());
     };
     let call_id = call.map(|c| &c.call_id);
-    let requested = |e: &&bearagent_kernel::EventEnvelope| matches!(&e.payload, EventPayload::ToolCallRequested { call } if Some(&call.call_id) == call_id);
+    let requested = |e: &&bearagent_kernel::EventEnvelope| matches!(&e.payload, EventPayload::ToolCallRequested { call, .. } if Some(&call.call_id) == call_id);
     let ran = |e: &bearagent_kernel::EventEnvelope| {
         matches!(&e.payload, EventPayload::HookRan { hook, call_id: on, .. }
             if *hook == event && on.as_ref() == call_id)

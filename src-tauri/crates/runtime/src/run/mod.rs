@@ -14,7 +14,8 @@
 //!   results), `asking` (approval cards, waiting, recorded decisions),
 //!   `receipts` (pre-/post-images, seen versions), `requested` (the lazy
 //!   request), `instructions` (AGENTS.md), `loops` (the loop guard in the
-//!   run), `hook_step` (the user's hooks at their moments).
+//!   run), `hook_step` (the user's hooks at their moments), `text_calls`
+//!   (tool calls a model printed as text, and the switch to JSON text).
 //! - Floor 2, the rooms, one per route: `file_step` (workspace tools),
 //!   `command_step` (`run_command`), `mcp_step` (MCP tools); beside them
 //!   `compaction` and `reconcile` (after a crash).
@@ -50,4 +51,5 @@ pub mod safety_net;
 pub mod snapshot;
 pub mod spend;
 mod stop;
+mod text_calls;
 mod tool_step;

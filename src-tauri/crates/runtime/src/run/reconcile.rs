@@ -166,7 +166,10 @@ mod tests {
                 text: String::new(),
                 cost_micro_usd: None,
             },
-            EventPayload::ToolCallRequested { call },
+            EventPayload::ToolCallRequested {
+                call,
+                parsed_from_text: None,
+            },
             EventPayload::ToolCallStarted {
                 call_id: call_id(n),
             },

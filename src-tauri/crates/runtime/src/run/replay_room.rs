@@ -46,7 +46,7 @@ pub(super) fn prepare(
 fn recorded_path_refusal(tape: &Tape, call: &ToolCall) -> Option<String> {
     let mut ahead = tape.ahead().iter().map(|e| &e.payload);
     let next = match ahead.next()? {
-        P::ToolCallRequested { call: c } if c.call_id == call.call_id => ahead.next()?,
+        P::ToolCallRequested { call: c, .. } if c.call_id == call.call_id => ahead.next()?,
         other => other,
     };
     match next {

@@ -7,7 +7,7 @@ use super::asking::{ask, Asked};
 use super::deps::LoopDeps;
 use super::recorder::Recorder;
 use crate::AppError;
-use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolCall};
+use bearagent_kernel::{CallId, EventPayload, EventSeq, TextCallDialect, ToolCall};
 
 /// A call's `ToolCallRequested`, recorded only once something must follow
 /// it: alone before any other event of the call, or in one commit with the
@@ -15,14 +15,21 @@ use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolCall};
 pub(crate) struct Requested {
     cause: EventSeq,
     call: ToolCall,
+    /// The model printed the call as text in this dialect.
+    parsed_from_text: Option<TextCallDialect>,
     pub(super) seq: Option<EventSeq>,
 }
 
 impl Requested {
-    pub(super) fn new(cause: EventSeq, call: ToolCall) -> Self {
+    pub(super) fn new(
+        cause: EventSeq,
+        call: ToolCall,
+        parsed_from_text: Option<TextCallDialect>,
+    ) -> Self {
         Self {
             cause,
             call,
+            parsed_from_text,
             seq: None,
         }
     }
@@ -36,6 +43,7 @@ impl Requested {
             Some(self.cause),
             EventPayload::ToolCallRequested {
                 call: self.call.clone(),
+                parsed_from_text: self.parsed_from_text,
             },
         )?;
         self.seq = Some(seq);
@@ -77,6 +85,7 @@ impl StartAfter {
                 vec![
                     EventPayload::ToolCallRequested {
                         call: requested.call,
+                        parsed_from_text: requested.parsed_from_text,
                     },
                     start,
                 ],

@@ -13,7 +13,7 @@ use super::requested::{ask_after, Requested, StartAfter};
 use super::stop::stop_if_needed;
 use super::{command_step, file_step, hook_step, instructions, loops, mcp_step, replay_room};
 use crate::AppError;
-use bearagent_kernel::{EventSeq, NextCall, ToolCall};
+use bearagent_kernel::{EventSeq, NextCall, TextCallDialect, ToolCall};
 use bearagent_tools::{ApprovalRequest, Authority, AuthorizedCall, PolicyDecision, PreparedCall};
 
 /// The call prepared against the workspace, or why its arguments are
@@ -47,11 +47,12 @@ pub(crate) async fn run_tool_call(
     grants: &mut RunGrants,
     completed: EventSeq,
     call: ToolCall,
+    parsed_from_text: Option<TextCallDialect>,
 ) -> Result<ToolStepEnd, AppError> {
     if stop_if_needed(rec, deps, NextCall::Tool)? {
         return Ok(ToolStepEnd::RunEnded);
     }
-    let mut requested = Requested::new(completed, call.clone());
+    let mut requested = Requested::new(completed, call.clone(), parsed_from_text);
     let Some(route) = deps.route(call.tool_name.as_str()) else {
         let requested = requested.seq(rec)?;
         return fail(
