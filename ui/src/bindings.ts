@@ -494,7 +494,12 @@ usage: TokenUsage;
 /**  What `usage` cost, micro-USD (None: the price is unknown). */
 cost_micro_usd?: number | null } | 
 /**  The model asked for this tool call (recorded before anything is decided). */
-{ type: "tool_call_requested"; call: ToolCall } | 
+{ type: "tool_call_requested"; call: ToolCall; 
+/**
+ *  The model printed the call as text in this dialect instead of
+ *  calling natively, and the loop took it as the call it meant.
+ */
+parsed_from_text?: TextCallDialect | null } | 
 /**  The policy asked the user about a call; the run waits. */
 { type: "approval_requested"; call_id: CallId; tool_name: ToolName; summary: string } | 
 /**  The user approved the call (and maybe more: the scope, a command prefix). */
@@ -551,6 +556,11 @@ by_hook?: string | null } |
 { type: "run_interrupted"; reason: string } | 
 /**  An interrupted run continues from its committed events. */
 { type: "run_resumed" } | 
+/**
+ *  The model kept printing tool calls as text instead of calling
+ *  natively: the rest of the run speaks to it in `to` mode.
+ */
+{ type: "tool_mode_switched"; from: ToolMode; to: ToolMode; reason: string } | 
 /**
  *  The model asked for the same tool with the same arguments again
  *  after `repeats` identical calls returned the same result: this call
@@ -1449,6 +1459,24 @@ export type StartedRun = {
 
 export type StopReason = "end_turn" | "tool_use" | "max_tokens" | "other";
 
+/**
+ *  The written form of a tool call a model printed as text (small local
+ *  models often do, instead of a native call).
+ */
+export type TextCallDialect = 
+/**  `{"name": …, "arguments": {…}}` in the prose. */
+"bare_json" | 
+/**  The same object (or an array of them) in a ```json fence. */
+"fenced_json" | 
+/**  Hermes / Qwen2.5: `<tool_call>{…}</tool_call>`. */
+"hermes" | 
+/**  Qwen3-Coder: `<tool_call><function=NAME><parameter=KEY>…`. */
+"qwen_xml" | 
+/**  Mistral: `[TOOL_CALLS][{…}]` or `[TOOL_CALLS]name[ARGS]{…}`. */
+"mistral" | 
+/**  gpt-oss harmony: `<|channel|>commentary to=functions.NAME … <|message|>{…}<|call|>`. */
+"harmony";
+
 /**  One run of a thread, oldest first; the last is the run asked about. */
 export type ThreadRunView = {
 	run: RunSummaryView,
@@ -1488,6 +1516,13 @@ export type ToolCall = {
 };
 
 export type ToolCallPhase = "requested" | "awaiting_approval" | "approved" | "denied" | "started";
+
+/**  How tools reach the model. */
+export type ToolMode = 
+/**  The protocol's own tool calling. */
+"native" | 
+/**  Tools described in the prompt, replies parsed as strict JSON text. */
+"json-text";
 
 /**
  *  How tools reach the model: the protocol's own tool calling, or JSON
@@ -1633,10 +1668,12 @@ export type WorktreeStep =
  */
 { kind: "apply_settled"; undo: boolean; done: string[]; not_done: string[]; neither: string[] } | 
 /**
- *  About to remove the worktree's folder and branch; `WorktreeRemoved`
- *  follows once they are gone.
+ *  About to remove the worktree's folder and branch, by `instance`
+ *  (process `pid`; empty in records older than these fields);
+ *  `WorktreeRemoved` follows once they are gone, or the next start
+ *  finishes the removal once that process is gone.
  */
-{ kind: "removal_started"; discarded: boolean };
+{ kind: "removal_started"; discarded: boolean; instance?: string; pid?: number };
 
 export type WorktreeView = {
 	path: string,

@@ -277,6 +277,9 @@ export class ConversationFold {
       case "hook_ran":
         this.#hook(seq, p);
         return;
+      case "tool_mode_switched":
+        this.#note(seq, p, "attention");
+        return;
       case "hooks_not_trusted":
         this.#push({ kind: "hooks_untrusted", key: `hooks:${seq}`, seq, file: p.file, commands: p.commands });
         return;

@@ -66,6 +66,15 @@ describe("row presentation", () => {
     expect(rowInfo({ type: "tool_call_completed", result: { call_id: "c", content: "e", is_error: true }, receipt: null, truncated: false, original_bytes: 1 }).tone).toBe("danger");
   });
 
+  it("says when a tool call was printed as text and when the tool mode switched", () => {
+    const call = { call_id: "text_4_0", tool_name: "read_file", arguments: { path: "a.txt" } };
+    expect(rowInfo({ type: "tool_call_requested", call, parsed_from_text: "fenced_json" }).title).toBe("Tool call requested: read_file (printed as text, fenced json)");
+    expect(rowInfo({ type: "tool_call_requested", call }).title).toBe("Tool call requested: read_file");
+    const switched = rowInfo({ type: "tool_mode_switched", from: "native", to: "json-text", reason: "2 replies printed their tool call as text" });
+    expect(switched.title).toBe("Tool mode switched: native → json-text (2 replies printed their tool call as text)");
+    expect(switched.tone).toBe("attention");
+  });
+
   it("titles MCP server rows with the server and its tool count", () => {
     const tool = { name: "everything__echo", tool: "echo", description: "Echoes", input_schema: {}, read_only_hint: true };
     const started = (tools: (typeof tool)[]): EventPayload => ({ type: "mcp_server_started", server: "everything", server_name: "mcp-servers/everything", server_version: "2.0.0", protocol_version: "2025-06-18", startup_ms: 120, tools });

@@ -153,7 +153,7 @@ export function rowInfo(p: EventPayload): RowInfo {
     case "model_call_failed":
       return { title: "Model call failed", tone: "danger", compact: false };
     case "tool_call_requested":
-      return { title: `Tool call requested: ${p.call.tool_name}`, tone: "plain", compact: false };
+      return { title: toolRequestTitle(p.call.tool_name, p.parsed_from_text ?? null), tone: "plain", compact: false };
     case "approval_requested":
       return { title: `Approval needed: ${p.tool_name}`, tone: "attention", compact: false };
     case "approval_granted":
@@ -236,5 +236,13 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: hookTitle(p), tone: hookRowTone(p), compact: false };
     case "hooks_not_trusted":
       return { title: notTrustedTitle(p), tone: "attention", compact: false };
+    case "tool_mode_switched":
+      return { title: `Tool mode switched: ${p.from} → ${p.to} (${p.reason})`, tone: "attention", compact: false };
   }
+}
+
+/** A call the model printed as text says so, and in which dialect. */
+function toolRequestTitle(tool: string, dialect: string | null): string {
+  const printed = dialect === null ? "" : ` (printed as text, ${dialect.replaceAll("_", " ")})`;
+  return `Tool call requested: ${tool}${printed}`;
 }
