@@ -31,9 +31,9 @@ pub(crate) struct ApplyPlan {
 /// each with its mode at the start (tracked edits and deletions, from
 /// `git diff --raw`; new files, ignored ones aside, have none).
 pub(crate) fn changed_files(wt: &LocalWorktree) -> Result<BTreeMap<String, Option<u32>>, AppError> {
-    let folder = Path::new(&wt.path);
-    let tracked = git::run(folder, &["diff", "--raw", "-z", "--no-renames", &wt.start])?;
-    let untracked = git::run(folder, &["ls-files", "-o", "--exclude-standard", "-z"])?;
+    let git = git::Git::at(Path::new(&wt.path))?;
+    let tracked = git.run(&["diff", "--raw", "-z", "--no-renames", &wt.start])?;
+    let untracked = git.run(&["ls-files", "-o", "--exclude-standard", "-z"])?;
     let mut files = BTreeMap::new();
     // `:<src mode> <dst mode> <src oid> <dst oid> <status>\0<path>\0`
     let mut fields = tracked.split('\0').filter(|f| !f.is_empty());

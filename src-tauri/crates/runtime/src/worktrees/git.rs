@@ -8,7 +8,7 @@
 //! and trusted.
 
 use crate::AppError;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Settings that keep any repository's config from running a program.
@@ -87,24 +87,29 @@ fn filter_names(dir: &Path) -> Result<Vec<String>, AppError> {
 }
 
 /// `filter_names` with the git command `git` makes (a test sets the
-/// user's config file on it).
+/// user's config file on it). One process: every scope, each line naming
+/// its own (an included file's is the including file's).
 fn filter_names_with(git: impl Fn() -> Command) -> Result<Vec<String>, AppError> {
-    let mut names = Vec::new();
-    for scope in ["--local", "--worktree"] {
-        let out = git()
-            .args(["config", scope, "--includes", "--name-only"])
-            .args(["--get-regexp", r"^filter\."])
-            .output()
-            .map_err(unavailable)?;
-        // Exit 1: no such setting; 128: no repository here. Nothing to
-        // turn off either way.
-        let text = String::from_utf8_lossy(&out.stdout);
-        names.extend(text.lines().filter_map(|key| {
+    let out = git()
+        .args(["config", "--show-scope", "--includes", "--name-only"])
+        .args(["--get-regexp", r"^filter\."])
+        .output()
+        .map_err(unavailable)?;
+    // Exit 1: no such setting; 128: no repository here. Nothing to turn
+    // off either way.
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|line| {
+            let (scope, key) = line.split_once('\t')?;
+            if scope != "local" && scope != "worktree" {
+                return None;
+            }
             let rest = key.strip_prefix("filter.")?;
             let (name, _) = rest.rsplit_once('.')?;
             Some(name.to_owned())
-        }));
-    }
+        })
+        .collect();
     names.sort();
     names.dedup();
     Ok(names)
@@ -123,33 +128,74 @@ fn filter_args(names: &[String]) -> Vec<String> {
     args
 }
 
-/// The git command for `args` in `dir`, with every program-running setting
-/// of the repository neutralised.
-fn command(dir: &Path, args: &[&str]) -> Result<Command, AppError> {
-    let mut c = base(dir);
-    c.args(filter_args(&filter_names(dir)?));
-    let Some((sub, rest)) = args.split_first() else {
-        return Ok(c);
-    };
-    // `-c` options given by the caller come before the subcommand.
-    let mut sub = *sub;
-    let mut rest = rest;
-    while sub == "-c" {
-        let Some((value, tail)) = rest.split_first() else {
-            break;
-        };
-        c.arg("-c").arg(value);
-        let Some((next, after)) = tail.split_first() else {
-            return Ok(c);
-        };
-        (sub, rest) = (*next, after);
+/// Git in one folder, the repository's filter drivers read once (one
+/// process) for every call made through it, so an operation's several
+/// calls pay for that once. Made per operation, never kept: the next
+/// operation reads the config again.
+pub(crate) struct Git {
+    dir: PathBuf,
+    filters: Vec<String>,
+}
+
+impl Git {
+    pub(crate) fn at(dir: &Path) -> Result<Git, AppError> {
+        Ok(Git {
+            dir: dir.to_path_buf(),
+            filters: filter_args(&filter_names(dir)?),
+        })
     }
-    c.arg(sub);
-    if DIFFING.contains(&sub) {
-        c.args(["--no-ext-diff", "--no-textconv"]);
+
+    /// The git command for `args`, with every program-running setting of
+    /// the repository neutralised.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = base(&self.dir);
+        c.args(&self.filters);
+        let Some((sub, rest)) = args.split_first() else {
+            return c;
+        };
+        // `-c` options given by the caller come before the subcommand.
+        let mut sub = *sub;
+        let mut rest = rest;
+        while sub == "-c" {
+            let Some((value, tail)) = rest.split_first() else {
+                break;
+            };
+            c.arg("-c").arg(value);
+            let Some((next, after)) = tail.split_first() else {
+                return c;
+            };
+            (sub, rest) = (*next, after);
+        }
+        c.arg(sub);
+        if DIFFING.contains(&sub) {
+            c.args(["--no-ext-diff", "--no-textconv"]);
+        }
+        c.args(rest);
+        c
     }
-    c.args(rest);
-    Ok(c)
+
+    /// The raw output of `git ARGS`.
+    pub(crate) fn output(&self, args: &[&str]) -> Result<Output, AppError> {
+        self.command(args).output().map_err(unavailable)
+    }
+
+    /// `git ARGS`: its stdout, or an error carrying git's own words.
+    pub(crate) fn run(&self, args: &[&str]) -> Result<String, AppError> {
+        let out = self.output(args)?;
+        if !out.status.success() {
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let sub = args
+                .iter()
+                .find(|a| !a.starts_with('-') && !a.contains('='));
+            return Err(AppError::Conflict(format!(
+                "git {} failed in {}: {}",
+                sub.copied().unwrap_or(""),
+                self.dir.display(),
+                stderr.trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
 }
 
 fn unavailable(e: std::io::Error) -> AppError {
@@ -160,25 +206,12 @@ fn unavailable(e: std::io::Error) -> AppError {
 
 /// The raw output of `git ARGS` in `dir`.
 pub fn output(dir: &Path, args: &[&str]) -> Result<Output, AppError> {
-    command(dir, args)?.output().map_err(unavailable)
+    Git::at(dir)?.output(args)
 }
 
 /// `git ARGS` in `dir`: its stdout, or an error carrying git's own words.
 pub fn run(dir: &Path, args: &[&str]) -> Result<String, AppError> {
-    let out = output(dir, args)?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let sub = args
-            .iter()
-            .find(|a| !a.starts_with('-') && !a.contains('='));
-        return Err(AppError::Conflict(format!(
-            "git {} failed in {}: {}",
-            sub.copied().unwrap_or(""),
-            dir.display(),
-            stderr.trim()
-        )));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Git::at(dir)?.run(args)
 }
 
 /// `git ARGS` with BearAgent as the committer (for the commit that
@@ -223,7 +256,8 @@ pub fn show_many(
         // The batch protocol is line-based: such a name is asked alone.
         return paths.iter().map(|p| show(dir, commit, p)).collect();
     }
-    let mut child = command(dir, &["cat-file", "--batch"])?
+    let mut child = Git::at(dir)?
+        .command(&["cat-file", "--batch"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

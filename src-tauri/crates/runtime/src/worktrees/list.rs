@@ -60,6 +60,16 @@ impl Application {
     /// Every worktree a run recorded, newest first.
     #[instrument(skip(self))]
     pub fn worktrees(&self) -> Result<Vec<WorktreeEntry>, AppError> {
+        self.worktree_entries(None, true)
+    }
+
+    /// The worktrees runs recorded (`only` the one at that path), newest
+    /// first; their sizes when `sized` (a walk of each folder).
+    pub(super) fn worktree_entries(
+        &self,
+        only: Option<&str>,
+        sized: bool,
+    ) -> Result<Vec<WorktreeEntry>, AppError> {
         let mut seen: Vec<(Worktree, Seen)> = Vec::new();
         // The store's index of worktree runs, oldest first: a year of runs
         // without worktrees costs nothing here.
@@ -74,6 +84,9 @@ impl Application {
             let Ok(worktree) = self.worktree_of(run_id) else {
                 continue;
             };
+            if only.is_some_and(|path| path != worktree.path) {
+                continue;
+            }
             let at = match seen.iter().position(|(w, _)| w.path == worktree.path) {
                 Some(at) => at,
                 None => {
@@ -84,7 +97,7 @@ impl Application {
             self.note_run(&mut seen[at].1, run_id, &run.status)?;
         }
         seen.reverse();
-        Ok(seen.into_iter().map(|(w, s)| entry(w, s)).collect())
+        Ok(seen.into_iter().map(|(w, s)| entry(w, s, sized)).collect())
     }
 
     fn note_run(&self, seen: &mut Seen, run_id: RunId, status: &RunStatus) -> Result<(), AppError> {
@@ -149,7 +162,7 @@ impl Application {
     }
 }
 
-fn entry(worktree: Worktree, seen: Seen) -> WorktreeEntry {
+fn entry(worktree: Worktree, seen: Seen, sized: bool) -> WorktreeEntry {
     let exists = Path::new(&worktree.path).is_dir();
     let state = if seen.running {
         WorktreeState::Running
@@ -168,7 +181,7 @@ fn entry(worktree: Worktree, seen: Seen) -> WorktreeEntry {
     } else {
         WorktreeState::ReadyToApply
     };
-    let size_bytes = if exists {
+    let size_bytes = if exists && sized {
         folder_size(Path::new(&worktree.path))
     } else {
         0

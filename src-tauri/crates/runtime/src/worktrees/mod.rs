@@ -194,9 +194,9 @@ impl Application {
     fn settled_worktree(&self, run_id: RunId, act: &str) -> Result<LocalWorktree, AppError> {
         let worktree = self.local_worktree(self.local_run(run_id, act)?)?;
         let entry = self
-            .worktrees()?
+            .worktree_entries(Some(&worktree.path), false)?
             .into_iter()
-            .find(|e| e.worktree.path == worktree.path)
+            .next()
             .ok_or_else(|| AppError::NotFound {
                 what: "worktree",
                 id: worktree.path.clone(),
