@@ -175,10 +175,13 @@ fn placeholders(s: &Session, value: Value, runs: &[RunId], trees: &[(usize, Work
     for (i, run) in runs.iter().enumerate() {
         text = text.replace(&run.to_string(), &super::run_placeholder(i));
     }
+    // Every worktree's own folder first: they share the folder above.
     for (k, w) in trees {
         text = text
             .replace(&w.path, &format!("{WORKTREES}/{}", NAMES[*k]))
             .replace(&w.branch, &format!("bearagent/{}", NAMES[*k]));
+    }
+    for (_, w) in trees {
         let root = Path::new(&w.path).parent().unwrap().display().to_string();
         text = text.replace(&root, WORKTREES).replace(&w.base, COMMITS[0]);
         if w.start != w.base {
