@@ -1,11 +1,14 @@
 // Chromium flow tests of runs in git worktrees against the dev-only mock
-// backend: two runs started "In a new worktree" from the form (the request
-// carries `worktree`), grouped under their worktrees in the run list with
-// state badges, applied from the run view (the report; a second worktree's
-// same file refused by name), discarded after confirming; Apply waiting
-// while a follow-up works in the same worktree; the backend's refusals
-// shown where the form shows errors; a desktop notification for a run
-// finishing in the background, none for the run on screen.
+// backend, which plays what the runtime recorded in a real repository
+// (src-tauri/src/scenarios/worktrees.rs): two runs started "In a new
+// worktree" from the form (the request carries `worktree`) rewrite the same
+// lines of outputs/report.md, grouped under their worktrees in the run list
+// with state badges; the first applied from the run view (the report), the
+// second refused by name with the runtime's reason, the first's apply
+// undone, the second discarded after confirming; Apply waiting while a
+// follow-up works in the same worktree; the backend's refusals shown where
+// the form shows errors; a desktop notification for a run finishing in the
+// background, none for the run on screen.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { OPENAI, byId, shot, startUi } from "./support.mjs";
@@ -49,7 +52,7 @@ const seed = (extra = {}) => ({
 
 const calls = (page, cmd) => page.evaluate((name) => window.__bearagentMock.calls.filter((c) => c.cmd === name).map((c) => c.args), cmd);
 const runIdOf = (page) => byId(page, "run-view").getAttribute("data-run-id");
-/** Lets the next `n` model calls complete (the recorded run makes 4, its follow-up 2). */
+/** Lets the next `n` model calls complete (the recorded run makes 3, its follow-up 2). */
 const release = (page, n) => page.evaluate((count) => {
   for (let i = 0; i < count; i++) window.__bearagentMock.releaseModelCall();
 }, n);
@@ -73,7 +76,7 @@ async function succeeded(page, runId) {
   await page.locator(`[data-testid="run-view"][data-run-id="${runId}"][data-status="succeeded"]`).waitFor();
 }
 
-test("two runs in worktrees: grouped with their state, applied from the run view (the second's same file refused by name), one discarded after confirming", async () => {
+test("two runs in worktrees: grouped with their state, applied from the run view (the second's same lines refused by name), the apply undone, one discarded after confirming", async () => {
   const { page, problems, close } = await ui.openApp(seed());
   try {
     // The switch shows the worktree's fields and names its branch.
@@ -85,7 +88,7 @@ test("two runs in worktrees: grouped with their state, applied from the run view
     await shot(page, "worktrees-form");
 
     const first = await startInWorktree(page, { name: "report-a" });
-    await release(page, 4);
+    await release(page, 3);
     await succeeded(page, first);
     assert.match(await byId(page, "worktree-branch").innerText(), /bearagent\/report-a/);
     assert.match(await byId(page, "worktree-folder").innerText(), /\/worktrees\/bear-demo-[0-9a-f]{8}\/report-a$/);
@@ -103,14 +106,15 @@ test("two runs in worktrees: grouped with their state, applied from the run view
     await page.locator('[data-testid="worktree-group"][data-branch="bearagent/report-a"][data-state="ready_to_apply"]').waitFor();
     assert.equal(await group(page, branchB).getByTestId("worktree-state").innerText(), "running");
     assert.equal(await group(page, "bearagent/report-a").getByTestId("worktree-state").innerText(), "ready to apply");
-    assert.match(await group(page, "bearagent/report-a").getByTestId("worktree-size").innerText(), /KB/);
+    // The size the runtime measured: the worktree's files, .git aside.
+    assert.equal(await group(page, "bearagent/report-a").getByTestId("worktree-size").innerText(), "252 B");
     assert.deepEqual(await group(page, "bearagent/report-a").getByTestId("run-row").evaluateAll((rows) => rows.map((r) => r.dataset.runId)), [first]);
     assert.deepEqual(await group(page, branchB).getByTestId("run-row").evaluateAll((rows) => rows.map((r) => r.dataset.runId)), [second]);
     // The run without a worktree lists as before, under no header.
     const plain = page.locator('[data-testid="run-row"][data-run-id="run-plain"]');
     assert.equal(await plain.evaluate((row) => row.closest('[data-testid="worktree-group"]') === null), true);
     await shot(page, "worktrees-list-running");
-    await release(page, 4);
+    await release(page, 3);
     await page.locator(`[data-testid="worktree-group"][data-branch="${branchB}"][data-state="ready_to_apply"]`).waitFor();
 
     // Apply the first from its run view: the report names the file; the badge turns to applied.
@@ -130,7 +134,7 @@ test("two runs in worktrees: grouped with their state, applied from the run view
     await page.locator('[data-testid="conv-note"]', { hasText: "Applied 1 file to the main checkout" }).waitFor();
     await shot(page, "worktrees-applied");
 
-    // The second wrote the same file: refused by name, with the reason, announced.
+    // The second rewrote the same lines: refused by name, with the runtime's reason, announced.
     await byId(page, "back-to-runs").click();
     await group(page, branchB).locator(`[data-testid="run-row"][data-run-id="${second}"] [data-testid="run-link"]`).click();
     await succeeded(page, second);
@@ -145,6 +149,19 @@ test("two runs in worktrees: grouped with their state, applied from the run view
     // Refusals leave it ready to apply again.
     assert.equal(await panel(page).getAttribute("data-state"), "ready_to_apply");
     await shot(page, "worktrees-refused");
+
+    // Undo the first's apply: the main checkout's report is back as before; it is ready to apply again.
+    await byId(page, "back-to-runs").click();
+    await group(page, "bearagent/report-a").locator(`[data-testid="run-row"][data-run-id="${first}"] [data-testid="run-link"]`).click();
+    await page.locator('[data-testid="worktree-panel"][data-state="applied"]').waitFor();
+    await byId(page, "worktree-undo-apply").click();
+    assert.equal(await byId(page, "worktree-undone").innerText(), "Apply undone: 1 file back as before.");
+    await page.locator('[data-testid="worktree-panel"][data-state="ready_to_apply"]').waitFor();
+    assert.deepEqual(await calls(page, "undo_apply"), [{ runId: first, force: false }]);
+    await page.locator('[data-testid="conv-note"]', { hasText: "Apply undone: 1 file back as before" }).waitFor();
+    await byId(page, "back-to-runs").click();
+    await group(page, branchB).locator(`[data-testid="run-row"][data-run-id="${second}"] [data-testid="run-link"]`).click();
+    await page.locator('[data-testid="worktree-panel"][data-state="ready_to_apply"]').waitFor();
 
     // Discard asks first; "Keep it" does nothing.
     await byId(page, "worktree-discard").click();
@@ -166,7 +183,7 @@ test("two runs in worktrees: grouped with their state, applied from the run view
 
     // The list shows both states.
     await byId(page, "back-to-runs").click();
-    await page.locator('[data-testid="worktree-group"][data-branch="bearagent/report-a"][data-state="applied"]').waitFor();
+    await page.locator('[data-testid="worktree-group"][data-branch="bearagent/report-a"][data-state="ready_to_apply"]').waitFor();
     await page.locator(`[data-testid="worktree-group"][data-branch="${branchB}"][data-state="discarded"]`).waitFor();
     await shot(page, "worktrees-list-done");
     assert.deepEqual(problems, []);
@@ -179,7 +196,7 @@ test("a follow-up continues in the same worktree: Apply waits while it runs; bot
   const { page, problems, close } = await ui.openApp(seed());
   try {
     const first = await startInWorktree(page, { name: "thread" });
-    await release(page, 4);
+    await release(page, 3);
     await succeeded(page, first);
     await page.locator('[data-testid="worktree-panel"][data-state="ready_to_apply"]').waitFor();
     assert.equal(await byId(page, "worktree-apply").isDisabled(), false);
@@ -225,7 +242,7 @@ test("the form checks the name, and shows the backend's refusals: not a reposito
     assert.match(await page.locator("#run-worktree-name-error").innerText(), /letters, digits/);
     assert.equal((await calls(page, "start_run")).length, 0);
 
-    // A name the backend already has a branch for: a conflict, shown on the form.
+    // A name whose worktree folder exists already: a conflict, shown on the form.
     await byId(page, "run-approval").selectOption("allow_all");
     await byId(page, "run-worktree-name").fill("taken");
     await byId(page, "start-run").click();
@@ -238,7 +255,7 @@ test("the form checks the name, and shows the backend's refusals: not a reposito
     await byId(page, "start-run").click();
     const error = page.locator('[data-testid="new-run"] [data-testid="error"][data-code="conflict"]');
     await error.waitFor();
-    assert.match(await error.innerText(), /branch bearagent\/taken exists already; choose another worktree name/);
+    assert.match(await error.innerText(), /\/worktrees\/bear-demo-[0-9a-f]{8}\/taken exists already; choose another worktree name/);
 
     // A workspace that is no git repository.
     await page.evaluate(() => window.__bearagentMock.openFromBackend("/home/dev/projects/notes"));
@@ -273,7 +290,7 @@ test("a run finishing in the background raises a desktop notification; the run o
     const shown = () => page.evaluate(() => window.__shown);
 
     const viewed = await startInWorktree(page, { name: "on-screen" });
-    await release(page, 4);
+    await release(page, 3);
     await succeeded(page, viewed);
     assert.deepEqual(await shown(), [], "the run on screen is not notified");
 
@@ -281,7 +298,7 @@ test("a run finishing in the background raises a desktop notification; the run o
     await startInWorktree(page, { name: "background" });
     await byId(page, "back-to-runs").click();
     await byId(page, "runs-list").waitFor();
-    await release(page, 4);
+    await release(page, 3);
     await page.waitForFunction(() => window.__shown.length === 1);
     assert.deepEqual(await shown(), [{ title: "Run finished", body: GOAL }]);
     assert.deepEqual(problems, []);

@@ -30,6 +30,7 @@ mod review;
 mod sandbox;
 mod session;
 mod twenty;
+mod worktrees;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -59,8 +60,13 @@ fn sorted(value: Value) -> Value {
 
 /// Compares `takes` with the committed file `name`.json (or writes it).
 fn check(name: &str, takes: Vec<Value>) {
+    check_with(name, takes, json!({}), json!({}));
+}
+
+/// Like [`check`], with more `placeholders` and more top-level `fields`.
+fn check_with(name: &str, takes: Vec<Value>, placeholders: Value, fields: Value) {
     let runs: Vec<String> = (0..4).map(run_placeholder).collect();
-    let fixture = json!({
+    let mut fixture = json!({
         "generated_by": "src-tauri/src/scenarios (BEARAGENT_UPDATE_FIXTURES=1 cargo test -p bearagent-desktop scenarios to refresh)",
         "placeholders": {
             "workspace_path": WORKSPACE_PATH,
@@ -70,6 +76,12 @@ fn check(name: &str, takes: Vec<Value>) {
         },
         "takes": takes,
     });
+    let more = |v: Value| v.as_object().cloned().unwrap_or_default();
+    fixture["placeholders"]
+        .as_object_mut()
+        .unwrap()
+        .extend(more(placeholders));
+    fixture.as_object_mut().unwrap().extend(more(fields));
     let fixture = sorted(fixture);
     let text = normalise::steady(&(serde_json::to_string_pretty(&fixture).unwrap() + "\n"));
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -44,6 +44,29 @@ fn joins(a: &Value, b: &Value) -> bool {
         }
 }
 
+/// The process that wrote a worktree step (`instance`, `pid`), fixed.
+pub const INSTANCE: &str = "0190a000-0000-7000-8000-0000000000e1";
+pub const PID: u64 = 4_242;
+
+/// `value` with the writer of every worktree step replaced by the fixed one.
+pub fn steady_owners(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            let step = matches!(
+                map.get("kind").and_then(Value::as_str),
+                Some("apply_started" | "removal_started")
+            );
+            if step && map.contains_key("instance") {
+                map.insert("instance".into(), Value::String(INSTANCE.into()));
+                map.insert("pid".into(), Value::from(PID));
+            }
+            map.values_mut().for_each(steady_owners);
+        }
+        Value::Array(items) => items.iter_mut().for_each(steady_owners),
+        _ => {}
+    }
+}
+
 /// `text` (a pretty-printed fixture) with the machine's durations replaced
 /// by the fixed ones, in the events and in what the model was told.
 pub fn steady(text: &str) -> String {

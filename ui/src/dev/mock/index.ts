@@ -5,7 +5,7 @@
 // back as the user decides (playback.ts); settings live in memory.
 import { emit } from "@tauri-apps/api/event";
 import { mockIPC, mockWindows } from "@tauri-apps/api/mocks";
-import type { EventPayload, ImageUpload, LiveUpdate, ProjectHookView, StartRunRequest, WorkspaceOpened, WorkspaceView, Worktree } from "../../bindings";
+import type { EventPayload, ImageUpload, LiveUpdate, ProjectHookView, StartRunRequest, WorkspaceOpened, WorkspaceView } from "../../bindings";
 import { MockArtifacts, untrackedOf } from "./artifacts";
 import { MockBundles, REVIEW_COMMANDS, workspaceElsewhere } from "./bundles";
 import { compactByHand, eventText } from "./compaction";
@@ -19,7 +19,7 @@ import { createdOf, localise, SCENARIOS, scenarioFor, takesFor, takeToContinue, 
 import { checkReply, parentsFirst, replySpec, threadOf } from "./threads";
 import { priceFromView } from "./projection";
 import { MockError, MockSettings, NOT_SETTINGS } from "./settings";
-import { MockWorktrees } from "./worktrees";
+import { localIds as idsOf, MockWorktreeSteps } from "./worktreeSteps";
 import { MockRemembered } from "./remembered";
 import { MockProjectHooks } from "./hooks";
 import { DEFAULT_SEED, type MockHooks, type MockSeed } from "./seed";
@@ -60,13 +60,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     Object.fromEntries(Object.entries(config.projectHooks).map(([path, file]) => [normalise(path), file])),
     (path) => directories.has(path),
   );
-  const worktrees = new MockWorktrees({
-    engine,
-    commit: (runId, payload) => void engine.commit(runOf(engine, runId), payload, null),
-    repos: new Set(config.repos.map(normalise)),
-    folders: directories,
-    files,
-  });
+  const commitOn = (runId: string, payload: EventPayload) => void engine.commit(runOf(engine, runId), payload, null);
+  const worktrees = new MockWorktreeSteps({ engine, commit: commitOn, repos: new Set(config.repos.map(normalise)), folders: directories, files });
 
   /** Lists a file a recorded run changed, as the recording lists it; the workspace has it or not. */
   function recordArtifact(run: MockRun, recorded: RecordedRun, payload: Extract<EventPayload, { type: "artifact_recorded" }>): void {
@@ -94,8 +89,6 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     else files.add(path);
   }
 
-  /** The run's ids in place of the recording's: its workspace, its take's run (`runs[0]`), follow-up and fork. */
-  const idsOf = (run: MockRun, runs: (string | null)[]) => ({ workspacePath: run.projection.workspace_path, workspaceId: run.projection.workspace_id, runs });
 
   /** Plays `takes` on `run` from its scenario, `pick` choosing the take's recording (with `runs` as its ids). */
   function play(run: MockRun, name: ScenarioName, takes: Take[], pick: (t: Take) => RecordedRun | undefined, runs: (string | null)[]) {
@@ -158,8 +151,9 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     const workspace = checkStart(request, workspaceById(request.workspaceId), known, price !== null);
     const goalImages = await images.store(request.images, imageReader(request.provider));
     open(workspace.path);
-    // Made last, like the runtime: a request refused above leaves no worktree behind.
-    const worktree: Worktree | null = request.worktree ? worktrees.make(workspace, engine.nextId(), request.worktree) : null;
+    // Last, like the runtime: a request refused above leaves no worktree behind.
+    const inWorktree = request.worktree ? worktrees.start(workspace, engine.nextId(), request.worktree) : null;
+    const worktree = typeof inWorktree === "object" ? (inWorktree?.worktree ?? null) : null;
     const profile = settings.view().profiles.find((p) => p.name === request.profile);
     const spec: NewRun = {
       workspace,
@@ -173,7 +167,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       images: goalImages,
       worktree,
     };
-    const name = request.provider === "demo" ? "demo" : scenarioFor(request.goal, request.planMode ?? false);
+    if (typeof inWorktree === "string") return unrecorded(spec, inWorktree);
+    const name = inWorktree ? "worktrees" : request.provider === "demo" ? "demo" : scenarioFor(request.goal, request.planMode ?? false);
     const shape = {
       approvalMode: request.approvalMode,
       budgets: request.budgets,
@@ -183,9 +178,10 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
       untrustedHooks: projectHooks.notTrusted(workspace.path) !== null,
       planMode: request.planMode ?? false,
     };
-    const takes = takesFor(SCENARIOS[name], shape);
+    const takes = takesFor(inWorktree ? { ...SCENARIOS.worktrees, takes: [inWorktree.take] } : SCENARIOS[name], shape);
     if (typeof takes === "string") return unrecorded(spec, takes);
     const run = engine.create({ ...spec, recorded: createdOf(takes[0].run) });
+    if (worktree) directories.add(worktree.path);
     return play(run, name, takes, (t) => t.run, [run.id]);
   }
 
@@ -335,9 +331,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "list_worktrees":
             return worktrees.list();
           case "apply_worktree":
-            return worktrees.apply(String(input.runId), (input.paths as string[] | undefined) ?? []);
+            return worktrees.play(String(input.runId), { cmd: "apply_worktree", paths: (input.paths as string[] | undefined) ?? [] });
+          case "undo_apply":
+            return worktrees.play(String(input.runId), { cmd: "undo_apply", force: Boolean(input.force) });
           case "discard_worktree":
-            return worktrees.discard(String(input.runId));
+            return worktrees.play(String(input.runId), { cmd: "discard_worktree" });
           case "prune_worktrees":
             return worktrees.prune();
           case "cancel_run":

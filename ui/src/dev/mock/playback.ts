@@ -5,8 +5,9 @@
 // take recorded for the decision made. Seqs and causes follow the mock
 // run (an interruption and resume in between shift them).
 import type { DecisionInput, EventEnvelope, EventPayload, LiveUpdate } from "../../bindings";
+import { MockError } from "./errors";
 import type { MockRun, MockRunEngine } from "./runEngine";
-import { sameDecision, type RecordedRun, type Take } from "./scenario";
+import { canonical, sameDecision, type RecordedCommand, type RecordedRun, type Take } from "./scenario";
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -154,8 +155,9 @@ class Player {
  * keeps the takes that still match.
  */
 export async function playBack(engine: MockRunEngine, run: MockRun, takes: Take[], pick: (take: Take) => RecordedRun, options: PlaybackOptions): Promise<void> {
-  const player = new Player(engine, run, takes, pick, options);
+  // Set first: a recording is localised by the take the run plays.
   run.takes = takes;
+  const player = new Player(engine, run, takes, pick, options);
   run.decided = player.decided;
   await player.play(0);
 }
@@ -170,4 +172,20 @@ export function appendRecorded(engine: MockRunEngine, run: MockRun, recorded: Pi
     out.push(committed);
   }
   return out;
+}
+
+/** The command recorded for `request` from the state `before` (both as recorded, compared canonically), if any. */
+export function findRecorded<C extends RecordedCommand<unknown, unknown, unknown>>(recorded: readonly C[], request: unknown, before: unknown): C | undefined {
+  return recorded.find((c) => canonical(c.request) === canonical(request) && canonical(c.before) === canonical(before));
+}
+
+/**
+ * Answers as the recorded command did: its error rejected as the shell
+ * would, else its events committed on the runs they name (already
+ * localised) and its answer returned.
+ */
+export function answerRecorded(command: RecordedCommand<unknown, unknown, unknown>, commit: (runId: string, payload: EventPayload) => void): unknown {
+  if ("error" in command.outcome) throw new MockError(command.outcome.error);
+  for (const u of command.updates) if (u.kind === "run_event") commit(u.runId, u.event.payload);
+  return command.outcome.ok;
 }

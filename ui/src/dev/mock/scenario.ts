@@ -5,7 +5,7 @@
 // which take (one per sequence of decisions), and a request no take was
 // recorded for is refused, so the mock cannot show what the runtime
 // would not do.
-import type { ApiError, ArtifactItem, Budgets, DecisionInput, EventPayload, FileDiffView, LiveUpdate, ModelContextView, Price, ProposedChangeView } from "../../bindings";
+import type { ApiError, ArtifactItem, Budgets, DecisionInput, EventPayload, FileDiffView, LiveUpdate, ModelContextView, Price, ProposedChangeView, WorktreeInput, WorktreeView } from "../../bindings";
 import changes from "./fixtures/scenarios/changes.json";
 import commands from "./fixtures/scenarios/commands.json";
 import conversation from "./fixtures/scenarios/conversation.json";
@@ -16,6 +16,7 @@ import mcp from "./fixtures/scenarios/mcp.json";
 import plan from "./fixtures/scenarios/plan.json";
 import provider from "./fixtures/scenarios/provider.json";
 import twenty from "./fixtures/scenarios/twenty.json";
+import worktrees from "./fixtures/scenarios/worktrees.json";
 
 /** Everything recorded of one run: what was pushed, in order, and what the window could ask afterwards. */
 export interface RecordedRun {
@@ -32,10 +33,14 @@ export interface RecordedRun {
   full_diffs: Record<string, FileDiffView>;
   /** What each write asked about would change while it waited (`pending_change`), by call id. */
   proposals?: Record<string, ProposedChangeView | null>;
+  /** A worktree run's worktree as `list_worktrees` listed it once the run ended. */
+  worktree?: WorktreeView;
 }
 
 export interface Take {
   name: string;
+  /** A worktree run: what the new-run form asked for its worktree (the name stands for the user's). */
+  worktree_request?: WorktreeInput;
   /** The user's decisions, in the order the run asked. */
   decisions: DecisionInput[];
   run: RecordedRun;
@@ -75,13 +80,35 @@ export interface RecordedHunkRevert {
   changes: Pick<RecordedRun, "artifacts" | "diffs" | "full_diffs">;
 }
 
+/**
+ * A command the window sent and what the runtime answered, from the state
+ * it was recorded in (`before`): the events it appended (on the runs they
+ * name) and the state after. `take` names a worktree by the take whose run
+ * made it.
+ */
+export interface RecordedCommand<Request, State, After> {
+  request: Request;
+  before: State;
+  outcome: { ok: unknown } | { error: ApiError };
+  updates: LiveUpdate[];
+  after: After;
+}
+
 export interface Scenario {
-  placeholders: { workspace_path: string; workspace_id: string; data_folder: string; runs: string[] };
+  placeholders: {
+    workspace_path: string;
+    workspace_id: string;
+    data_folder: string;
+    runs: string[];
+    /** Worktree runs: the folder of the repository's worktrees, and each take's worktree name. */
+    worktrees?: string;
+    worktree_names?: string[];
+  };
   takes: Take[];
 }
 
-export const SCENARIOS = { changes, commands, conversation, demo, hooks, long, mcp, plan, provider, twenty } as unknown as Record<ScenarioName, Scenario>;
-export type ScenarioName = "changes" | "commands" | "conversation" | "demo" | "hooks" | "long" | "mcp" | "plan" | "provider" | "twenty";
+export const SCENARIOS = { changes, commands, conversation, demo, hooks, long, mcp, plan, provider, twenty, worktrees } as unknown as Record<ScenarioName, Scenario>;
+export type ScenarioName = "changes" | "commands" | "conversation" | "demo" | "hooks" | "long" | "mcp" | "plan" | "provider" | "twenty" | "worktrees";
 
 /** Which recorded scenario a request starts (as the mock's "model" would go about it): plan mode its own, else by the goal. */
 export function scenarioFor(goal: string, planMode = false): ScenarioName {
@@ -96,10 +123,20 @@ export function scenarioFor(goal: string, planMode = false): ScenarioName {
   return "provider";
 }
 
-/** `value` with the recording's placeholders replaced: its workspace, and run `i` of the take by `runs[i]` (null: left). */
-export function localise<T>(scenario: Scenario, value: T, ids: { workspacePath: string; workspaceId: string; runs: (string | null)[] }): T {
+/** What stands for the recording's placeholders: its workspace, run `i` of the take (`runs[i]`; null: left), and any other placeholder (`extra`, replaced first). */
+export interface LocalIds {
+  workspacePath: string;
+  workspaceId: string;
+  runs: (string | null)[];
+  extra?: [string, string][];
+}
+
+/** `value` with the recording's placeholders replaced by `ids`. */
+export function localise<T>(scenario: Scenario, value: T, ids: LocalIds): T {
   const { workspace_path, workspace_id, runs } = scenario.placeholders;
-  let text = JSON.stringify(value).replaceAll(workspace_path, ids.workspacePath).replaceAll(workspace_id, ids.workspaceId);
+  let text = JSON.stringify(value);
+  for (const [from, to] of ids.extra ?? []) text = text.replaceAll(from, to);
+  text = text.replaceAll(workspace_path, ids.workspacePath).replaceAll(workspace_id, ids.workspaceId);
   ids.runs.forEach((id, i) => {
     if (id !== null) text = text.replaceAll(runs[i], id);
   });
