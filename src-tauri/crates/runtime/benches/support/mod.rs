@@ -32,7 +32,12 @@ pub fn run_script(
     steps: Vec<serde_json::Value>,
 ) -> RunId {
     let start = script_start(ws, goal, steps);
-    wait_succeeded(rt, app, app.start_run(start).unwrap())
+    // The run's loop is spawned on the runtime.
+    let id = {
+        let _inside = rt.enter();
+        app.start_run(start).unwrap()
+    };
+    wait_succeeded(rt, app, id)
 }
 
 /// The run of `steps` on `ws` (a final answer added), nothing asked and
