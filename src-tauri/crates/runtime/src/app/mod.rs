@@ -3,6 +3,7 @@
 pub(crate) mod active;
 mod commands;
 pub(crate) mod compact;
+mod demo;
 mod held_secrets;
 pub(crate) mod images;
 pub(crate) mod local_run;
