@@ -13,6 +13,7 @@ mod own_folders;
 mod project_hooks;
 pub(crate) mod proposal;
 pub(crate) mod remembered;
+mod replay;
 pub(crate) mod requests;
 mod resume;
 pub(crate) mod runs;
