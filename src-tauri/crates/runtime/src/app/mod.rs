@@ -1,6 +1,7 @@
 //! The application: composition of store and clock, and the use cases.
 
 pub(crate) mod active;
+mod bundles;
 mod commands;
 pub(crate) mod compact;
 mod demo;
