@@ -20,6 +20,8 @@ mod resume;
 pub(crate) mod runs;
 pub(crate) mod settings;
 pub(crate) mod threads;
+mod worktree_list;
+mod worktrees;
 
 use crate::config::{OsKeychain, SecretStore};
 use crate::live::LiveBus;

@@ -8,10 +8,9 @@ use crate::artifacts::export::referenced_hashes;
 use crate::artifacts::secrets::secret_hashes;
 use crate::AppError;
 use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, RunId};
+use bearagent_store::Store;
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
-
-use bearagent_store::Store;
 use std::io::Write;
 use std::path::Path;
 
