@@ -2,14 +2,10 @@
 //! scripted model that reads, asks to write, and answers. Always labelled
 //! as a demo wherever it is shown.
 
-use crate::app::Application;
-use crate::profile::RunProfile;
-use crate::views::Workspace;
-use crate::{AppError, StartRun};
-use bearagent_kernel::{ApprovalMode, RunId};
+use crate::AppError;
+use bearagent_kernel::RunId;
 use bearagent_providers::ScriptedProvider;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// Provider name runs of the demo record.
 pub const DEMO_PROVIDER: &str = "demo";
@@ -75,68 +71,10 @@ pub fn create_demo_workspace(parent: &Path) -> Result<PathBuf, AppError> {
     Ok(root)
 }
 
-impl Application {
-    /// Creates a sample workspace in the temp folder and starts the demo run
-    /// on it, asking before the write.
-    pub fn start_demo_run(&self) -> Result<(Workspace, RunId), AppError> {
-        let root = create_demo_workspace(&std::env::temp_dir())?;
-        let path = root.display().to_string();
-        let profile = RunProfile {
-            name: "demo".into(),
-            approval_mode: ApprovalMode::AskWrites,
-            ..RunProfile::default()
-        };
-        let run_id = self.start_run(StartRun {
-            workspace: path.clone(),
-            goal: "Read the notes in docs/ and write a short plan for multi-language greetings to docs/plan.md".into(),
-            profile,
-            provider: Arc::new(demo_provider()?),
-            images: Vec::new(),
-        })?;
-        let workspace = self
-            .recent_workspace_by_path(&path)?
-            .ok_or_else(|| AppError::Corrupt("the demo workspace was not recorded".into()))?;
-        Ok((workspace, run_id))
-    }
-
-    /// The provider a follow-up of a run uses: the same one (the demo's
-    /// follow-up script for a demo run).
-    pub(crate) fn provider_for_follow_up(
-        &self,
-        name: &str,
-        model: &str,
-    ) -> Result<Arc<dyn bearagent_providers::ModelProvider>, AppError> {
-        if name == DEMO_PROVIDER {
-            let provider = ScriptedProvider::from_json(FOLLOW_UP_SCRIPT)
-                .map(|p| p.named(DEMO_PROVIDER).with_model("demo-script"))
-                .map_err(|e| {
-                    AppError::Corrupt(format!("the built-in demo script is invalid: {e}"))
-                })?;
-            return Ok(Arc::new(provider));
-        }
-        self.provider_for_resume(name, model, 0)
-    }
-
-    /// Rebuilds the provider a run used, for resuming it.
-    pub(crate) fn provider_for_resume(
-        &self,
-        name: &str,
-        model: &str,
-        model_calls_done: u32,
-    ) -> Result<Arc<dyn bearagent_providers::ModelProvider>, AppError> {
-        match name {
-            DEMO_PROVIDER => {
-                let provider = demo_provider()?;
-                provider.skip(model_calls_done as usize);
-                Ok(Arc::new(provider))
-            }
-            other => self.provider_with(
-                other,
-                &crate::config::ProviderOverrides {
-                    model: (!model.is_empty()).then(|| model.to_owned()),
-                    ..Default::default()
-                },
-            ),
-        }
-    }
+/// The demo model's follow-up: it re-reads the plan and says it is
+/// scripted.
+pub(crate) fn demo_follow_up_provider() -> Result<ScriptedProvider, AppError> {
+    ScriptedProvider::from_json(FOLLOW_UP_SCRIPT)
+        .map(|p| p.named(DEMO_PROVIDER).with_model("demo-script"))
+        .map_err(|e| AppError::Corrupt(format!("the built-in demo script is invalid: {e}")))
 }

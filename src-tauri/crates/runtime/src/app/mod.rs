@@ -1,8 +1,11 @@
 //! The application: composition of store and clock, and the use cases.
 
 pub(crate) mod active;
+mod bundles;
 mod commands;
 pub(crate) mod compact;
+mod demo;
+mod export;
 mod held_secrets;
 pub(crate) mod images;
 pub(crate) mod local_run;
@@ -12,11 +15,16 @@ mod own_folders;
 mod project_hooks;
 pub(crate) mod proposal;
 pub(crate) mod remembered;
+mod replay;
 pub(crate) mod requests;
 mod resume;
+pub(crate) mod review;
+mod rewind;
 pub(crate) mod runs;
 pub(crate) mod settings;
 pub(crate) mod threads;
+mod worktree_list;
+mod worktrees;
 
 use crate::config::{OsKeychain, SecretStore};
 use crate::live::LiveBus;

@@ -1,18 +1,19 @@
 //! Exporting a run: one JSON file (every event plus the blobs they
 //! reference) and a readable Markdown report (goal, timeline summary, final
-//! answer, per-file diffs).
+//! answer, per-file diffs). The use case, `Application::export_run`, is in
+//! `app/export.rs`.
 
-use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, FileDiff, LineKind};
 use crate::artifacts::projection::artifacts;
 use crate::artifacts::secrets::{looks_secret, secret_hashes};
 use crate::AppError;
 use bearagent_kernel::{EventEnvelope, EventPayload, RunId, RunProjection};
+use bearagent_store::Store;
 use bearagent_tools::sandbox::network::{NETWORK_OFF, NETWORK_SETTING};
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Exported {
@@ -343,120 +344,88 @@ fn unified(diff: &FileDiff) -> String {
     }
 }
 
-/// Maps an IO error to one naming `path`.
-fn io_at(path: &Path) -> impl FnOnce(std::io::Error) -> AppError {
-    let path = path.to_path_buf();
-    move |source| AppError::Io { path, source }
+/// The JSON export: the run, every event, and the blobs they reference
+/// (hex-encoded, by hash).
+pub(crate) fn export_document(
+    store: &Store,
+    run: &RunProjection,
+    events: &[EventEnvelope],
+) -> Result<serde_json::Value, AppError> {
+    let mut blobs = BTreeMap::new();
+    let withheld = secret_hashes(events);
+    for hash in referenced_hashes(events) {
+        if withheld.contains(&hash) {
+            continue;
+        }
+        if let Some(bytes) = store.get_blob(&hash)? {
+            blobs.insert(hash.to_string(), hex(&bytes));
+        }
+    }
+    Ok(json!({
+        "format": "bearagent-run-export",
+        "version": 1,
+        "run": run,
+        "events": events,
+        "blobs_hex": blobs,
+        // Versions of files that look like they hold secrets (`.env`,
+        // keys): named, never exported.
+        "withheld_blobs": withheld,
+    }))
 }
 
-impl Application {
-    /// Writes `<dir>/bearagent-run-<id>.json` and `.md`.
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "an export the user asked for, written to the folder they named, not a workspace effect"
-    )]
-    pub fn export_run(&self, run_id: RunId, dir: &Path) -> Result<Exported, AppError> {
-        let run = self.get_run(run_id)?;
-        let events = self.store.all_events(run_id)?;
-        let document = self.export_document(&run, &events)?;
-        std::fs::create_dir_all(dir).map_err(io_at(dir))?;
-        let json_path = dir.join(format!("bearagent-run-{run_id}.json"));
-        let text = serde_json::to_string_pretty(&document)
-            .map_err(|e| AppError::Corrupt(e.to_string()))?;
-        std::fs::write(&json_path, text).map_err(io_at(&json_path))?;
-
-        let md = self.report(run_id, &run, &events)?;
-        let md_path = dir.join(format!("bearagent-run-{run_id}.md"));
-        std::fs::write(&md_path, md).map_err(io_at(&md_path))?;
-        Ok(Exported {
-            json: json_path,
-            markdown: md_path,
-        })
+/// The Markdown report: the run's facts, its timeline, its answer and
+/// a diff of each file it changed.
+pub(crate) fn report(
+    store: &Store,
+    run_id: RunId,
+    run: &RunProjection,
+    events: &[EventEnvelope],
+) -> Result<String, AppError> {
+    let mut md = report_header(run_id, run);
+    let _ = writeln!(md, "## Timeline\n");
+    for line in events.iter().filter_map(timeline_line) {
+        let _ = writeln!(md, "{line}");
     }
-
-    /// The JSON export: the run, every event, and the blobs they reference
-    /// (hex-encoded, by hash).
-    fn export_document(
-        &self,
-        run: &RunProjection,
-        events: &[EventEnvelope],
-    ) -> Result<serde_json::Value, AppError> {
-        let mut blobs = BTreeMap::new();
-        let withheld = secret_hashes(events);
-        for hash in referenced_hashes(events) {
-            if withheld.contains(&hash) {
-                continue;
-            }
-            if let Some(bytes) = self.store.get_blob(&hash)? {
-                blobs.insert(hash.to_string(), hex(&bytes));
-            }
-        }
-        Ok(json!({
-            "format": "bearagent-run-export",
-            "version": 1,
-            "run": run,
-            "events": events,
-            "blobs_hex": blobs,
-            // Versions of files that look like they hold secrets (`.env`,
-            // keys): named, never exported.
-            "withheld_blobs": withheld,
-        }))
+    if let Some(answer) = &run.final_answer {
+        let _ = writeln!(md, "\n## Final answer\n\n{answer}");
     }
-
-    /// The Markdown report: the run's facts, its timeline, its answer and
-    /// a diff of each file it changed.
-    fn report(
-        &self,
-        run_id: RunId,
-        run: &RunProjection,
-        events: &[EventEnvelope],
-    ) -> Result<String, AppError> {
-        let mut md = report_header(run_id, run);
-        let _ = writeln!(md, "## Timeline\n");
-        for line in events.iter().filter_map(timeline_line) {
-            let _ = writeln!(md, "{line}");
-        }
-        if let Some(answer) = &run.final_answer {
-            let _ = writeln!(md, "\n## Final answer\n\n{answer}");
-        }
-        let files = artifacts(events);
-        if !files.is_empty() {
-            let _ = writeln!(md, "\n## Files\n");
-        }
-        for a in files {
-            if looks_secret(&a.path) {
-                let _ = writeln!(
-                    md,
-                    "### `{}` ({})\n\n(content withheld from the export: the file looks like it holds secrets)\n",
-                    a.path,
-                    a.change().as_str()
-                );
-                continue;
-            }
-            let before = match &a.before {
-                Some(h) => self.store.get_blob(h)?,
-                None => None,
-            };
-            let after = match &a.after {
-                Some(h) => self.store.get_blob(h)?,
-                None => None,
-            };
-            let change = a.change().as_str();
-            let by: String = a
-                .by_hooks
-                .iter()
-                .map(|h| format!(", by hook `{h}`"))
-                .collect();
-            let diff = diff_versions(before.as_deref(), after.as_deref(), true);
+    let files = artifacts(events);
+    if !files.is_empty() {
+        let _ = writeln!(md, "\n## Files\n");
+    }
+    for a in files {
+        if looks_secret(&a.path) {
             let _ = writeln!(
                 md,
-                "### `{}` ({change}{by})\n\n```diff\n{}```\n",
+                "### `{}` ({})\n\n(content withheld from the export: the file looks like it holds secrets)\n",
                 a.path,
-                unified(&diff)
+                a.change().as_str()
             );
+            continue;
         }
-        Ok(md)
+        let before = match &a.before {
+            Some(h) => store.get_blob(h)?,
+            None => None,
+        };
+        let after = match &a.after {
+            Some(h) => store.get_blob(h)?,
+            None => None,
+        };
+        let change = a.change().as_str();
+        let by: String = a
+            .by_hooks
+            .iter()
+            .map(|h| format!(", by hook `{h}`"))
+            .collect();
+        let diff = diff_versions(before.as_deref(), after.as_deref(), true);
+        let _ = writeln!(
+            md,
+            "### `{}` ({change}{by})\n\n```diff\n{}```\n",
+            a.path,
+            unified(&diff)
+        );
     }
+    Ok(md)
 }
 
 /// The report's title and the run's facts: goal, workspace, status,

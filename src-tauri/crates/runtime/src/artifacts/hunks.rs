@@ -1,12 +1,9 @@
 //! Reverting some hunks of a run's change to a file: the file gets the
 //! run's version with those hunks put back as they were before the run,
-//! recorded like every review (intent, disk, outcome).
+//! recorded like every review (intent, disk, outcome). The use case,
+//! `Application::revert_hunks`, is in `app/review.rs`.
 
-use crate::app::Application;
 use crate::artifacts::diff::{diff_versions, hunk_groups, DiffHunk, FileDiff};
-use crate::artifacts::projection::Review;
-use crate::AppError;
-use bearagent_kernel::{ContentHash, ReviewAction, RunId};
 use imara_diff::{Algorithm, Diff, InternedInput};
 
 /// `now` with the hunks `selected` (numbered from 1, as the diff from
@@ -57,7 +54,7 @@ pub fn without_hunks(before: &str, now: &str, selected: &[u32]) -> Result<String
 /// text, all of them cut to `MAX_TOLD_BYTES`.
 pub(crate) const MAX_TOLD_BYTES: usize = 4 * 1024;
 
-fn reverted_text(before: &str, now: &str, hunks: &[u32]) -> Vec<(u32, String)> {
+pub(crate) fn reverted_text(before: &str, now: &str, hunks: &[u32]) -> Vec<(u32, String)> {
     let shown = match diff_versions(Some(before.as_bytes()), Some(now.as_bytes()), true) {
         FileDiff::Text { hunks, .. } => hunks,
         FileDiff::Binary { .. } => Vec::new(),
@@ -75,51 +72,6 @@ fn reverted_text(before: &str, now: &str, hunks: &[u32]) -> Vec<(u32, String)> {
             (*n, kept)
         })
         .collect()
-}
-
-impl Application {
-    /// Reverts hunks `hunks` (numbered from 1) of the run's change to
-    /// `path`, if the file still holds what BearAgent last put there (or
-    /// with `force`, saving what it holds); the other hunks stay.
-    pub fn revert_hunks(
-        &self,
-        run_id: RunId,
-        path: &str,
-        hunks: &[u32],
-        force: bool,
-    ) -> Result<(), AppError> {
-        let mut rec = self.settled_recorder(run_id)?;
-        let record = self.find_artifact(run_id, path)?;
-        if record.review == Review::Reverted {
-            return Err(AppError::Conflict(format!("{path} is already reverted")));
-        }
-        let text = |hash: &Option<ContentHash>| -> Result<String, AppError> {
-            let bytes = self.blob(hash)?.unwrap_or_default();
-            String::from_utf8(bytes).map_err(|_| {
-                AppError::InvalidInput(format!("{path} is not text: revert the whole file instead"))
-            })
-        };
-        let (before, now) = (text(&record.before)?, text(&record.now)?);
-        let content = without_hunks(&before, &now, hunks)
-            .map_err(|e| AppError::InvalidInput(format!("{path}: {e}")))?;
-        // Every hunk back is the version from before the run (a file the
-        // run created goes).
-        let target = if content == before {
-            record.before.clone()
-        } else {
-            Some(self.store.put_blob(content.as_bytes(), self.clock.now())?)
-        };
-        let told = reverted_text(&before, &now, hunks);
-        let swap = self.plan_swap(run_id, path, &record.now, &target, force)?;
-        Self::apply_swap(
-            &mut rec,
-            path,
-            ReviewAction::RevertHunks.into(),
-            &told,
-            &target,
-            swap,
-        )
-    }
 }
 
 #[cfg(test)]
@@ -161,7 +113,3 @@ mod tests {
         assert!(without_hunks(BEFORE, NOW, &[]).is_err());
     }
 }
-
-#[cfg(test)]
-#[path = "hunks_tests.rs"]
-mod app_tests;

@@ -9,9 +9,9 @@ pub mod hunks;
 pub mod projection;
 pub mod revert;
 pub mod rewind;
-mod rewind_thread;
+pub(crate) mod rewind_thread;
 pub(crate) mod secrets;
-mod swap;
+pub(crate) mod swap;
 
 pub use export::Exported;
 pub use projection::{ArtifactRecord, Change, Review, UntrackedEffect};

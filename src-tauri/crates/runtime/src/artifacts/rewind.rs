@@ -3,15 +3,13 @@
 //! redo puts back what the last rewind replaced. Each file is guarded and
 //! recorded like a revert (intent, disk, outcome; settled after a crash),
 //! and the whole rewind is refused, touching nothing, when any file
-//! changed since BearAgent last wrote it, unless forced.
+//! changed since BearAgent last wrote it, unless forced. The use cases
+//! (`rewind`, `redo_rewind`) are in `app/rewind.rs`.
 
-use crate::app::Application;
 use crate::artifacts::projection::ArtifactFold;
-use crate::artifacts::revert::{abandoned, command_dirs, prune_empty_dirs, Step, Swap};
+use crate::artifacts::revert::{abandoned, prune_empty_dirs, Step, Swap};
 use crate::AppError;
-use bearagent_kernel::{
-    ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, ReviewAction, RunId,
-};
+use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, EventSeq, FileEffect, RunId};
 use std::collections::BTreeMap;
 
 /// What a rewind (or its redo) did.
@@ -91,177 +89,8 @@ fn last_rewind(events: &[EventEnvelope]) -> Result<(EventSeq, Vec<RewoundFrom>),
     Ok((to, files))
 }
 
-impl Application {
-    /// Rewinds the files of the ended run `run_id` to event `to` — and
-    /// first, newest first, every later run of its thread (its follow-ups
-    /// and forks) to its start, refusing as a whole if a file changed
-    /// since any of them wrote it.
-    #[tracing::instrument(skip(self))]
-    pub fn rewind(
-        &self,
-        run_id: RunId,
-        to: EventSeq,
-        force: bool,
-    ) -> Result<RewindReport, AppError> {
-        let later = self.later_runs(run_id)?;
-        let mut plans = Vec::with_capacity(later.len() + 1);
-        for id in later {
-            let (rec, plan) = self.plan_rewind(id, EventSeq(0))?;
-            plans.push((id, EventSeq(0), rec, plan));
-        }
-        let (rec, plan) = self.plan_rewind(run_id, to)?;
-        plans.push((run_id, to, rec, plan));
-        if !force {
-            self.check_thread(&plans)?;
-        }
-        let mut also = Vec::new();
-        let mut report = None;
-        for (id, to, rec, plan) in plans {
-            if id != run_id && plan.is_empty() {
-                continue;
-            }
-            let done = self.apply_rewind(rec, id, (to, false), plan, force)?;
-            if id == run_id {
-                report = Some(done);
-            } else {
-                also.push((id, done.files.len()));
-            }
-        }
-        let mut report =
-            report.ok_or_else(|| AppError::Internal("the rewind lost its run".into()))?;
-        report.later_runs = also;
-        Ok(report)
-    }
-
-    /// What rewinding `run_id` to `to` changes, file by file; nothing is
-    /// touched.
-    pub(crate) fn plan_rewind(
-        &self,
-        run_id: RunId,
-        to: EventSeq,
-    ) -> Result<(crate::run::recorder::Recorder, Vec<Planned>), AppError> {
-        let rec = self.settled_recorder(run_id)?;
-        let end = rec
-            .events()
-            .iter()
-            .find(|e| e.payload.is_terminal())
-            .map(|e| e.seq)
-            .ok_or_else(|| AppError::Conflict("the run has not ended".into()))?;
-        if to > end {
-            return Err(AppError::InvalidInput(format!(
-                "event {} is after the run's end (event {}): rewind to one of its events",
-                to.0, end.0
-            )));
-        }
-        let run_events: Vec<EventEnvelope> = rec
-            .events()
-            .iter()
-            .filter(|e| e.seq <= end)
-            .cloned()
-            .collect();
-        let mut fold = ArtifactFold::default();
-        fold.apply(rec.events());
-        let root = self.workspace_root(run_id)?;
-        let plan: Vec<Planned> = versions_at(&run_events, to)
-            .into_iter()
-            .filter_map(|(path, (target, mode))| {
-                let expected = fold.file(&path).map(|r| r.now.clone()).unwrap_or(None);
-                let mode_moved = mode.is_some() && mode != mode_on_disk(&root, &path);
-                (expected != target || mode_moved).then_some(Planned {
-                    path,
-                    expected,
-                    target,
-                    mode,
-                })
-            })
-            .collect();
-        Ok((rec, plan))
-    }
-
-    /// Undoes the last rewind of `run_id`: each of its files gets back
-    /// what the rewind replaced, guarded the same way.
-    #[tracing::instrument(skip(self))]
-    pub fn redo_rewind(&self, run_id: RunId, force: bool) -> Result<RewindReport, AppError> {
-        let rec = self.settled_recorder(run_id)?;
-        let (to, files) = last_rewind(rec.events()).map_err(AppError::Conflict)?;
-        let mut fold = ArtifactFold::default();
-        fold.apply(rec.events());
-        let plan = files
-            .into_iter()
-            .map(|(path, _, replaced)| {
-                let record = fold.file(&path);
-                Planned {
-                    expected: record.and_then(|r| r.now.clone()),
-                    // What the rewind replaced was, as a rule, the run's end.
-                    mode: record.and_then(|r| r.after_mode),
-                    path,
-                    target: replaced,
-                }
-            })
-            .collect();
-        self.apply_rewind(rec, run_id, (to, true), plan, force)
-    }
-
-    /// Checks every file first (nothing is touched if one changed since,
-    /// unless forced), then records the rewind and changes file by file.
-    fn apply_rewind(
-        &self,
-        mut rec: crate::run::recorder::Recorder,
-        run_id: RunId,
-        (to, redo): (EventSeq, bool),
-        plan: Vec<Planned>,
-        force: bool,
-    ) -> Result<RewindReport, AppError> {
-        let root_dir = self.workspace_root(run_id)?.path().to_path_buf();
-        let swaps = self.plan_swaps(run_id, plan)?;
-        if !force {
-            refuse_changed(&swaps)?;
-        }
-        let mut report = RewindReport {
-            to,
-            redo,
-            files: Vec::new(),
-            later_runs: Vec::new(),
-        };
-        if swaps.is_empty() {
-            return Ok(report);
-        }
-        let paths = swaps.iter().map(|(p, _)| p.path.clone()).collect();
-        let action = if redo {
-            ReviewAction::Redo
-        } else {
-            ReviewAction::Rewind
-        };
-        let step = Step {
-            action,
-            rewound_to: Some(to),
-        };
-        // Every intent in one commit before the disk changes, every
-        // outcome in one after: a crash between leaves intents that the
-        // next review settles from the disk, file by file.
-        let mut intents = vec![EventPayload::RewindStarted { to, redo, paths }];
-        intents.extend(
-            swaps
-                .iter()
-                .map(|(p, s)| s.intent(&p.path, step, &[], &p.target)),
-        );
-        rec.record_chain(rec.last_seq(), intents)?;
-        let dirs = command_dirs(rec.events(), action);
-        let (outcomes, failed) = write_all(swaps, step, &dirs, &mut report.files);
-        // On disk before the outcomes say so.
-        if let Err(source) = bearagent_tools::sync_filesystem(&root_dir) {
-            tracing::warn!(%source, "could not sync the workspace after a rewind");
-        }
-        rec.record_chain(rec.last_seq(), outcomes)?;
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(report),
-        }
-    }
-}
-
 /// Refuses when a file holds something else than BearAgent last put there.
-fn refuse_changed(swaps: &[(Planned, Swap)]) -> Result<(), AppError> {
+pub(crate) fn refuse_changed(swaps: &[(Planned, Swap)]) -> Result<(), AppError> {
     let changed: Vec<&str> = swaps
         .iter()
         .filter(|(_, s)| s.forced())
@@ -283,7 +112,7 @@ fn refuse_changed(swaps: &[(Planned, Swap)]) -> Result<(), AppError> {
 
 /// Writes every file (without waiting for the disk), stopping at the
 /// first that fails: the outcomes to record, and that failure.
-fn write_all(
+pub(crate) fn write_all(
     swaps: Vec<(Planned, Swap)>,
     step: Step,
     dirs: &std::collections::BTreeSet<String>,
@@ -324,44 +153,64 @@ fn plural(n: usize) -> String {
     }
 }
 
-impl Application {
-    /// Reads what every file holds now (saving it, in one batch, so the
-    /// rewind can be undone) and the version that goes there. Nothing on
-    /// disk changes.
-    fn plan_swaps(
-        &self,
-        run_id: RunId,
-        plan: Vec<Planned>,
-    ) -> Result<Vec<(Planned, Swap)>, AppError> {
-        let root = self.workspace_root(run_id)?;
-        let mut current = Vec::with_capacity(plan.len());
-        for p in &plan {
-            let path = root
-                .resolve_for_write(&p.path)
-                .map_err(|e| AppError::InvalidInput(format!("{}: {e}", p.path)))?;
-            let now = crate::run::receipts::current_hash(&path).map_err(|source| AppError::Io {
-                path: path.clone(),
-                source,
-            })?;
-            current.push((path, now));
-        }
-        let kept = self.store.put_blobs(
-            current
-                .iter()
-                .filter_map(|(_, now)| now.as_ref().map(|(_, b)| b.as_slice())),
-            self.clock.now(),
-        )?;
-        let mut kept = kept.into_iter();
-        let mut out = Vec::with_capacity(plan.len());
-        for (p, (path, now)) in plan.into_iter().zip(current) {
-            let hash = now.as_ref().map(|(h, _)| h.clone());
-            let replaced = now.and_then(|_| kept.next());
-            let forced = hash != p.expected;
-            let swap = Swap::new(path, self.blob(&p.target)?, replaced, forced).with_mode(p.mode);
-            out.push((p, swap));
-        }
-        Ok(out)
+/// What rewinding the run of `events` to `to` changes, file by file
+/// (`root`: its workspace): each file whose content or mode moved since.
+/// Refused before the run ended or past its end; nothing is touched.
+pub(crate) fn plan_to(
+    events: &[EventEnvelope],
+    to: EventSeq,
+    root: &bearagent_tools::WorkspaceRoot,
+) -> Result<Vec<Planned>, AppError> {
+    let end = events
+        .iter()
+        .find(|e| e.payload.is_terminal())
+        .map(|e| e.seq)
+        .ok_or_else(|| AppError::Conflict("the run has not ended".into()))?;
+    if to > end {
+        return Err(AppError::InvalidInput(format!(
+            "event {} is after the run's end (event {}): rewind to one of its events",
+            to.0, end.0
+        )));
     }
+    let run_events: Vec<EventEnvelope> = events.iter().filter(|e| e.seq <= end).cloned().collect();
+    let mut fold = ArtifactFold::default();
+    fold.apply(events);
+    let plan = versions_at(&run_events, to)
+        .into_iter()
+        .filter_map(|(path, (target, mode))| {
+            let expected = fold.file(&path).map(|r| r.now.clone()).unwrap_or(None);
+            let mode_moved = mode.is_some() && mode != mode_on_disk(root, &path);
+            (expected != target || mode_moved).then_some(Planned {
+                path,
+                expected,
+                target,
+                mode,
+            })
+        })
+        .collect();
+    Ok(plan)
+}
+
+/// What redoing the last rewind of the run of `events` puts back, and the
+/// event that rewind went to: each file gets what the rewind replaced.
+pub(crate) fn redo_plan(events: &[EventEnvelope]) -> Result<(EventSeq, Vec<Planned>), AppError> {
+    let (to, files) = last_rewind(events).map_err(AppError::Conflict)?;
+    let mut fold = ArtifactFold::default();
+    fold.apply(events);
+    let plan = files
+        .into_iter()
+        .map(|(path, _, replaced)| {
+            let record = fold.file(&path);
+            Planned {
+                expected: record.and_then(|r| r.now.clone()),
+                // What the rewind replaced was, as a rule, the run's end.
+                mode: record.and_then(|r| r.after_mode),
+                path,
+                target: replaced,
+            }
+        })
+        .collect();
+    Ok((to, plan))
 }
 
 /// One file of a rewind: what it should hold now, and what goes there.
@@ -382,5 +231,42 @@ fn mode_on_disk(root: &bearagent_tools::WorkspaceRoot, rel: &str) -> Option<u32>
 }
 
 #[cfg(test)]
-#[path = "rewind_tests.rs"]
-mod tests;
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_at_a_point_is_what_the_first_later_write_found() {
+        use bearagent_kernel::{CallId, NewEvent};
+        let h = |c: char| Some(ContentHash::parse(&c.to_string().repeat(64)).unwrap());
+        let written = |path: &str, before, after| EventPayload::ArtifactRecorded {
+            call_id: CallId::new("c").unwrap(),
+            path: path.into(),
+            before_hash: before,
+            after_hash: after,
+            before_mode: None,
+            after_mode: None,
+            by_hook: None,
+        };
+        let run = RunId::new();
+        let events: Vec<EventEnvelope> = [
+            written("a", None, h('a')),
+            written("a", h('a'), h('b')),
+            written("b", h('c'), None),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            NewEvent::new(bearagent_kernel::testkit::at(0), None, p)
+                .into_envelope(run, EventSeq(i as u64 + 1))
+        })
+        .collect();
+        let at1 = versions_at(&events, EventSeq(1));
+        assert_eq!(at1.get("a"), Some(&(h('a'), None)));
+        assert_eq!(at1.get("b"), Some(&(h('c'), None)));
+        assert_eq!(
+            versions_at(&events, EventSeq(0)).get("a"),
+            Some(&(None, None))
+        );
+        assert!(versions_at(&events, EventSeq(3)).is_empty());
+    }
+}

@@ -9,18 +9,14 @@
 //! forkable, never continued or reviewed here.
 
 mod manifest;
-mod read;
+pub(crate) mod read;
 pub(crate) mod redact;
-mod scrub;
+pub(crate) mod scrub;
 pub(crate) mod secret_values;
-mod write;
+pub(crate) mod write;
 
 pub use manifest::{
     ExportOptions, ImportReport, Manifest, BUNDLE_EXTENSION, BUNDLE_FORMAT, BUNDLE_VERSION,
 };
 pub use read::BundleError;
 pub use redact::Redaction;
-
-#[cfg(test)]
-#[path = "tests.rs"]
-mod tests;

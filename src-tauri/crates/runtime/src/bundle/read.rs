@@ -1,18 +1,15 @@
 //! Reading a bundle: every entry checked (name, kind, size, content) and
 //! every run replayed through the reducer before anything is written, so
-//! a bad bundle changes nothing.
+//! a bad bundle changes nothing. The use case,
+//! `Application::import_bundle`, is in `app/bundles.rs`.
 
-use super::manifest::{ImportReport, Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
-use crate::app::Application;
+use super::manifest::{Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
 use crate::artifacts::export::referenced_hashes;
 use crate::AppError;
-use bearagent_kernel::{
-    apply, ContentHash, EventEnvelope, EventSeq, NewEvent, RunId, EVENT_SCHEMA_VERSION,
-};
+use bearagent_kernel::{apply, ContentHash, EventEnvelope, EventSeq, RunId, EVENT_SCHEMA_VERSION};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
 use std::path::Path;
-use tracing::instrument;
 
 /// The largest manifest, run log and blob a bundle may hold.
 const MAX_MANIFEST: u64 = 1024 * 1024;
@@ -50,61 +47,18 @@ impl From<BundleError> for AppError {
 }
 
 /// A bundle's checked contents.
-struct Contents {
-    manifest: Manifest,
-    runs: Vec<(RunId, Vec<EventEnvelope>)>,
-    blobs: BTreeMap<ContentHash, Vec<u8>>,
-}
-
-impl Application {
-    /// Imports the bundle at `file` as read-only runs; an ancestor this
-    /// store already has (the same events) is reused.
-    #[instrument(skip(self))]
-    pub fn import_bundle(&self, file: &Path) -> Result<ImportReport, AppError> {
-        let contents = read_bundle(file)?;
-        let source = file.file_name().map_or_else(
-            || file.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let mut fresh = Vec::new();
-        for (run_id, events) in &contents.runs {
-            let here = self.store.all_events(*run_id)?;
-            if here.is_empty() {
-                fresh.push((*run_id, events));
-            } else if !same_events(&here, events) {
-                return Err(BundleError::Collides(*run_id).into());
-            }
-        }
-        let at = self.clock.now();
-        let blobs: Vec<&[u8]> = contents.blobs.values().map(Vec::as_slice).collect();
-        self.store.put_blobs(blobs.iter().copied(), at)?;
-        let mut added = Vec::new();
-        for (run_id, events) in fresh {
-            let new: Vec<NewEvent> = events
-                .iter()
-                .map(|e| NewEvent::new(e.at, e.cause, e.payload.clone()))
-                .collect();
-            self.store.append_imported(run_id, new, &source, at)?;
-            added.push(run_id);
-        }
-        let run_id = contents.manifest.run_id.parse().map_err(|_| {
-            BundleError::Damaged(format!("manifest run id {:?}", contents.manifest.run_id))
-        })?;
-        Ok(ImportReport {
-            run_id,
-            added,
-            blobs: contents.blobs.len(),
-            redactions: contents.manifest.redactions.clone(),
-        })
-    }
+pub(crate) struct Contents {
+    pub(crate) manifest: Manifest,
+    pub(crate) runs: Vec<(RunId, Vec<EventEnvelope>)>,
+    pub(crate) blobs: BTreeMap<ContentHash, Vec<u8>>,
 }
 
 /// The same run: the same events, in the same order (time stamps too).
-fn same_events(a: &[EventEnvelope], b: &[EventEnvelope]) -> bool {
+pub(crate) fn same_events(a: &[EventEnvelope], b: &[EventEnvelope]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
-fn read_bundle(file: &Path) -> Result<Contents, BundleError> {
+pub(crate) fn read_bundle(file: &Path) -> Result<Contents, BundleError> {
     let name = file.display().to_string();
     let opened = std::fs::File::open(file)
         .map_err(|e| BundleError::Unreadable(name.clone(), e.to_string()))?;

@@ -1,123 +1,76 @@
-//! Writing a run's bundle.
+//! Writing a run's bundle: what it holds (the thread's runs and the
+//! blobs they reference) and the file. The use case,
+//! `Application::export_bundle`, is in `app/bundles.rs`.
 
-use super::manifest::{ExportOptions, Manifest, BUNDLE_FORMAT, BUNDLE_VERSION};
-use super::redact::Redactor;
-use super::scrub::{scrub, Scrubbed};
-use crate::app::Application;
+use super::manifest::Manifest;
+use super::scrub::Scrubbed;
 use crate::artifacts::export::referenced_hashes;
 use crate::artifacts::secrets::secret_hashes;
 use crate::AppError;
 use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, RunId};
+use bearagent_store::Store;
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// Blobs by their hash.
-type Blobs = BTreeMap<ContentHash, Vec<u8>>;
 use std::io::Write;
 use std::path::Path;
-use tracing::instrument;
 
-impl Application {
-    /// Writes `run_id` with its thread's earlier runs and their blobs to
-    /// `file` (replaced whole: written beside it, then renamed). A live
-    /// run is refused: its bundle would be a moment, not a record. Secret
-    /// values are redacted unless `options.include_secrets`.
-    #[instrument(skip(self))]
-    pub fn export_bundle(
-        &self,
-        run_id: RunId,
-        file: &Path,
-        options: ExportOptions,
-    ) -> Result<Manifest, AppError> {
-        let run = self.get_run(run_id)?;
-        if run.status.is_live() {
-            return Err(AppError::Conflict(format!(
-                "run {run_id} is still {}: export it once it has ended",
-                run.status.name()
+/// Blobs by their hash.
+pub(crate) type Blobs = BTreeMap<ContentHash, Vec<u8>>;
+
+/// The blobs the thread's events reference, by hash, and the hashes
+/// withheld (versions of secret-looking files).
+pub(crate) fn shipped_blobs(
+    store: &Store,
+    runs: &[Vec<EventEnvelope>],
+) -> Result<(Blobs, BTreeSet<String>), AppError> {
+    let mut blobs = BTreeMap::new();
+    let mut withheld = BTreeSet::new();
+    for events in runs {
+        let secret = secret_hashes(events);
+        for hash in referenced_hashes(events) {
+            if secret.contains(&hash) {
+                withheld.insert(hash.to_string());
+            } else if let Entry::Vacant(slot) = blobs.entry(hash) {
+                let bytes = store.get_blob(slot.key())?.ok_or_else(|| {
+                    AppError::Corrupt(format!(
+                        "blob {} referenced by the run is missing",
+                        slot.key()
+                    ))
+                })?;
+                slot.insert(bytes);
+            }
+        }
+    }
+    Ok((blobs, withheld))
+}
+
+/// The run and the runs it continues, each whole, oldest first.
+pub(crate) fn thread_runs(
+    store: &Store,
+    run_id: RunId,
+) -> Result<Vec<Vec<EventEnvelope>>, AppError> {
+    let mut chain = Vec::new();
+    let mut next = Some(run_id);
+    while let Some(id) = next {
+        if chain.len() > crate::thread::MAX_THREAD_DEPTH {
+            return Err(AppError::Corrupt(format!(
+                "run {run_id}'s thread is too deep"
             )));
         }
-        let runs = self.thread_runs(run_id)?;
-        let (blobs, withheld) = self.shipped_blobs(&runs)?;
-        let scrubbed = if options.include_secrets {
-            Scrubbed {
-                runs,
-                blobs,
-                redactions: Vec::new(),
+        let events = store.all_events(id)?;
+        next = match events.first().map(|e| &e.payload) {
+            Some(EventPayload::RunCreated { parent, .. }) => parent.map(|p| p.run_id),
+            _ => {
+                return Err(AppError::NotFound {
+                    what: "run",
+                    id: id.to_string(),
+                })
             }
-        } else {
-            let redactor = Redactor::new(self.known_secrets(&runs)?);
-            scrub(&redactor, runs, blobs)?
         };
-        let manifest = Manifest {
-            format: BUNDLE_FORMAT.into(),
-            version: BUNDLE_VERSION,
-            run_id: run_id.to_string(),
-            runs: scrubbed
-                .runs
-                .iter()
-                .filter_map(|e| Some(e.first()?.run_id.to_string()))
-                .collect(),
-            withheld_blobs: withheld.into_iter().collect(),
-            redactions: scrubbed.redactions.clone(),
-            exported_at: self.clock.now().to_rfc3339(),
-            producer: format!("bearagent {}", env!("CARGO_PKG_VERSION")),
-        };
-        pack(file, &manifest, &scrubbed)?;
-        Ok(manifest)
+        chain.push(events);
     }
-
-    /// The blobs the thread's events reference, by hash, and the hashes
-    /// withheld (versions of secret-looking files).
-    fn shipped_blobs(
-        &self,
-        runs: &[Vec<EventEnvelope>],
-    ) -> Result<(Blobs, BTreeSet<String>), AppError> {
-        let mut blobs = BTreeMap::new();
-        let mut withheld = BTreeSet::new();
-        for events in runs {
-            let secret = secret_hashes(events);
-            for hash in referenced_hashes(events) {
-                if secret.contains(&hash) {
-                    withheld.insert(hash.to_string());
-                } else if let Entry::Vacant(slot) = blobs.entry(hash) {
-                    let bytes = self.store.get_blob(slot.key())?.ok_or_else(|| {
-                        AppError::Corrupt(format!(
-                            "blob {} referenced by the run is missing",
-                            slot.key()
-                        ))
-                    })?;
-                    slot.insert(bytes);
-                }
-            }
-        }
-        Ok((blobs, withheld))
-    }
-
-    /// The run and the runs it continues, each whole, oldest first.
-    pub(crate) fn thread_runs(&self, run_id: RunId) -> Result<Vec<Vec<EventEnvelope>>, AppError> {
-        let mut chain = Vec::new();
-        let mut next = Some(run_id);
-        while let Some(id) = next {
-            if chain.len() > crate::thread::MAX_THREAD_DEPTH {
-                return Err(AppError::Corrupt(format!(
-                    "run {run_id}'s thread is too deep"
-                )));
-            }
-            let events = self.store.all_events(id)?;
-            next = match events.first().map(|e| &e.payload) {
-                Some(EventPayload::RunCreated { parent, .. }) => parent.map(|p| p.run_id),
-                _ => {
-                    return Err(AppError::NotFound {
-                        what: "run",
-                        id: id.to_string(),
-                    })
-                }
-            };
-            chain.push(events);
-        }
-        chain.reverse();
-        Ok(chain)
-    }
+    chain.reverse();
+    Ok(chain)
 }
 
 /// The bundle file: written beside `file`, then renamed over it.
@@ -125,7 +78,7 @@ impl Application {
     clippy::disallowed_methods,
     reason = "a bundle the user asked for, written to the file they named, not a workspace effect"
 )]
-fn pack(file: &Path, manifest: &Manifest, contents: &Scrubbed) -> Result<(), AppError> {
+pub(crate) fn pack(file: &Path, manifest: &Manifest, contents: &Scrubbed) -> Result<(), AppError> {
     let io = |source| AppError::Io {
         path: file.to_path_buf(),
         source,

@@ -5,29 +5,23 @@
 //! user's answers come from the recorded events; nothing executes, nothing
 //! touches the workspace or the network. Each event the loop would append
 //! must be the recorded one (times aside): the first that is not is the
-//! divergence. How the project tests its own harness.
+//! divergence. How the project tests its own harness. The use case,
+//! `Application::replay_run`, is in `app/replay.rs`.
 
 mod compare;
-mod provider;
-mod stage;
+pub(crate) mod provider;
+pub(crate) mod stage;
 pub(crate) use stage::PATH_ARGS;
-mod tape;
+pub(crate) mod tape;
 
 pub use compare::Divergence;
 pub use tape::Tape;
 
-use crate::app::threads::RecordedRun;
-use crate::app::Application;
 use crate::run::agent_loop::{drive, LoopStart};
 use crate::run::deps::LoopDeps;
 use crate::run::recorder::Recorder;
 use crate::AppError;
-use bearagent_kernel::{Clock, EventEnvelope, EventPayload, RunId};
-use bearagent_providers::ProviderInfo;
-use bearagent_tools::WorkspaceRoot;
-use std::sync::Arc;
-use tokio_util::sync::CancellationToken;
-use tracing::instrument;
+use bearagent_kernel::{EventEnvelope, EventPayload, RunId};
 
 /// What a replay found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,118 +38,13 @@ pub struct ReplayReport {
     pub notes: Vec<String>,
 }
 
-impl Application {
-    /// Re-drives `run_id` from its record and compares every step.
-    #[instrument(skip(self))]
-    pub async fn replay_run(&self, run_id: RunId) -> Result<ReplayReport, AppError> {
-        let events = self.store.all_events(run_id)?;
-        let projection = self.get_run(run_id)?;
-        if projection.status.is_live() {
-            return Err(AppError::Conflict(format!(
-                "run {run_id} is still {}; replay it once it has ended",
-                projection.status.name()
-            )));
-        }
-        let recorded = events
-            .first()
-            .and_then(|e| RecordedRun::of(&e.payload))
-            .ok_or_else(|| AppError::Corrupt(format!("run {run_id} has no RunCreated event")))?;
-        let cancel = CancellationToken::new();
-        let stage = stage::Stage::build(self.store.clone(), &recorded.workspace_path, &events)
-            .map_err(|e| AppError::Internal(format!("the replay's scratch workspace: {e}")))?;
-        let workspace = WorkspaceRoot::new(stage.root())
-            .map_err(|e| AppError::Internal(format!("the replay's scratch workspace: {e}")))?;
-        let tape = Arc::new(Tape::new(events.clone(), cancel.clone()).staged(stage));
-        let clock: Arc<dyn Clock> = Arc::new(tape::TapeClock(tape.clone()));
-        let mut rec = Recorder::replaying(self.store.clone(), clock.clone(), run_id, tape.clone());
-        // The run's creation and start are the application's, not the loop's.
-        rec.copy_recorded()?;
-        rec.copy_recorded()?;
-        let provider = Arc::new(provider::TapeProvider {
-            tape: tape.clone(),
-            store: self.store.clone(),
-            info: self.replay_info(&events, &recorded),
-        });
-        let ancestors = Arc::new(crate::thread::ancestors(&self.store, projection.parent)?);
-        // As recorded: a plan-mode run replays in plan mode.
-        let profile = crate::profile::RunProfile {
-            plan_mode: recorded_plan_mode(&events),
-            ..recorded.profile
-        };
-        // What each process of the run drove with: the first, then any that
-        // resumed it.
-        let deps = || LoopDeps {
-            provider: provider.clone(),
-            registry: self.registry.clone(),
-            executor: self.executor.clone(),
-            approvals: Arc::default(),
-            workspace: workspace.clone(),
-            profile: profile.clone(),
-            cancel: cancel.clone(),
-            host: self.command_host(),
-            mcp_tools: Default::default(),
-            tool_rules: Default::default(),
-            ancestors: ancestors.clone(),
-            hooks: Arc::default(),
-        };
-        let mut first = deps();
-        let mut ended = match drive_recorded(&mut rec, &mut first).await {
-            Ok(true) => drive(rec, first, LoopStart::Fresh).await,
-            Ok(false) => Ok(()),
-            Err(e) => Err(e),
-        };
-        while ended.is_ok() && tape.divergence().is_none() {
-            let rec = Recorder::replaying_after(self.store.clone(), clock.clone(), run_id, &tape)?;
-            match resumed(rec, deps()).await? {
-                Some(outcome) => ended = outcome,
-                None => break,
-            }
-        }
-        finish(run_id, &events, &tape, ended)
-    }
-
-    /// The model as the record knows it: its name, model, price and
-    /// window; whether it reads images from the config when it is there.
-    fn replay_info(&self, events: &[EventEnvelope], recorded: &RecordedRun) -> ProviderInfo {
-        let (price, scripted) = match events.first().map(|e| &e.payload) {
-            Some(EventPayload::RunCreated {
-                price,
-                config_versions,
-                ..
-            }) => (
-                *price,
-                config_versions.get("scripted").is_some_and(|s| s == "true"),
-            ),
-            _ => (None, false),
-        };
-        let window = events.iter().find_map(|e| match &e.payload {
-            EventPayload::ModelCallRequested { context_window, .. } => *context_window,
-            _ => None,
-        });
-        let configured = self
-            .provider_for_follow_up(&recorded.provider, &recorded.model)
-            .ok()
-            .map(|p| p.info());
-        ProviderInfo {
-            name: recorded.provider.clone(),
-            model: recorded.model.clone(),
-            scripted,
-            price,
-            max_output_tokens: configured.as_ref().and_then(|i| i.max_output_tokens),
-            context_window: window
-                .unwrap_or_else(|| bearagent_providers::default_context_window(&recorded.model)),
-            vision: configured.map_or(
-                scripted || bearagent_providers::default_vision(&recorded.model),
-                |i| i.vision,
-            ),
-        }
-    }
-}
-
 /// The loop's start as `spawn_loop` makes it: instructions, the hooks of
 /// a run's start and the MCP servers, each from the record. False when
 /// the record's run ended there (a hook blocked its goal).
-async fn drive_recorded(rec: &mut Recorder, deps: &mut LoopDeps) -> Result<bool, AppError> {
+pub(crate) async fn drive_recorded(
+    rec: &mut Recorder,
+    deps: &mut LoopDeps,
+) -> Result<bool, AppError> {
     let goal = match rec.events().first().map(|e| &e.payload) {
         Some(EventPayload::RunCreated { goal, .. }) => goal.clone(),
         _ => String::new(),
@@ -178,7 +67,7 @@ async fn drive_recorded(rec: &mut Recorder, deps: &mut LoopDeps) -> Result<bool,
 /// `resume_at_approval` drives it: the interruption and the resumption
 /// taken as facts, the MCP servers started again, the recorded answer
 /// given, the loop resumed. None where the record does not go on so.
-async fn resumed(
+pub(crate) async fn resumed(
     mut rec: Recorder,
     mut deps: LoopDeps,
 ) -> Result<Option<Result<(), AppError>>, AppError> {
@@ -222,7 +111,7 @@ async fn resumed(
 
 /// The report: identical, or the first divergence; with what the loop
 /// does not make again noted (review after the end, an interruption).
-fn finish(
+pub(crate) fn finish(
     run_id: RunId,
     events: &[EventEnvelope],
     tape: &Tape,
@@ -296,7 +185,7 @@ fn finish(
     })
 }
 
-fn recorded_plan_mode(events: &[EventEnvelope]) -> bool {
+pub(crate) fn recorded_plan_mode(events: &[EventEnvelope]) -> bool {
     matches!(
         events.first().map(|e| &e.payload),
         Some(EventPayload::RunCreated {
@@ -337,7 +226,3 @@ fn interrupted_note(rest: &[EventEnvelope]) -> String {
         }
     }
 }
-
-#[cfg(test)]
-#[path = "tests.rs"]
-mod tests;

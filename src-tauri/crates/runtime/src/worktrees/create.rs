@@ -4,7 +4,6 @@
 //! the main checkout is not touched).
 
 use super::git;
-use crate::app::Application;
 use crate::AppError;
 use bearagent_kernel::{RunId, Worktree};
 use std::path::{Path, PathBuf};
@@ -25,114 +24,105 @@ pub struct WorktreeRequest {
 /// repository's worktree list and config while it adds one.
 static CREATING: Mutex<()> = Mutex::new(());
 
-impl Application {
-    /// Makes the worktree `run_id` is to work in, of the repository whose
-    /// main checkout is `repo`, from `source`: the main checkout itself, or
-    /// (a fork) another worktree of it, whose HEAD and changes it starts
-    /// from.
-    pub(crate) fn make_worktree(
-        &self,
-        repo: &Path,
-        source: &Path,
-        run_id: RunId,
-        request: &WorktreeRequest,
-    ) -> Result<Worktree, AppError> {
-        let top = git::run(source, &["rev-parse", "--show-toplevel"]).map_err(|_| {
-            AppError::InvalidInput(format!(
-                "{} is not in a git repository; a worktree needs one",
-                source.display()
-            ))
-        })?;
-        let top = PathBuf::from(top.trim());
-        if top.canonicalize().ok().as_deref() != Some(source) {
-            return Err(AppError::InvalidInput(format!(
-                "a worktree run needs the repository's top folder as its workspace: {} is inside {}",
-                source.display(),
-                top.display()
-            )));
-        }
-        let name = worktree_name(request.name.as_deref(), run_id)?;
-        let base_rev = request.base.as_deref().unwrap_or("HEAD");
-        let base = git::run(
-            source,
-            &[
-                "rev-parse",
-                "--verify",
-                "--end-of-options",
-                &format!("{base_rev}^{{commit}}"),
-            ],
-        )
-        .map_err(|_| {
-            AppError::InvalidInput(format!(
-                "{base_rev} is not a commit of {}",
-                source.display()
-            ))
-        })?
-        .trim()
-        .to_owned();
-        let folder = self.worktree_folder(repo, &name)?;
-        let branch = format!("bearagent/{name}");
-        if git::branch_exists(repo, &branch)? {
-            return Err(AppError::Conflict(format!(
-                "branch {branch} exists already; choose another worktree name"
-            )));
-        }
-        add_worktree(repo, &folder, &branch, &base)?;
-        let start = if request.carry_changes {
-            carry_changes(source, &folder)
-                .inspect_err(|_| remove_quietly(repo, &folder, &branch))?
-        } else {
-            base.clone()
-        };
-        Ok(Worktree {
-            repo: repo.display().to_string(),
-            path: folder.display().to_string(),
-            branch,
-            base,
-            start,
-            carried_changes: request.carry_changes,
-        })
+/// Makes the worktree `run_id` is to work in (under `worktrees_dir`), of the repository whose
+/// main checkout is `repo`, from `source`: the main checkout itself, or
+/// (a fork) another worktree of it, whose HEAD and changes it starts
+/// from.
+pub(crate) fn make_worktree(
+    repo: &Path,
+    source: &Path,
+    run_id: RunId,
+    request: &WorktreeRequest,
+    worktrees_dir: &Path,
+) -> Result<Worktree, AppError> {
+    let top = git::run(source, &["rev-parse", "--show-toplevel"]).map_err(|_| {
+        AppError::InvalidInput(format!(
+            "{} is not in a git repository; a worktree needs one",
+            source.display()
+        ))
+    })?;
+    let top = PathBuf::from(top.trim());
+    if top.canonicalize().ok().as_deref() != Some(source) {
+        return Err(AppError::InvalidInput(format!(
+            "a worktree run needs the repository's top folder as its workspace: {} is inside {}",
+            source.display(),
+            top.display()
+        )));
     }
+    let name = worktree_name(request.name.as_deref(), run_id)?;
+    let base_rev = request.base.as_deref().unwrap_or("HEAD");
+    let base = git::run(
+        source,
+        &[
+            "rev-parse",
+            "--verify",
+            "--end-of-options",
+            &format!("{base_rev}^{{commit}}"),
+        ],
+    )
+    .map_err(|_| {
+        AppError::InvalidInput(format!(
+            "{base_rev} is not a commit of {}",
+            source.display()
+        ))
+    })?
+    .trim()
+    .to_owned();
+    let folder = worktree_folder(worktrees_dir, repo, &name)?;
+    let branch = format!("bearagent/{name}");
+    if git::branch_exists(repo, &branch)? {
+        return Err(AppError::Conflict(format!(
+            "branch {branch} exists already; choose another worktree name"
+        )));
+    }
+    add_worktree(repo, &folder, &branch, &base)?;
+    let start = if request.carry_changes {
+        carry_changes(source, &folder).inspect_err(|_| remove_quietly(repo, &folder, &branch))?
+    } else {
+        base.clone()
+    };
+    Ok(Worktree {
+        repo: repo.display().to_string(),
+        path: folder.display().to_string(),
+        branch,
+        base,
+        start,
+        carried_changes: request.carry_changes,
+    })
+}
 
-    /// `<worktrees dir>/<repo folder name>-<hash of its path>/<name>`,
-    /// which must not exist yet nor be inside the repository.
-    fn worktree_folder(&self, repo: &Path, name: &str) -> Result<PathBuf, AppError> {
-        let root = match self.config()?.worktrees_dir {
-            Some(dir) => dir,
-            None => self.home().join("worktrees"),
-        };
-        let label = repo
-            .file_name()
-            .map_or_else(|| "repo".into(), |n| n.to_string_lossy().into_owned());
-        let digest = bearagent_store::hash_bytes(repo.display().to_string().as_bytes());
-        let folder = root
-            .join(format!("{label}-{}", &digest.as_str()[..8]))
-            .join(name);
-        std::fs::create_dir_all(folder.parent().unwrap_or(&root)).map_err(|source| {
-            AppError::Io {
-                path: root.clone(),
-                source,
-            }
-        })?;
-        let parent = folder
-            .parent()
-            .and_then(|p| p.canonicalize().ok())
-            .unwrap_or_default();
-        if parent.starts_with(repo) {
-            return Err(AppError::InvalidInput(format!(
-                "worktrees_dir {} is inside the repository {}; worktrees are made outside it",
-                root.display(),
-                repo.display()
-            )));
-        }
-        if folder.exists() {
-            return Err(AppError::Conflict(format!(
-                "{} exists already; choose another worktree name",
-                folder.display()
-            )));
-        }
-        Ok(folder)
+/// `<worktrees dir>/<repo folder name>-<hash of its path>/<name>`,
+/// which must not exist yet nor be inside the repository.
+fn worktree_folder(root: &Path, repo: &Path, name: &str) -> Result<PathBuf, AppError> {
+    let label = repo
+        .file_name()
+        .map_or_else(|| "repo".into(), |n| n.to_string_lossy().into_owned());
+    let digest = bearagent_store::hash_bytes(repo.display().to_string().as_bytes());
+    let folder = root
+        .join(format!("{label}-{}", &digest.as_str()[..8]))
+        .join(name);
+    std::fs::create_dir_all(folder.parent().unwrap_or(root)).map_err(|source| AppError::Io {
+        path: root.to_path_buf(),
+        source,
+    })?;
+    let parent = folder
+        .parent()
+        .and_then(|p| p.canonicalize().ok())
+        .unwrap_or_default();
+    if parent.starts_with(repo) {
+        return Err(AppError::InvalidInput(format!(
+            "worktrees_dir {} is inside the repository {}; worktrees are made outside it",
+            root.display(),
+            repo.display()
+        )));
     }
+    if folder.exists() {
+        return Err(AppError::Conflict(format!(
+            "{} exists already; choose another worktree name",
+            folder.display()
+        )));
+    }
+    Ok(folder)
 }
 
 /// A name for the worktree and its branch: letters, digits, `.`, `_`, `-`.

@@ -11,7 +11,7 @@ use bearagent_kernel::{EventEnvelope, EventPayload, EventSeq, WorktreeStep};
 use std::path::Path;
 
 /// Records the intent, removes `worktree`, records the outcome.
-pub(super) fn remove_recorded(
+pub(crate) fn remove_recorded(
     record: &Record,
     worktree: &LocalWorktree,
     discarded: bool,
@@ -68,7 +68,7 @@ fn open_removal(events: &[EventEnvelope]) -> Option<(EventSeq, bool, String)> {
 }
 
 /// Removes the worktree's folder (if it is still there) and its branch.
-pub(super) fn remove(wt: &LocalWorktree) -> Result<(), AppError> {
+pub(crate) fn remove(wt: &LocalWorktree) -> Result<(), AppError> {
     let repo = Path::new(&wt.repo);
     if Path::new(&wt.path).exists() {
         git::run(repo, &["worktree", "remove", "--force", &wt.path])?;

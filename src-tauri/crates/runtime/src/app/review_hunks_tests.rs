@@ -3,8 +3,8 @@
 //! the other stays, on disk and in the events; and every review keeps the
 //! file's mode.
 
+use crate::app::review::tests::{finished_run, last_type, read, write, Done};
 use crate::artifacts::diff::FileDiff;
-use crate::artifacts::revert::tests::{finished_run, last_type, read, write, Done};
 use crate::artifacts::{DiskState, Review};
 use bearagent_kernel::{EventPayload, EventSeq, ReviewAction};
 use serde_json::json;

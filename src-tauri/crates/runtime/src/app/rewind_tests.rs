@@ -3,7 +3,7 @@
 //! the tree is what it was at that event (and at the end again).
 
 use super::*;
-use crate::artifacts::revert::tests::{finished_run, read, write, Done};
+use crate::app::review::tests::{finished_run, read, write, Done};
 use crate::artifacts::Review;
 use serde_json::json;
 
@@ -161,42 +161,6 @@ async fn redo_without_a_rewind_is_refused() {
     let d = three_steps().await;
     let err = d.app.redo_rewind(d.run, false).unwrap_err().to_string();
     assert!(err.contains("never rewound"), "{err}");
-}
-
-#[test]
-fn the_version_at_a_point_is_what_the_first_later_write_found() {
-    use bearagent_kernel::{CallId, NewEvent};
-    let h = |c: char| Some(ContentHash::parse(&c.to_string().repeat(64)).unwrap());
-    let written = |path: &str, before, after| EventPayload::ArtifactRecorded {
-        call_id: CallId::new("c").unwrap(),
-        path: path.into(),
-        before_hash: before,
-        after_hash: after,
-        before_mode: None,
-        after_mode: None,
-        by_hook: None,
-    };
-    let run = RunId::new();
-    let events: Vec<EventEnvelope> = [
-        written("a", None, h('a')),
-        written("a", h('a'), h('b')),
-        written("b", h('c'), None),
-    ]
-    .into_iter()
-    .enumerate()
-    .map(|(i, p)| {
-        NewEvent::new(bearagent_kernel::testkit::at(0), None, p)
-            .into_envelope(run, EventSeq(i as u64 + 1))
-    })
-    .collect();
-    let at1 = versions_at(&events, EventSeq(1));
-    assert_eq!(at1.get("a"), Some(&(h('a'), None)));
-    assert_eq!(at1.get("b"), Some(&(h('c'), None)));
-    assert_eq!(
-        versions_at(&events, EventSeq(0)).get("a"),
-        Some(&(None, None))
-    );
-    assert!(versions_at(&events, EventSeq(3)).is_empty());
 }
 
 #[tokio::test]

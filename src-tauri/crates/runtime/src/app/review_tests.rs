@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::artifacts::projection::Change;
+use crate::artifacts::DiskState;
 use crate::{RunProfile, StartRun};
 use bearagent_kernel::{ApprovalMode, EventSeq, FixedClock, ReviewAction, Timestamp};
 use bearagent_providers::ScriptedProvider;

@@ -4,6 +4,7 @@
 //! bundles change nothing.
 
 use super::*;
+use crate::bundle::BUNDLE_EXTENSION;
 use crate::{RunProfile, StartRun};
 use bearagent_kernel::{ApprovalMode, EventSeq, RunId};
 use bearagent_providers::ScriptedProvider;

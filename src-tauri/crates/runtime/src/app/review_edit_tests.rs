@@ -3,7 +3,7 @@
 //! it as kept, and the record says it is the user's.
 
 use super::*;
-use crate::artifacts::revert::tests::{finished_run, last_type, read, write, Done};
+use crate::app::review::tests::{finished_run, last_type, read, write, Done};
 use crate::artifacts::DiskState;
 use bearagent_kernel::{EventPayload, EventSeq};
 use serde_json::json;
