@@ -6,3 +6,4 @@ export { wordChange, wordChanges, type ChangeRange, type WordChange } from "./wo
 export { tauriReviewApi, type ReviewApi } from "./review";
 export { EditStore } from "./edit.svelte";
 export { fileActions, STATE_LABEL, type FileActions } from "./actions";
+export { moveBetweenHunks } from "./hunkKeys";

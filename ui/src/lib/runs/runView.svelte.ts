@@ -3,7 +3,6 @@ import type {
   ApiError,
   CommandOutputPushed,
   EventEnvelope,
-  ModelContextView,
   ModelTextDiscarded,
   ModelTextPushed,
   RunAborted,
@@ -13,7 +12,7 @@ import type {
 } from "../../bindings";
 import type { RunsApi, Unlisten } from "./api";
 import { decisionFor, type ApprovalChoice, type DecisionState } from "./approvals";
-import { CommandOutputs, type CommandOutputOptions } from "./commandOutput.svelte";
+import { CommandOutputs } from "./commandOutput.svelte";
 import type { CommandFinished, CommandStarted } from "./commands";
 import { contextMeter, type ContextMeterView } from "./compaction";
 import { ConversationFold, type ConversationItem } from "./conversation";
@@ -26,25 +25,9 @@ import type { ActiveRewind } from "./rewind";
 import type { LoadedInstructions } from "./timeline";
 import { TimelineIndex } from "./timelineIndex";
 
-/** Resolves after pending rendering work had a chance to run. */
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
+import { nextTask, EVENT_PAGE_SIZE, type ContextPanel, type RunViewOptions } from "./runViewOptions";
 
-/** The backend's page size for `listEvents`. */
-export const EVENT_PAGE_SIZE = 500;
-
-export type ContextPanel =
-  | { kind: "loading"; requestedSeq: number }
-  | { kind: "ready"; requestedSeq: number; context: ModelContextView }
-  | { kind: "failed"; requestedSeq: number; error: ApiError };
-
-export interface RunViewOptions {
-  pageSize?: number;
-  /** Coalesce projection refreshes after live events by this much. */
-  refreshDelayMs?: number;
-  commandOutput?: CommandOutputOptions;
-}
+export { EVENT_PAGE_SIZE, type ContextPanel, type RunViewOptions };
 
 /**
  * State of one open run: its events (from paging and live pushes, each seq
