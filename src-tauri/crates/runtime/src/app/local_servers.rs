@@ -44,7 +44,10 @@ impl Application {
         options: &DetectOptions,
     ) -> Result<AddedProvider, AppError> {
         let name = name.trim().to_owned();
-        if name.is_empty() || name == DEMO_PROVIDER || name.parse::<bearagent_providers::Protocol>().is_ok() {
+        if name.is_empty()
+            || name == DEMO_PROVIDER
+            || name.parse::<bearagent_providers::Protocol>().is_ok()
+        {
             return Err(AppError::InvalidInput(format!(
                 "{name:?} cannot name a provider (blank, \"demo\" or a protocol name)"
             )));
