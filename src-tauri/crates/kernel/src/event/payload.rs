@@ -60,8 +60,8 @@ pub enum EventPayload {
         plan_mode: bool,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
-        /// What the local model server said about its window and tools,
-        /// asked before the run because the config did not say.
+        /// What the provider's local server (`server = …` in its config)
+        /// said about its window and tools when asked before the run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         learned: Option<crate::learned::LearnedModel>,
     },
