@@ -438,7 +438,12 @@ worktree?: Worktree | null;
 /**  Plan first: only reads run, and the final answer is the plan. */
 plan_mode?: boolean; 
 /**  Versions of config, prompt and context format in force. */
-config_versions: { [key in string]: string } } | 
+config_versions: { [key in string]: string }; 
+/**
+ *  What the provider's local server (`server = …` in its config)
+ *  said about its window and tools when asked before the run.
+ */
+learned?: LearnedModel | null } | 
 /**  The loop began executing the run. */
 { type: "run_started" } | 
 /**
@@ -839,6 +844,27 @@ export type ImportedRunView = {
 };
 
 export type KeySourceView = { kind: "keychain" } | { kind: "env"; variable: string } | { kind: "none" };
+
+export type LearnedModel = {
+	/**
+	 *  The server that answered ("llama.cpp", "ollama", "lm-studio",
+	 *  "vllm", "openai-compatible"); None: it could not be read.
+	 */
+	server: string | null,
+	/**  Where it was asked. */
+	base_url: string,
+	/**
+	 *  Tokens one request may hold as the server runs the model (None: not
+	 *  learned; the model family's default applies).
+	 */
+	context_window: number | null,
+	/**  The most the model was trained for, when the server said. */
+	trained_window?: number | null,
+	/**  The chat template takes tools (None: not learned). */
+	tools: boolean | null,
+	/**  What was not learned, and why, in a sentence each. */
+	not_learned?: string[],
+};
 
 export type LineStats = {
 	added: number,

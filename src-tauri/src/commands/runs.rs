@@ -18,7 +18,8 @@ pub async fn start_run(
     state: State<'_, AppState>,
     request: StartRunRequest,
 ) -> Result<StartedRun, ApiError> {
-    let run_id = state.app()?.start_requested_run(request.into_request()?)?;
+    let app = state.app()?;
+    let run_id = app.start_requested_run(request.into_request()?).await?;
     Ok(StartedRun {
         run_id: run_id.to_string(),
     })

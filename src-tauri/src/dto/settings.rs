@@ -159,6 +159,7 @@ impl ProviderInput {
                 price: self.price.map(PriceEntry::from),
                 context_window: self.context_window,
                 vision: self.vision,
+                server: None,
             },
         ))
     }

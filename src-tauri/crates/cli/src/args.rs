@@ -216,6 +216,33 @@ pub enum ConfigCommand {
 pub enum ProvidersCommand {
     /// Send one tiny streamed request; report latency or the classified error.
     Test(ProviderTestArgs),
+    /// Find local model servers (llama.cpp, Ollama, LM Studio, vLLM) on
+    /// this machine: their models, windows and tool support.
+    Detect(ProviderDetectArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ProviderDetectArgs {
+    /// One JSON object instead of lines.
+    #[arg(long)]
+    pub json: bool,
+    /// Also probe this loopback port (repeatable; 8080, 11434, 1234 and
+    /// 8000 are always probed).
+    #[arg(long = "port", value_name = "N")]
+    pub ports: Vec<u16>,
+    /// Also probe this base URL (repeatable).
+    #[arg(long = "url", value_name = "URL")]
+    pub urls: Vec<String>,
+    /// Write what was found into the config as provider NAME (its window
+    /// learned, native tools when the template takes them, else JSON text).
+    #[arg(long, value_name = "NAME")]
+    pub add: Option<String>,
+    /// With --add: the model to use (default: the first one found).
+    #[arg(long, requires = "add")]
+    pub model: Option<String>,
+    /// How long to wait for the servers, in milliseconds.
+    #[arg(long, default_value_t = 300)]
+    pub timeout_ms: u64,
 }
 
 #[derive(Debug, Args)]

@@ -17,6 +17,7 @@ mod args;
 mod bundle_cmd;
 mod changes_cmd;
 mod compact_cmd;
+mod detect_cmd;
 mod exit;
 mod headline;
 mod hooks_cmd;
@@ -112,6 +113,9 @@ async fn dispatch(cli: args::Cli) -> Exit {
         }
         args::Command::Providers(args::ProvidersCommand::Test(t)) => {
             settings_cmd::test_provider(&app, t).await
+        }
+        args::Command::Providers(args::ProvidersCommand::Detect(d)) => {
+            detect_cmd::detect(&app, d).await
         }
     }
 }

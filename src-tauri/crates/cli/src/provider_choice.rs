@@ -29,13 +29,43 @@ pub enum ProviderChoiceError {
 }
 
 /// The provider for a run whose profile names `profile_provider` and
-/// `profile_model`.
+/// `profile_model` (a configured one built as configured).
 pub fn choose_provider(
     app: &Application,
     args: &ProviderArgs<'_>,
     profile_provider: Option<String>,
     profile_model: Option<String>,
 ) -> Result<Arc<dyn ModelProvider>, ProviderChoiceError> {
+    match pick(args, profile_provider, profile_model)? {
+        Picked::Ready(provider) => Ok(provider),
+        Picked::Named(name, o) => Ok(app.provider_with(&name, &o)?),
+    }
+}
+
+/// `choose_provider`, having asked a local server for the window and tool
+/// support its config does not state (recorded on the run's `RunCreated`).
+pub async fn choose_provider_for_run(
+    app: &Application,
+    args: &ProviderArgs<'_>,
+    profile_provider: Option<String>,
+    profile_model: Option<String>,
+) -> Result<Arc<dyn ModelProvider>, ProviderChoiceError> {
+    match pick(args, profile_provider, profile_model)? {
+        Picked::Ready(provider) => Ok(provider),
+        Picked::Named(name, o) => Ok(app.provider_for_run(&name, &o).await?),
+    }
+}
+
+enum Picked {
+    Ready(Arc<dyn ModelProvider>),
+    Named(String, ProviderOverrides),
+}
+
+fn pick(
+    args: &ProviderArgs<'_>,
+    profile_provider: Option<String>,
+    profile_model: Option<String>,
+) -> Result<Picked, ProviderChoiceError> {
     let name = match (args.provider, args.script, profile_provider) {
         (Some(p), _, _) => p.to_owned(),
         (None, Some(_), _) => "script".to_owned(),
@@ -44,7 +74,7 @@ pub fn choose_provider(
     };
     match (name.as_str(), args.script) {
         ("script", Some(path)) => ScriptedProvider::from_file(path)
-            .map(|p| Arc::new(p) as Arc<dyn ModelProvider>)
+            .map(|p| Picked::Ready(Arc::new(p)))
             .map_err(|e| ProviderChoiceError::Usage(e.to_string())),
         ("script", None) => Err(ProviderChoiceError::Usage(
             "--provider script needs --script FILE".to_owned(),
@@ -52,7 +82,7 @@ pub fn choose_provider(
         _ => {
             let mut o = args.overrides.clone();
             o.model = o.model.or(profile_model);
-            Ok(app.provider_with(&name, &o)?)
+            Ok(Picked::Named(name, o))
         }
     }
 }

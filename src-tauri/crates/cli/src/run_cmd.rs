@@ -3,7 +3,7 @@
 
 use crate::args::RunArgs;
 use crate::exit::{self, Exit};
-use crate::provider_choice::{choose_provider, ProviderArgs, ProviderChoiceError};
+use crate::provider_choice::{choose_provider_for_run, ProviderArgs, ProviderChoiceError};
 use crate::render;
 use crate::run_approval::{handle, Flow};
 use crate::timeline::{Timeline, TEXT_GUTTER};
@@ -27,7 +27,7 @@ pub(crate) fn overrides(args: &crate::args::OverrideArgs) -> ProviderOverrides {
 
 /// The profile from the config (or the built-in default), with the
 /// command line's budgets and approval mode on top; and the provider.
-fn choose(
+async fn choose(
     app: &Application,
     args: &RunArgs,
     parent: Option<&ParentDefaults>,
@@ -76,7 +76,7 @@ fn choose(
         script: args.script.as_deref(),
         overrides: &overrides,
     };
-    match choose_provider(app, &asked, profile_provider, profile_model) {
+    match choose_provider_for_run(app, &asked, profile_provider, profile_model).await {
         Ok(provider) => Ok((profile, provider)),
         Err(ProviderChoiceError::Missing) => Err(exit::usage(
             "choose a model provider: --provider NAME (see `bearagent config check`), or --script FILE for an offline scripted run",
@@ -216,7 +216,7 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
         Ok(parent) => parent,
         Err(code) => return code,
     };
-    let (mut profile, provider) = match choose(&app, &args, parent.as_ref()) {
+    let (mut profile, provider) = match choose(&app, &args, parent.as_ref()).await {
         Ok(chosen) => chosen,
         Err(code) => return code,
     };

@@ -19,6 +19,7 @@ pub mod hook;
 mod hook_text;
 pub mod ids;
 pub mod image;
+pub mod learned;
 pub mod mcp;
 pub mod message;
 pub mod projection;
@@ -49,6 +50,7 @@ pub use ids::{CallId, ContentHash, EventSeq, IdError, RunId, ToolName, Workspace
 pub use image::{
     check_image, check_image_count, ImageError, ImageRef, ImageType, MAX_IMAGES, MAX_IMAGE_BYTES,
 };
+pub use learned::LearnedModel;
 pub use mcp::{mcp_rule_for, McpRules, McpToolRecord};
 pub use message::{
     Action, FinalAnswer, HistoryItem, Message, MessageError, Role, ToolCall, ToolResult,

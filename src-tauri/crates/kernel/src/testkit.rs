@@ -35,6 +35,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         images: Vec::new(),
         worktree: None,
         plan_mode: false,
+        learned: None,
     }
 }
 

@@ -16,6 +16,7 @@ mod error;
 mod http;
 pub mod json_text;
 mod json_text_mode;
+pub mod local;
 mod port;
 pub mod scripted;
 pub mod text_calls;

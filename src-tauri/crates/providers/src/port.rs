@@ -116,6 +116,10 @@ pub struct ProviderInfo {
     pub context_window: u64,
     /// The model reads images (from the config, else its family's).
     pub vision: bool,
+    /// What a local server said about the model before the run (the
+    /// window and tool support the config did not state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learned: Option<bearagent_kernel::LearnedModel>,
 }
 
 pub trait ModelProvider: Send + Sync {

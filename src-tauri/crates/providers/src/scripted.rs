@@ -283,6 +283,7 @@ impl ModelProvider for ScriptedProvider {
             max_output_tokens: self.max_output_tokens,
             context_window: self.context_window,
             vision: self.vision,
+            learned: None,
         }
     }
 

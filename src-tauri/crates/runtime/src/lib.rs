@@ -36,6 +36,7 @@ pub mod worktrees;
 
 pub use app::compact::Compacted;
 pub use app::images::RunImage;
+pub use app::local_servers::AddedProvider;
 pub use app::mcp::McpServerTest;
 pub use app::proposal::ProposedChange;
 pub use app::remembered::RememberScope;

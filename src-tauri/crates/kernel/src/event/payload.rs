@@ -60,6 +60,10 @@ pub enum EventPayload {
         plan_mode: bool,
         /// Versions of config, prompt and context format in force.
         config_versions: BTreeMap<String, String>,
+        /// What the provider's local server (`server = …` in its config)
+        /// said about its window and tools when asked before the run.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        learned: Option<crate::learned::LearnedModel>,
     },
     /// The loop began executing the run.
     RunStarted,

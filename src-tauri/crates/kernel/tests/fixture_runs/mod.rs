@@ -74,6 +74,7 @@ fn created(
         images: Vec::new(),
         worktree: None,
         plan_mode: false,
+        learned: None,
         config_versions: BTreeMap::from([("context".to_owned(), "2".to_owned())]),
     }
 }

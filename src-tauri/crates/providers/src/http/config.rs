@@ -161,6 +161,8 @@ pub struct HttpProviderConfig {
     pub context_window: Option<u64>,
     /// The model reads images (None: its family's default).
     pub vision: Option<bool>,
+    /// What a local server said before the run, reported by `info()`.
+    pub learned: Option<bearagent_kernel::LearnedModel>,
 }
 
 impl HttpProviderConfig {
@@ -186,6 +188,7 @@ impl HttpProviderConfig {
             price: None,
             context_window: None,
             vision: None,
+            learned: None,
         }
     }
 

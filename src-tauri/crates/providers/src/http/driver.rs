@@ -28,6 +28,7 @@ pub(crate) struct HttpProvider {
     price: Option<bearagent_kernel::Price>,
     context_window: u64,
     vision: bool,
+    learned: Option<bearagent_kernel::LearnedModel>,
 }
 
 impl HttpProvider {
@@ -49,6 +50,7 @@ impl HttpProvider {
             retry: config.retry,
             price: config.price,
             context_window,
+            learned: config.learned,
         })
     }
 }
@@ -87,6 +89,7 @@ impl ModelProvider for HttpProvider {
             max_output_tokens: Some(self.settings.max_output_tokens),
             context_window: self.context_window,
             vision: self.vision,
+            learned: self.learned.clone(),
         }
     }
 

@@ -9,6 +9,7 @@ mod export;
 mod held_secrets;
 pub(crate) mod images;
 pub(crate) mod local_run;
+pub(crate) mod local_servers;
 mod loop_start;
 pub(crate) mod mcp;
 mod own_folders;

@@ -92,21 +92,26 @@ impl Application {
     /// The model as the record knows it: its name, model, price and
     /// window; whether it reads images from the config when it is there.
     fn replay_info(&self, events: &[EventEnvelope], recorded: &RecordedRun) -> ProviderInfo {
-        let (price, scripted) = match events.first().map(|e| &e.payload) {
+        let (price, scripted, learned) = match events.first().map(|e| &e.payload) {
             Some(EventPayload::RunCreated {
                 price,
                 config_versions,
+                learned,
                 ..
             }) => (
                 *price,
                 config_versions.get("scripted").is_some_and(|s| s == "true"),
+                learned.clone(),
             ),
-            _ => (None, false),
+            _ => (None, false, None),
         };
-        let window = events.iter().find_map(|e| match &e.payload {
-            EventPayload::ModelCallRequested { context_window, .. } => *context_window,
-            _ => None,
-        });
+        let window = events
+            .iter()
+            .find_map(|e| match &e.payload {
+                EventPayload::ModelCallRequested { context_window, .. } => *context_window,
+                _ => None,
+            })
+            .or_else(|| learned.as_ref().and_then(|l| l.context_window));
         let configured = self
             .provider_for_follow_up(&recorded.provider, &recorded.model)
             .ok()
@@ -123,6 +128,7 @@ impl Application {
                 scripted || bearagent_providers::default_vision(&recorded.model),
                 |i| i.vision,
             ),
+            learned,
         }
     }
 }

@@ -41,10 +41,13 @@ pub struct RunDetail {
 }
 
 impl Application {
+    /// A local provider's server is asked first for what its config does
+    /// not state (`provider_for_run`).
     #[instrument(skip(self, request), fields(goal_len = request.goal.len()))]
-    pub fn start_requested_run(&self, request: RunRequest) -> Result<RunId, AppError> {
+    pub async fn start_requested_run(&self, request: RunRequest) -> Result<RunId, AppError> {
         let workspace = self.workspace_by_id(request.workspace_id)?.path;
-        let provider = self.provider_named(&request.provider)?;
+        let overrides = crate::config::ProviderOverrides::default();
+        let provider = self.provider_for_run(&request.provider, &overrides).await?;
         let name = request.profile.as_deref().unwrap_or("default");
         let (mut profile, _, _) = self.profile_named(name)?;
         profile.approval_mode = request.approval_mode;
@@ -116,22 +119,25 @@ mod tests {
                 worktree: None,
                 plan_mode: false,
             })
+            .await
             .unwrap();
         let detail = app.run_detail(run).unwrap();
         assert_eq!(detail.projection.approval_mode, ApprovalMode::AllowAll);
         assert_eq!(detail.projection.budgets.max_model_calls, 3);
         assert_eq!(detail.projection.profile, "careful");
-        let unknown = app.start_requested_run(RunRequest {
-            workspace_id: workspace.id,
-            goal: "hello".into(),
-            provider: "nobody".into(),
-            profile: None,
-            approval_mode: ApprovalMode::AllowAll,
-            budgets,
-            images: Vec::new(),
-            worktree: None,
-            plan_mode: false,
-        });
+        let unknown = app
+            .start_requested_run(RunRequest {
+                workspace_id: workspace.id,
+                goal: "hello".into(),
+                provider: "nobody".into(),
+                profile: None,
+                approval_mode: ApprovalMode::AllowAll,
+                budgets,
+                images: Vec::new(),
+                worktree: None,
+                plan_mode: false,
+            })
+            .await;
         assert!(unknown.is_err());
         app.cancel_run(run).ok();
         app.wait_run(run).await.unwrap();

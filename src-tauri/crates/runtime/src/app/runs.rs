@@ -93,7 +93,6 @@ impl Application {
                 info.name
             )));
         }
-        let config_versions = crate::run::context::recorded_versions(&info, &*start.provider);
         let images = self.store_images(&start.images, &info)?;
         let created = rec.record(
             None,
@@ -109,7 +108,7 @@ impl Application {
                 max_repeated_calls: start.profile.max_repeated_calls,
                 provider: info.name.clone(),
                 model: info.model.clone(),
-                config_versions,
+                config_versions: crate::run::context::recorded_versions(&info, &*start.provider),
                 price: info.price,
                 commands: start.profile.commands.clone(),
                 mcp_rules: start.profile.mcp_rules.clone(),
@@ -117,6 +116,7 @@ impl Application {
                 images,
                 worktree,
                 plan_mode: start.profile.plan_mode,
+                learned: info.learned.clone(),
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;

@@ -111,7 +111,15 @@ impl Application {
     #[instrument(skip(self, entry))]
     pub fn save_provider(&self, name: &str, entry: ProviderEntry) -> Result<(), AppError> {
         let name = name.trim().to_owned();
+        let mut entry = entry;
         self.update_config(|c| {
+            // A form that does not show the server kind keeps it for the
+            // same server.
+            if let Some(old) = c.providers.get(&name) {
+                if entry.server.is_none() && old.base_url == entry.base_url {
+                    entry.server = old.server;
+                }
+            }
             c.providers.insert(name, entry);
             Ok(())
         })

@@ -107,6 +107,12 @@ pub struct ProviderEntry {
     /// never sends them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vision: Option<bool>,
+    /// The local server it is (`llama.cpp`, `ollama`, `lm-studio`, `vllm`,
+    /// `openai-compatible`; written by `providers detect --add`): asked at
+    /// each run's start for the window and tool support, and its usage
+    /// reports checked for a prompt it cut silently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<bearagent_providers::local::ServerKind>,
 }
 
 fn is_unset(k: &KeySource) -> bool {

@@ -3,6 +3,8 @@
 
 pub mod file;
 pub mod keys;
+/// Learning a local server's window and tools; a detected server as a provider.
+pub mod learn;
 pub mod load;
 pub mod mcp;
 pub mod resolve;

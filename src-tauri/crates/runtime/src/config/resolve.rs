@@ -100,6 +100,7 @@ pub fn http_config(
             .map_err(|e| AppError::InvalidInput(format!("provider {name}: price: {e}")))?,
         context_window: config.providers.get(name).and_then(|e| e.context_window),
         vision: config.providers.get(name).and_then(|e| e.vision),
+        learned: None,
     })
 }
 

@@ -139,6 +139,11 @@ async fn model_step(
         return Ok(Step::Finished);
     };
     let info = deps.provider.info();
+    // Usage is judged for a declared local server's runs (`learned` on
+    // RunCreated), never for images, whose tokens each server counts its way.
+    let judged =
+        compaction::judges_usage(rec.events()) && built.request.image_refs().next().is_none();
+    let window = info.context_window;
     if spend::cost_budget_blocks(rec, &info, built.bytes) {
         rec.record(
             rec.last_seq(),
@@ -170,8 +175,12 @@ async fn model_step(
         Some(outcome) => outcome,
         None => return Ok(Step::Finished),
     };
+    let cut = |r: &ModelResponse| compaction::silent_cut(estimated_tokens, r.usage.input, window);
     match outcome {
-        Ok(response) => took(rec, deps, tools, grants, started, response, invalid_outputs).await,
+        Ok(response) => match cut(&response).filter(|_| judged) {
+            Some(why) => cut_off(rec, started, response.usage, why),
+            None => took(rec, deps, tools, grants, started, response, invalid_outputs).await,
+        },
         Err(error) => call_failed(rec, deps, started, error, invalid_outputs),
     }
 }
@@ -347,6 +356,27 @@ async fn answered(
 
 /// The call failed: an invalid output is retried up to the profile's
 /// limit; anything else fails the run naming the class.
+/// The call's reply is not trusted (the server cut the prompt): its
+/// tokens are counted, and the run fails naming why.
+fn cut_off(
+    rec: &mut Recorder,
+    started: EventSeq,
+    usage: bearagent_kernel::TokenUsage,
+    why: String,
+) -> Result<Step, AppError> {
+    let failed = rec.record(
+        Some(started),
+        EventPayload::ModelCallFailed {
+            class: ModelErrorClass::Provider { retryable: false },
+            message: why.clone(),
+            usage,
+            cost_micro_usd: spend::cost_of(rec, usage),
+        },
+    )?;
+    rec.record(Some(failed), EventPayload::RunFailed { reason: why })?;
+    Ok(Step::Finished)
+}
+
 fn call_failed(
     rec: &mut Recorder,
     deps: &LoopDeps,

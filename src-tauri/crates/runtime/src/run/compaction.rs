@@ -114,6 +114,17 @@ pub(super) async fn fit_window(
     let window = deps.provider.info().context_window;
     let before =
         estimate_tokens(rec.events(), built.bytes) + images::estimated_tokens(&built.request);
+    let limit = deps
+        .profile
+        .context
+        .compact_at_permille
+        .map_or(window, |p| window.saturating_mul(u64::from(p)) / 1000);
+    if before > limit {
+        if let Some(why) = fixed_part_overflow(rec.events(), &built, window) {
+            fail(rec, why)?;
+            return Ok(None);
+        }
+    }
     let Some(permille) = deps.profile.context.compact_at_permille else {
         if before > window {
             fail(rec, format!(
@@ -163,6 +174,61 @@ pub(super) async fn fit_window(
         usage,
     };
     record_compaction(rec, deps, tools, compacted)
+}
+
+/// Why no request can fit the window whatever is compacted: the part
+/// every request repeats (the system prompt with the project's
+/// instructions, and the tool schemas) is already as large as it.
+fn fixed_part_overflow(
+    events: &[EventEnvelope],
+    built: &BuiltContext,
+    window: u64,
+) -> Option<String> {
+    let system = estimate_tokens(events, context::measured(&built.request.system).0);
+    let tools = estimate_tokens(events, context::measured(&built.request.tools).0);
+    let fixed = system + tools;
+    (fixed >= window).then(|| {
+        format!(
+            "the fixed part of every request (~{fixed} tokens: system prompt with project instructions ~{system}, \
+             {} tool schemas ~{tools}) does not fit the model's window ({window} tokens), so nothing was sent; \
+             use a model or server with a larger window (context_window, llama-server -c, Ollama's num_ctx), \
+             or shorten AGENTS.md, or turn MCP servers off",
+            built.request.tools.len()
+        )
+    })
+}
+
+/// Whether the run checks its usage reports for a silent cut: a run on a
+/// declared local server (its `RunCreated` records what was learned).
+/// Runs recorded before the check have none, so they replay unchanged.
+pub(super) fn judges_usage(events: &[EventEnvelope]) -> bool {
+    matches!(
+        events.first().map(|e| &e.payload),
+        Some(EventPayload::RunCreated {
+            learned: Some(_),
+            ..
+        })
+    )
+}
+
+/// Requests smaller than this are not judged for a silent cut: a
+/// tokenizer's overhead and the estimate's slack dominate them.
+const MIN_JUDGED_TOKENS: u64 = 2_048;
+
+/// Why a reply cannot be trusted: the server says it read less than half
+/// of a request estimated at `estimated` tokens (the estimate assumes 3
+/// bytes a token; no text runs at 6), so it cut the prompt silently — as
+/// Ollama does past its num_ctx.
+pub(super) fn silent_cut(estimated: u64, reported: u64, window: u64) -> Option<String> {
+    if estimated < MIN_JUDGED_TOKENS || reported == 0 || reported.saturating_mul(2) >= estimated {
+        return None;
+    }
+    Some(format!(
+        "the server reported {reported} prompt tokens for a request estimated at ~{estimated} tokens \
+         (window {window}): it most likely cut the prompt silently to a smaller context than BearAgent \
+         was told (Ollama's num_ctx, a llama-server started with a small -c), so the run stops rather \
+         than go on blind; start the server with a larger context, or set context_window to the one it runs"
+    ))
 }
 
 /// A compaction call's result, before it is recorded.

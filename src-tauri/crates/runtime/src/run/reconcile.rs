@@ -209,6 +209,7 @@ mod tests {
                 images: Vec::new(),
                 worktree: None,
                 plan_mode: false,
+                learned: None,
             },
             EventPayload::RunStarted,
         ];
@@ -243,6 +244,7 @@ mod tests {
                 images: Vec::new(),
                 worktree: None,
                 plan_mode: false,
+                learned: None,
             },
             EventPayload::RunStarted,
         ];
