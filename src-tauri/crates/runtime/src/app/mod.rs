@@ -21,6 +21,7 @@ pub(crate) mod requests;
 mod resume;
 pub(crate) mod review;
 mod rewind;
+mod run_queries;
 pub(crate) mod runs;
 pub(crate) mod settings;
 pub(crate) mod threads;
