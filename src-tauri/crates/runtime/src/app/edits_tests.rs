@@ -4,6 +4,7 @@
 
 use super::tests::*;
 use super::*;
+use bearagent_kernel::EventSeq;
 use bearagent_kernel::{ApprovalScope, RunStatus};
 use bearagent_tools::ApprovalMode;
 use serde_json::json;

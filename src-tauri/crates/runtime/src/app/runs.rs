@@ -11,14 +11,12 @@ use crate::run::deps::LoopDeps;
 use crate::run::recorder::{append_beside, Recorder};
 use crate::AppError;
 use bearagent_kernel::{
-    check_image, check_image_count, CallId, EventEnvelope, EventPayload, EventSeq, ImageRef, RunId,
-    RunProjection,
+    check_image, check_image_count, CallId, EventPayload, ImageRef, RunId, RunProjection,
 };
 use bearagent_providers::ModelProvider;
 use bearagent_tools::WorkspaceRoot;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use tracing::{instrument, Instrument};
 

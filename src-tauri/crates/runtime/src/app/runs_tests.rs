@@ -2,11 +2,13 @@
 //! cancels, then these events.
 
 use super::*;
+use bearagent_kernel::EventSeq;
 use bearagent_kernel::{ApprovalScope, FixedClock, RunStatus, Timestamp};
 use bearagent_providers::ScriptedProvider;
 use bearagent_tools::ApprovalMode;
 use serde_json::json;
 use std::time::Duration;
+use tokio::sync::broadcast;
 
 pub(super) struct Fixture {
     pub(super) _home: tempfile::TempDir,

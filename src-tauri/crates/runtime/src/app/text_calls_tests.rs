@@ -6,6 +6,7 @@
 
 use super::tests::{fixture, start_recorded, types, Fixture};
 use super::*;
+use bearagent_kernel::{EventEnvelope, EventSeq};
 use bearagent_kernel::{HistoryItem, ModelErrorClass, RunStatus, TextCallDialect, ToolMode};
 use bearagent_providers::{json_text_provider, ScriptedProvider};
 use bearagent_tools::ApprovalMode;

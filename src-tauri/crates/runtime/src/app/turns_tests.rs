@@ -4,6 +4,7 @@
 
 use super::tests::{fixture, next_approval, start, start_recorded, types};
 use super::*;
+use bearagent_kernel::EventSeq;
 use bearagent_kernel::{ApprovalScope, HistoryItem, RunStatus};
 use bearagent_tools::ApprovalMode;
 use serde_json::json;
