@@ -222,80 +222,88 @@ EOF
 }
 
 # ---------------------------------------------------------------- main
-BIN=${BEARAGENT_BIN:-$ROOT/target/debug/bearagent}
-if [ ! -x "$BIN" ]; then
-    log "building $BIN"
-    (cd "$ROOT" && cargo build -p bearagent-cli)
-fi
-for tool in curl jq python3 bwrap apt-get dpkg-deb sha256sum unzip; do
-    command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
-done
-
-mkdir -p "$CACHE"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bearagent-local-model.XXXXXX")
-export BEARAGENT_HOME=$WORK/home   # runs go into a throwaway data folder
-mkdir -p "$BEARAGENT_HOME"
-RESULTS=$WORK/results.tsv
-: > "$RESULTS"
-T0=$(date +%s)
-fetch_llama
-llama --version 2>&1 | grep -m1 '^version' >&2 || true
-if [ "$FETCH_ONLY" = 1 ]; then
-    for model in $MODELS; do fetch_model "$model"; done
-    exit 0
-fi
-
-for model in $MODELS; do
-    gguf=$(fetch_model "$model")
-    start_server "$model" "$gguf"
-    tmo=${TIMEOUT:-$([ "$model" = 1.5b ] && echo 1800 || echo 600)}
-    for mode in $MODES; do
-        for n in $(seq 1 "$NTASKS"); do
-            task=${TASK_NAMES[$((n - 1))]}
-            ws=$WORK/ws/$model-$mode-$n-$task
-            mkdir -p "$ws"
-            goal=$(setup_task "$n" "$ws")
-            log "$model $mode task $n ($task)"
-            t1=$(date +%s)
-            set +e
-            timeout -k 10 "$((tmo + 30))" "$BIN" run --workspace "$ws" --provider openai-chat \
-                --base-url "http://127.0.0.1:$PORT" --model "qwen2.5-coder-$model" --tool-mode "$mode" \
-                --approve all --max-steps "$MAX_STEPS" --max-tool-calls 20 --max-wall-time "$tmo" \
-                --json "$goal" > "$ws.jsonl" 2> "$ws.stderr" < /dev/null
-            rc=$?
-            set -e
-            secs=$(( $(date +%s) - t1 ))
-            run_id=$(jq -r 'select(.kind=="event") | .event.run_id' "$ws.jsonl" 2>/dev/null | head -n1)
-            status=none calls=0 tool_as_answer=no
-            if [ -n "$run_id" ]; then
-                "$BIN" inspect "$run_id" --json > "$ws.inspect.json" 2>/dev/null || true
-                "$BIN" events "$run_id" --json > "$ws.events.jsonl" 2>/dev/null || true
-                status=$(jq -r '.status.kind // "unknown"' "$ws.inspect.json" 2>/dev/null || echo unknown)
-                calls=$(jq -r 'select(.payload.type=="model_call_started" or .event.payload.type=="model_call_started") | 1' \
-                    "$ws.events.jsonl" 2>/dev/null | wc -l)
-                [ "$calls" -gt 0 ] || calls=$(jq -r '.model_calls // 0' "$ws.inspect.json" 2>/dev/null || echo 0)
-                jq -r '.final_answer // ""' "$ws.inspect.json" > "$ws.answer.txt" 2>/dev/null || : > "$ws.answer.txt"
-                if [ "$status" = succeeded ] && looks_like_tool_call "$ws.answer.txt"; then tool_as_answer=yes; fi
-            fi
-            if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then status="$status(timeout)"; fi
-            if check_task "$n" "$ws"; then check=pass; else check=fail; fi
-            printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$model" "$mode" "$n" "$task" "$status" "$rc" \
-                "$check" "$calls" "$tool_as_answer" "$secs" >> "$RESULTS"
-            log "  -> status=$status exit=$rc check=$check calls=$calls tool-call-as-answer=$tool_as_answer (${secs}s)"
-        done
+# (a function, so that bash has read all of it before it starts: editing
+# this file during a run cannot derail the run)
+main() {
+    BIN=${BEARAGENT_BIN:-$ROOT/target/debug/bearagent}
+    if [ ! -x "$BIN" ]; then
+        log "building $BIN"
+        (cd "$ROOT" && cargo build -p bearagent-cli)
+    fi
+    for tool in curl jq python3 bwrap apt-get dpkg-deb sha256sum unzip; do
+        command -v "$tool" >/dev/null || { echo "missing tool: $tool" >&2; exit 1; }
     done
-    stop_server
-done
 
-echo
-printf '%-5s %-9s %-2s %-14s %-18s %-4s %-5s %-5s %-13s %s\n' model mode \# task status exit check calls tool-as-answer secs
-awk -F'\t' '{printf "%-5s %-9s %-2s %-14s %-18s %-4s %-5s %-5s %-13s %s\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$10}' "$RESULTS"
-echo
-printf '%-5s %-9s %-6s %-13s %-17s %-19s %s\n' model mode runs checks-passed run-succeeded mean-model-calls succeeded-with-tool-call-as-answer
-awk -F'\t' '{k=$1"\t"$2; n[k]++; if($7=="pass")p[k]++; if($5=="succeeded")s[k]++; c[k]+=$8; if($9=="yes")t[k]++; if(!(k in o)){o[k]=++i; key[i]=k}}
-    END{for(j=1;j<=i;j++){k=key[j]; split(k,a,"\t");
-        printf "%-5s %-9s %-6d %-13s %-17s %-19.1f %d\n", a[1], a[2], n[k], sprintf("%d (%d%%)", p[k], 100*p[k]/n[k]),
-            sprintf("%d (%d%%)", s[k], 100*s[k]/n[k]), c[k]/n[k], t[k]}}' "$RESULTS"
-echo
-echo "total time: $(( $(date +%s) - T0 )) s; binary: $BIN; cache: $CACHE"
-if [ "$KEEP" = 1 ]; then echo "kept: $WORK (workspaces, run logs, results.tsv, server logs, BEARAGENT_HOME)"; fi
+    mkdir -p "$CACHE"
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/bearagent-local-model.XXXXXX")
+    export BEARAGENT_HOME=$WORK/home   # runs go into a throwaway data folder
+    mkdir -p "$BEARAGENT_HOME"
+    RESULTS=$WORK/results.tsv
+    : > "$RESULTS"
+    T0=$(date +%s)
+    fetch_llama
+    llama --version 2>&1 | grep -m1 '^version' >&2 || true
+    if [ "$FETCH_ONLY" = 1 ]; then
+        for model in $MODELS; do fetch_model "$model"; done
+        exit 0
+    fi
+
+    for model in $MODELS; do
+        gguf=$(fetch_model "$model")
+        start_server "$model" "$gguf"
+        tmo=${TIMEOUT:-$([ "$model" = 1.5b ] && echo 1800 || echo 600)}
+        for mode in $MODES; do
+            for n in $(seq 1 "$NTASKS"); do
+                task=${TASK_NAMES[$((n - 1))]}
+                ws=$WORK/ws/$model-$mode-$n-$task
+                mkdir -p "$ws"
+                goal=$(setup_task "$n" "$ws")
+                log "$model $mode task $n ($task)"
+                t1=$(date +%s)
+                set +e
+                timeout -k 10 "$((tmo + 30))" "$BIN" run --workspace "$ws" --provider openai-chat \
+                    --base-url "http://127.0.0.1:$PORT" --model "qwen2.5-coder-$model" --tool-mode "$mode" \
+                    --approve all --max-steps "$MAX_STEPS" --max-tool-calls 20 --max-wall-time "$tmo" \
+                    --json "$goal" > "$ws.jsonl" 2> "$ws.stderr" < /dev/null
+                rc=$?
+                set -e
+                secs=$(( $(date +%s) - t1 ))
+                run_id=$(jq -r 'select(.kind=="event") | .event.run_id' "$ws.jsonl" 2>/dev/null | head -n1)
+                status=none calls=0 tool_as_answer=no switched=no
+                if [ -n "$run_id" ]; then
+                    "$BIN" inspect "$run_id" --json > "$ws.inspect.json" 2>/dev/null || true
+                    "$BIN" events "$run_id" --json > "$ws.events.jsonl" 2>/dev/null || true
+                    status=$(jq -r '.status.kind // "unknown"' "$ws.inspect.json" 2>/dev/null || echo unknown)
+                    calls=$(jq -r 'select(.payload.type=="model_call_started" or .event.payload.type=="model_call_started") | 1' \
+                        "$ws.events.jsonl" 2>/dev/null | wc -l)
+                    [ "$calls" -gt 0 ] || calls=$(jq -r '.model_calls // 0' "$ws.inspect.json" 2>/dev/null || echo 0)
+                    if grep -q '"tool_mode_switched"' "$ws.events.jsonl" 2>/dev/null; then switched=yes; fi
+                jq -r '.final_answer // ""' "$ws.inspect.json" > "$ws.answer.txt" 2>/dev/null || : > "$ws.answer.txt"
+                    if [ "$status" = succeeded ] && looks_like_tool_call "$ws.answer.txt"; then tool_as_answer=yes; fi
+                fi
+                if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then status="$status(timeout)"; fi
+                if check_task "$n" "$ws"; then check=pass; else check=fail; fi
+                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$model" "$mode" "$n" "$task" "$status" "$rc" \
+                    "$check" "$calls" "$tool_as_answer" "$secs" "$switched" >> "$RESULTS"
+                log "  -> status=$status exit=$rc check=$check calls=$calls tool-call-as-answer=$tool_as_answer mode-switched=$switched (${secs}s)"
+            done
+        done
+        stop_server
+    done
+
+    echo
+    printf '%-5s %-9s %-2s %-14s %-18s %-4s %-5s %-5s %-13s %-8s %s\n' model mode \# task status exit check calls tool-as-answer switched secs
+    awk -F'\t' '{printf "%-5s %-9s %-2s %-14s %-18s %-4s %-5s %-5s %-13s %-8s %s\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$11,$10}' "$RESULTS"
+    echo
+    printf '%-5s %-9s %-6s %-13s %-17s %-17s %-35s %s\n' model mode runs checks-passed run-succeeded mean-model-calls succeeded-with-tool-call-as-answer switched-to-json-text
+    awk -F'\t' '{k=$1"\t"$2; n[k]++; if($7=="pass")p[k]++; if($5=="succeeded")s[k]++; c[k]+=$8; if($9=="yes")t[k]++; if($11=="yes")w[k]++; if(!(k in o)){o[k]=++i; key[i]=k}}
+        END{for(j=1;j<=i;j++){k=key[j]; split(k,a,"\t");
+            printf "%-5s %-9s %-6d %-13s %-17s %-17.1f %-35d %d\n", a[1], a[2], n[k], sprintf("%d (%d%%)", p[k], 100*p[k]/n[k]),
+                sprintf("%d (%d%%)", s[k], 100*s[k]/n[k]), c[k]/n[k], t[k], w[k]}}' "$RESULTS"
+    echo
+    echo "total time: $(( $(date +%s) - T0 )) s; binary: $BIN; cache: $CACHE"
+    if [ "$KEEP" = 1 ]; then echo "kept: $WORK (workspaces, run logs, results.tsv, server logs, BEARAGENT_HOME)"; fi
+}
+
+main "$@"
+exit
