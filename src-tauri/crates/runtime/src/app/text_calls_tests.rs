@@ -183,3 +183,35 @@ async fn json_text_mode_takes_an_action_in_a_fence() {
     assert!(t.contains(&"tool_call_completed"));
     assert!(!t.contains(&"model_call_failed"));
 }
+
+/// What Qwen2.5-Coder 0.5B did through llama-server once switched to JSON
+/// text: a final answer whose content is its tool call. The call is taken;
+/// the run never ends with it as the answer.
+#[tokio::test]
+async fn json_text_mode_takes_a_call_wrapped_in_a_final_answer() {
+    let f = with_question();
+    let wrapped = json!({"type": "final_answer", "content": format!("\n{FENCED}")}).to_string();
+    let done = r#"{"type": "final_answer", "content": "42"}"#;
+    let steps = json!([answer(&wrapped), answer(done)]);
+    let model = ScriptedProvider::from_json(&steps.to_string()).unwrap();
+    let run = f
+        .app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "answer question.txt".into(),
+            profile: RunProfile::default(),
+            provider: json_text_provider(Arc::new(model)),
+            images: Vec::new(),
+        })
+        .unwrap();
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded);
+    assert_eq!(p.final_answer.as_deref(), Some("42"));
+    let events = events(&f, run);
+    assert_eq!(
+        requested_from_text(&events),
+        [("read_file".to_owned(), Some(TextCallDialect::FencedJson))]
+    );
+    let replayed = f.app.replay_run(run).await.unwrap();
+    assert_eq!(replayed.divergence, None, "{replayed:?}");
+}

@@ -94,27 +94,30 @@ pub(crate) enum Reading {
     Refused(ProviderError),
 }
 
-/// Reads a reply's text for the calls it meant, in native mode only (in
-/// JSON-text mode the reply format is the adapter's to parse).
+/// Reads an answer's text for the calls it meant. In JSON-text mode the
+/// adapter parsed the reply already: what is read here is the content of
+/// a `final_answer` (a small model wraps its call in one). A run recorded
+/// without its tool mode predates this: its answers stay answers.
 pub(crate) fn read_reply(
     events: &[EventEnvelope],
     started: EventSeq,
     response: ModelResponse,
     tools: &[ToolSchema],
 ) -> Reading {
-    let content = match &response.action {
-        Action::FinalAnswer(answer) if mode_now(events) == Some(ToolMode::Native) => {
-            answer.content.clone()
-        }
+    let (content, mode) = match (&response.action, mode_now(events)) {
+        (Action::FinalAnswer(answer), Some(mode)) => (answer.content.clone(), mode),
         _ => return Reading::AsIs(response),
     };
     let usage = response.usage;
+    let how = match mode {
+        ToolMode::Native => "Call the tool natively, or answer in plain text",
+        ToolMode::JsonText => {
+            "Write a tool call as a {\"type\":\"tool_call\",…} object, not inside a final answer"
+        }
+    };
     let refused = |message: String| {
         Reading::Refused(ProviderError::InvalidOutput {
-            message: format!(
-                "{message}. Your reply was: {:?}. Call the tool natively, or answer in plain text",
-                capped(&content)
-            ),
+            message: format!("{message}. Your reply was: {:?}. {how}", capped(&content)),
             usage,
         })
     };
