@@ -13,43 +13,21 @@
 
 mod support;
 
-use support::{median, ms};
+use support::{git, median, ms};
 
 use bearagent_kernel::EventSeq;
 use bearagent_runtime::{Application, SystemClock};
 use serde_json::json;
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const FILES: usize = 1_000;
 const ROUNDS: usize = 5;
 
+/// `support::fill` with this bench's file count.
 fn fill(dir: &Path, word: &str) {
-    for f in 0..FILES {
-        let text: String = (0..40)
-            .map(|l| format!("{word} line {l} of file {f}\n"))
-            .collect();
-        std::fs::write(dir.join(format!("f{f:04}.txt")), text).unwrap();
-    }
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args([
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@example.com",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-        .status
-        .success();
-    assert!(ok, "git {args:?}");
+    support::fill(dir, word, FILES);
 }
 
 /// `git checkout -- .` of FILES modified files, per round.

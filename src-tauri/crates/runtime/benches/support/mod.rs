@@ -7,6 +7,7 @@ use bearagent_providers::{ModelProvider, ScriptedProvider};
 use bearagent_runtime::{Application, RunProfile, StartRun};
 use bearagent_tools::ApprovalMode;
 use std::path::Path;
+use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -76,4 +77,33 @@ pub fn wait_succeeded(rt: &tokio::runtime::Runtime, app: &Application, id: RunId
         assert_eq!(p.status, bearagent_kernel::RunStatus::Succeeded, "{p:?}");
         id
     })
+}
+
+/// Writes `files` files `f0000.txt`… of 40 lines each, every line naming
+/// `word` (a round's "before" or "after" version of the same tree).
+pub fn fill(dir: &Path, word: &str, files: usize) {
+    for f in 0..files {
+        let text: String = (0..40)
+            .map(|l| format!("{word} line {l} of file {f}\n"))
+            .collect();
+        std::fs::write(dir.join(format!("f{f:04}.txt")), text).unwrap();
+    }
+}
+
+/// `git ARGS` in `dir` as a bench committer; panics unless it succeeds.
+pub fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .args([
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.com",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
 }
