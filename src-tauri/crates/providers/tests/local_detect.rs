@@ -3,11 +3,14 @@
 //! hostile ones (a huge body, broken JSON, no answer at all).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod support;
+
 use bearagent_providers::local::{detect, probe, DetectOptions, Detection, ServerKind};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use support::server::{read_request, RawRequest};
+use tokio::io::AsyncWriteExt;
 use tokio::net::{TcpListener, TcpStream};
 
 /// What a route answers: status, body, and how long it waits first.
@@ -67,34 +70,9 @@ async fn serve(routes: impl Fn(&str, &Value) -> Answer + Send + Sync + 'static) 
 }
 
 async fn answer(mut socket: TcpStream, routes: Routes) -> std::io::Result<()> {
-    let mut buf = Vec::new();
-    let head_end = loop {
-        let mut chunk = [0u8; 4096];
-        let n = socket.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(());
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break at + 4;
-        }
+    let Some(RawRequest { path, body, .. }) = read_request(&mut socket).await? else {
+        return Ok(());
     };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
-    let path = head.split(' ').nth(1).unwrap_or("").to_owned();
-    let length: usize = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0);
-    let mut body = buf[head_end..].to_vec();
-    while body.len() < length {
-        let mut chunk = [0u8; 4096];
-        let n = socket.read(&mut chunk).await?;
-        if n == 0 {
-            break;
-        }
-        body.extend_from_slice(&chunk[..n]);
-    }
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let reply = routes(&path, &request);
     tokio::time::sleep(reply.delay).await;

@@ -152,19 +152,24 @@ impl TestServer {
     }
 }
 
-async fn serve(
-    mut socket: TcpStream,
-    requests: Arc<Mutex<Vec<Recorded>>>,
-    hangups: Arc<AtomicUsize>,
-    queue: Arc<Mutex<VecDeque<Reply>>>,
-) -> std::io::Result<()> {
-    socket.set_nodelay(true)?;
+/// One HTTP/1.1 request as read off a socket: the body as sent
+/// (`content-length` long), headers with lower-case names.
+pub struct RawRequest {
+    pub method: String,
+    pub path: String,
+    pub headers: HashMap<String, String>,
+    pub body: Vec<u8>,
+}
+
+/// Reads one request from `socket`; None when the peer closed before
+/// sending a whole head.
+pub async fn read_request(socket: &mut TcpStream) -> std::io::Result<Option<RawRequest>> {
     let mut buf = Vec::new();
     let head_end = loop {
         let mut chunk = [0u8; 4096];
         let n = socket.read(&mut chunk).await?;
         if n == 0 {
-            return Ok(());
+            return Ok(None);
         }
         buf.extend_from_slice(&chunk[..n]);
         if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -193,6 +198,30 @@ async fn serve(
         }
         body.extend_from_slice(&chunk[..n]);
     }
+    Ok(Some(RawRequest {
+        method,
+        path,
+        headers,
+        body,
+    }))
+}
+
+async fn serve(
+    mut socket: TcpStream,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+    hangups: Arc<AtomicUsize>,
+    queue: Arc<Mutex<VecDeque<Reply>>>,
+) -> std::io::Result<()> {
+    socket.set_nodelay(true)?;
+    let Some(request) = read_request(&mut socket).await? else {
+        return Ok(());
+    };
+    let RawRequest {
+        method,
+        path,
+        headers,
+        body,
+    } = request;
     requests.lock().unwrap().push(Recorded {
         method,
         path,
