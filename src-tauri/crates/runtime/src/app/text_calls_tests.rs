@@ -31,6 +31,20 @@ fn events(f: &Fixture, run: RunId) -> Vec<EventEnvelope> {
     f.app.list_events(run, EventSeq(0), 1000).unwrap()
 }
 
+/// A run of `steps` spoken to in JSON-text mode from its start.
+fn start_in_json_text(f: &Fixture, steps: serde_json::Value) -> RunId {
+    let model = ScriptedProvider::from_json(&steps.to_string()).unwrap();
+    f.app
+        .start_run(StartRun {
+            workspace: f.ws.path().display().to_string(),
+            goal: "answer question.txt".into(),
+            profile: RunProfile::default(),
+            provider: json_text_provider(Arc::new(model)),
+            images: Vec::new(),
+        })
+        .unwrap()
+}
+
 fn requested_from_text(events: &[EventEnvelope]) -> Vec<(String, Option<TextCallDialect>)> {
     events
         .iter()
@@ -165,17 +179,7 @@ async fn json_text_mode_takes_an_action_in_a_fence() {
     let fenced = "```json\n{\"type\": \"tool_call\", \"call_id\": \"c1\", \"tool_name\": \"read_file\", \"arguments\": {\"path\": \"question.txt\"}}\n```";
     let done = "Here it is:\n{\"type\": \"final_answer\", \"content\": \"42\"}";
     let steps = json!([answer(fenced), answer(done)]);
-    let model = ScriptedProvider::from_json(&steps.to_string()).unwrap();
-    let run = f
-        .app
-        .start_run(StartRun {
-            workspace: f.ws.path().display().to_string(),
-            goal: "answer question.txt".into(),
-            profile: RunProfile::default(),
-            provider: json_text_provider(Arc::new(model)),
-            images: Vec::new(),
-        })
-        .unwrap();
+    let run = start_in_json_text(&f, steps);
     let p = f.app.wait_run(run).await.unwrap();
     assert_eq!(p.status, RunStatus::Succeeded);
     assert_eq!(p.final_answer.as_deref(), Some("42"));
@@ -193,17 +197,7 @@ async fn json_text_mode_takes_a_call_wrapped_in_a_final_answer() {
     let wrapped = json!({"type": "final_answer", "content": format!("\n{FENCED}")}).to_string();
     let done = r#"{"type": "final_answer", "content": "42"}"#;
     let steps = json!([answer(&wrapped), answer(done)]);
-    let model = ScriptedProvider::from_json(&steps.to_string()).unwrap();
-    let run = f
-        .app
-        .start_run(StartRun {
-            workspace: f.ws.path().display().to_string(),
-            goal: "answer question.txt".into(),
-            profile: RunProfile::default(),
-            provider: json_text_provider(Arc::new(model)),
-            images: Vec::new(),
-        })
-        .unwrap();
+    let run = start_in_json_text(&f, steps);
     let p = f.app.wait_run(run).await.unwrap();
     assert_eq!(p.status, RunStatus::Succeeded);
     assert_eq!(p.final_answer.as_deref(), Some("42"));
