@@ -228,6 +228,7 @@ impl ProfileView {
                 max_tool_result_bytes: Some(self.context_caps.max_tool_result_bytes),
                 max_invalid_outputs: None,
                 max_repeated_calls: None,
+                context_profile: None,
                 // Micro-USD back to the USD the file holds (exact for any
                 // amount a person types).
                 max_cost: b.max_cost_micro_usd.map(|m| m as f64 / 1_000_000.0),

@@ -27,7 +27,7 @@ pub use error::ProviderError;
 pub use http::{
     http_provider, ApiKey, HttpProviderConfig, ParseProtocolError, Protocol, RetryPolicy, Timeouts,
 };
-pub use json_text_mode::{json_text_provider, ToolMode};
+pub use json_text_mode::{json_text_provider, system_prompt as json_text_system_prompt, ToolMode};
 pub use port::{
     ImageBytes, ModelProvider, ModelRequest, ModelStream, ProviderInfo, RetryNotice, StreamItem,
     ToolSchema,

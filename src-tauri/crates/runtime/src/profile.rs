@@ -24,6 +24,9 @@ pub struct RunProfile {
     /// is the plan (approved, it runs as a follow-up in the normal mode).
     #[serde(default)]
     pub plan_mode: bool,
+    /// The context profile runs get (None: compact for a small window).
+    #[serde(default)]
+    pub context_profile: Option<crate::run::context_profile::ContextProfile>,
 }
 
 impl Default for RunProfile {
@@ -38,6 +41,7 @@ impl Default for RunProfile {
             commands: CommandSettings::default(),
             mcp_rules: Default::default(),
             plan_mode: false,
+            context_profile: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 
 use super::tests::{fixture, Fixture};
 use super::*;
+use crate::run::context_profile::ContextProfile;
 use crate::{RunProfile, StartRun};
 use bearagent_kernel::{ApprovalMode, EventPayload, EventSeq, RunStatus};
 use bearagent_providers::ScriptedProvider;
@@ -28,8 +29,11 @@ fn reads(f: &Fixture, n: usize) -> serde_json::Value {
 }
 
 fn start(f: &Fixture, provider: &ScriptedProvider, compact: Option<u16>) -> RunId {
+    // Full: the compact profile's result cap would keep these reads
+    // inside the window.
     let mut profile = RunProfile {
         approval_mode: ApprovalMode::AllowAll,
+        context_profile: Some(ContextProfile::Full),
         ..RunProfile::default()
     };
     profile.context.compact_at_permille = compact;
@@ -231,6 +235,7 @@ async fn an_empty_summary_is_retried_then_fails_the_run_with_its_history_intact(
         .with_context_window(WINDOW);
     let mut profile = RunProfile {
         approval_mode: ApprovalMode::AllowAll,
+        context_profile: Some(ContextProfile::Full),
         ..RunProfile::default()
     };
     profile.context.compact_at_permille = Some(850);

@@ -7,6 +7,7 @@ use crate::live::LiveEvent;
 use crate::profile::RunProfile;
 use crate::run::agent_loop::{drive, LoopStart};
 use crate::run::approvals::Decision;
+use crate::run::context_profile::ContextProfile;
 use crate::run::deps::LoopDeps;
 use crate::run::recorder::{append_beside, Recorder};
 use crate::AppError;
@@ -90,6 +91,8 @@ impl Application {
             )));
         }
         let images = self.store_images(&start.images, &info)?;
+        let profile = ContextProfile::chosen(start.profile.context_profile, info.context_window);
+        start.profile.context = profile.caps(start.profile.context, info.context_window);
         let created = rec.record(
             None,
             EventPayload::RunCreated {
@@ -104,7 +107,11 @@ impl Application {
                 max_repeated_calls: start.profile.max_repeated_calls,
                 provider: info.name.clone(),
                 model: info.model.clone(),
-                config_versions: crate::run::context::recorded_versions(&info, &*start.provider),
+                config_versions: crate::run::context::recorded_versions(
+                    &info,
+                    &*start.provider,
+                    profile,
+                ),
                 price: info.price,
                 commands: start.profile.commands.clone(),
                 mcp_rules: start.profile.mcp_rules.clone(),

@@ -168,7 +168,7 @@ impl Application {
 
     #[instrument(skip(self, entry))]
     /// Saves a profile. Settings that the entry leaves unset and the stored
-    /// profile has (the model, invalid-output and loop thresholds, which
+    /// profile has (the model, invalid-output and loop thresholds, context profile, which
     /// the desktop form does not show) are kept, not silently dropped.
     pub fn save_profile(&self, name: &str, mut entry: ProfileEntry) -> Result<(), AppError> {
         let name = name.trim().to_owned();
@@ -177,6 +177,9 @@ impl Application {
                 entry.model = entry.model.or_else(|| old.model.clone());
                 entry.max_invalid_outputs = entry.max_invalid_outputs.or(old.max_invalid_outputs);
                 entry.max_repeated_calls = entry.max_repeated_calls.or(old.max_repeated_calls);
+                entry.context_profile = entry
+                    .context_profile
+                    .or_else(|| old.context_profile.clone());
             }
             c.profiles.insert(name, entry);
             Ok(())

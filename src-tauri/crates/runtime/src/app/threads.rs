@@ -51,6 +51,8 @@ impl RecordedRun {
                 // A follow-up carries the plan out (or keeps planning when
                 // asked again with --plan).
                 plan_mode: false,
+                // Chosen again by the window the follow-up's model runs with.
+                context_profile: None,
             },
             provider: provider.clone(),
             model: model.clone(),

@@ -149,6 +149,10 @@ pub struct ProfileEntry {
     pub max_tool_result_bytes: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_invalid_outputs: Option<u32>,
+    /// `"full"` or `"compact"` (unset: compact when the model's window is
+    /// 16 k tokens or less).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_profile: Option<String>,
     /// Identical calls with identical results before the next is refused
     /// as a loop; 0 turns loop detection off.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -155,6 +155,12 @@ pub fn profile(
     c.max_tool_result_bytes = entry
         .max_tool_result_bytes
         .unwrap_or(c.max_tool_result_bytes);
+    p.context_profile = entry
+        .context_profile
+        .as_deref()
+        .map(str::parse)
+        .transpose()
+        .map_err(|e: String| AppError::InvalidInput(format!("profile {name}: {e}")))?;
     p.max_invalid_outputs = entry.max_invalid_outputs.unwrap_or(p.max_invalid_outputs);
     p.max_repeated_calls = entry.max_repeated_calls.unwrap_or(p.max_repeated_calls);
     let c = &mut p.commands;

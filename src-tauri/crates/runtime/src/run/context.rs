@@ -10,7 +10,11 @@ use bearagent_providers::{ModelRequest, ToolSchema};
 use std::sync::Arc;
 
 use super::context_events::{history_from_events, Flavour, CURRENT};
+use super::context_profile::{
+    compact_rules, compact_tools, ContextProfile, COMPACT_CONTEXT_VERSION,
+};
 pub use super::preview::preview;
+use std::borrow::Cow;
 
 /// Bumped whenever the way context is assembled changes. Every version
 /// ever recorded stays buildable, so "what the model saw" rebuilds a past
@@ -23,9 +27,10 @@ pub const CONTEXT_VERSION: &str = "context-v3";
 pub(crate) fn recorded_versions(
     info: &bearagent_providers::ProviderInfo,
     provider: &dyn bearagent_providers::ModelProvider,
+    profile: ContextProfile,
 ) -> std::collections::BTreeMap<String, String> {
     std::collections::BTreeMap::from([
-        ("context".to_owned(), CONTEXT_VERSION.to_owned()),
+        ("context".to_owned(), profile_version(profile).to_owned()),
         (
             "provider".to_owned(),
             format!("{}:{}", info.name, info.model),
@@ -226,8 +231,31 @@ fn close_open_calls(history: &mut Vec<HistoryItem>) {
     }
 }
 
-pub(super) fn system_prompt(workspace: &str, instructions: &[(String, String)]) -> String {
-    let mut system = format!("{RUNTIME_RULES}\nWorkspace: {workspace}");
+/// The context version a run of `profile` builds its requests with.
+pub(super) fn profile_version(profile: ContextProfile) -> &'static str {
+    match profile {
+        ContextProfile::Full => CONTEXT_VERSION,
+        ContextProfile::Compact => COMPACT_CONTEXT_VERSION,
+    }
+}
+
+/// The system prompt and tools a request of `version` carries: a
+/// compact request has the short rules and the cut tool list.
+pub(super) fn head_parts<'a>(
+    version: &str,
+    input: &ContextInput<'a>,
+) -> (String, Cow<'a, [ToolSchema]>) {
+    if version == COMPACT_CONTEXT_VERSION {
+        let system = system_prompt(compact_rules(), input.workspace, input.instructions);
+        (system, Cow::Owned(compact_tools(input.tools)))
+    } else {
+        let system = system_prompt(RUNTIME_RULES, input.workspace, input.instructions);
+        (system, Cow::Borrowed(input.tools))
+    }
+}
+
+fn system_prompt(rules: &str, workspace: &str, instructions: &[(String, String)]) -> String {
+    let mut system = format!("{rules}\nWorkspace: {workspace}");
     if !instructions.is_empty() {
         system.push_str(
             "\n\nProject instructions follow. Those in a deeper folder take precedence for files under that folder.",
@@ -239,15 +267,18 @@ pub(super) fn system_prompt(workspace: &str, instructions: &[(String, String)]) 
     system
 }
 
-/// The request for the next model call, in the current version.
+/// The request for the next model call, in the current version of the
+/// run's profile.
 pub fn build(input: &ContextInput<'_>) -> BuiltContext {
-    build_flavour(input, CURRENT, CONTEXT_VERSION)
+    let version = profile_version(ContextProfile::of_run(input.events));
+    build_flavour(input, CURRENT, version)
 }
 
 /// The request as the recorded `version` built it.
 pub fn rebuild(version: &str, input: &ContextInput<'_>) -> Option<BuiltContext> {
     match version {
-        CONTEXT_VERSION => Some(build(input)),
+        CONTEXT_VERSION => Some(build_flavour(input, CURRENT, CONTEXT_VERSION)),
+        COMPACT_CONTEXT_VERSION => Some(build_flavour(input, CURRENT, COMPACT_CONTEXT_VERSION)),
         CONTEXT_V2 => Some(build_flavour(
             input,
             Flavour {
@@ -297,10 +328,11 @@ fn request_from(
     history: Arc<Vec<HistoryItem>>,
     version: &'static str,
 ) -> BuiltContext {
+    let (system, tools) = head_parts(version, input);
     let request = ModelRequest {
-        system: system_prompt(input.workspace, input.instructions),
+        system,
         history,
-        tools: Arc::new(input.tools.to_vec()),
+        tools: Arc::new(tools.into_owned()),
         max_output_tokens: None,
         images: Default::default(),
     };

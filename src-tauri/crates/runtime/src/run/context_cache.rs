@@ -2,10 +2,11 @@
 //! events add, not what the whole run holds.
 
 use super::context::{
-    cut_oldest, head_digest, item_bytes, latest_compaction, measured, system_prompt,
-    unfitted_history, BuiltContext, ContextInput, CONTEXT_VERSION,
+    cut_oldest, head_digest, head_parts, item_bytes, latest_compaction, measured, profile_version,
+    unfitted_history, BuiltContext, ContextInput,
 };
 use super::context_events::{history_from_events, CURRENT};
+use super::context_profile::ContextProfile;
 use super::recorded_texts::{instructions_in, summary_text};
 use crate::AppError;
 use bearagent_kernel::{ContentHash, EventEnvelope, EventPayload, HistoryItem};
@@ -153,8 +154,9 @@ impl ContextCache {
         }
         self.seen = input.events.len();
         self.started = true;
-        let system = system_prompt(input.workspace, input.instructions);
-        let head = measured_head(&mut self.head, system, input.tools);
+        let version = profile_version(ContextProfile::of_run(input.events));
+        let (system, tools) = head_parts(version, input);
+        let head = measured_head(&mut self.head, system, &tools);
         let count = self.json_lens.len() as u64;
         // `[]` becomes `[a,b,…]`: the items and the commas between them.
         let bytes = head.bytes + self.json_total + count.saturating_sub(1);
@@ -170,7 +172,7 @@ impl ContextCache {
             .digest(head.digest, &self.item_digests, changed_from);
         BuiltContext {
             request,
-            version: CONTEXT_VERSION,
+            version,
             bytes,
             digest,
         }

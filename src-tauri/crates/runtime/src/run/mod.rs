@@ -4,7 +4,7 @@
 //! - Floor 0, facts and records: `recorder` (commits events), `approvals`
 //!   (the gate decisions arrive through), `spend`, `context` (requests from
 //!   committed events; `context_events`: what the model sees of each
-//!   event), `snapshot` (workspace images around a command),
+//!   event; `context_profile`: the compact request for small windows), `snapshot` (workspace images around a command),
 //!   `loop_guard` (the memory of repeated calls), `preview` (a large
 //!   result's head and tail), `images` (image bytes attached to a request,
 //!   or described for a model that cannot see).
@@ -30,6 +30,7 @@ pub mod compaction;
 pub mod context;
 pub mod context_cache;
 mod context_events;
+pub mod context_profile;
 pub(crate) mod deps;
 mod file_meta;
 mod file_step;
