@@ -53,8 +53,11 @@ async fn take() -> Value {
     for i in 1..=LOGS {
         s.write(&format!("logs/build-{i}.log"), build_log(i));
     }
+    // Full: the compact profile's result cap would keep the reads inside
+    // the small window, and this run is here to compact.
     let profile = RunProfile {
         approval_mode: ApprovalMode::AllowAll,
+        context_profile: Some(bearagent_runtime::ContextProfile::Full),
         ..RunProfile::default()
     };
     let run = s.start(

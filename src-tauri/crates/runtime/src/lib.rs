@@ -65,6 +65,7 @@ pub use profile::RunProfile;
 pub use run::approvals::Decision;
 pub use run::context::{build as build_context, BuiltContext, ContextInput, CONTEXT_VERSION};
 pub use run::context_cache::ContextCache;
+pub use run::context_profile::ContextProfile;
 pub use run::safety_net;
 pub use run::snapshot;
 pub use system_clock::SystemClock;
