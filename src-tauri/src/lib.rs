@@ -73,6 +73,8 @@ macro_rules! ipc_commands {
             commands::settings::sandbox_view,
             commands::settings::remembered_rules,
             commands::settings::forget_rule,
+            commands::local::detect_local_providers,
+            commands::local::add_local_provider,
             commands::hooks::project_hooks,
             commands::hooks::trust_project_hooks,
             commands::hooks::untrust_project_hooks,

@@ -90,6 +90,14 @@ export const commands = {
 	rememberedRules: () => typedError<RememberedRuleView[], ApiError>(__TAURI_INVOKE("remembered_rules")),
 	/**  Forgets the remembered rule with the stable `id` (as listed). */
 	forgetRule: (id: string) => typedError<null, ApiError>(__TAURI_INVOKE("forget_rule", { id })),
+	/**  Probes the usual loopback ports at once (300 ms in all). */
+	detectLocalProviders: () => typedError<LocalDetectionView, ApiError>(__TAURI_INVOKE("detect_local_providers")),
+	/**
+	 *  Asks the server at `base_url` again and writes provider `name` for its
+	 *  `model` (its first model when none), with the window learned and the
+	 *  tool mode its template allows. An existing provider is never replaced.
+	 */
+	addLocalProvider: (name: string, baseUrl: string, model: string | null) => typedError<AddedLocalProviderView, ApiError>(__TAURI_INVOKE("add_local_provider", { name, baseUrl, model })),
 	/**  The workspace's `.bearagent/hooks.toml`, if any, with its trust state. */
 	projectHooks: (workspace: string) => typedError<ProjectHooksView | null, ApiError>(__TAURI_INVOKE("project_hooks", { workspace })),
 	/**
@@ -167,6 +175,19 @@ export const DEMO_PROVIDER = "demo" as const;
 export type Action = { type: "tool_calls"; calls: ToolCall[] } | {
 	type: "final_answer",
 } & FinalAnswer;
+
+/**  The provider a detected server's model became. */
+export type AddedLocalProviderView = {
+	/**  The provider's name, as runs choose it. */
+	name: string,
+	kind: LocalServerKindView,
+	baseUrl: string,
+	model: string,
+	/**  The window learned (null: the model family's default applies). */
+	contextWindow: number | null,
+	/**  Native when the chat template takes tools, else JSON text. */
+	toolMode: ToolModeView,
+};
 
 export type ApiError = {
 	code: ErrorCode,
@@ -898,6 +919,45 @@ export type LiveUpdates = {
 	 */
 	skipped: number,
 	updates: LiveUpdate[],
+};
+
+/**  What one detection found. Addresses where nothing listens are not listed. */
+export type LocalDetectionView = {
+	servers: LocalServerView[],
+	failures: LocalProbeFailureView[],
+	elapsedMs: number,
+};
+
+/**  A model a server offers, with what the server said about it. */
+export type LocalModelView = {
+	/**  The id sent as `model`. */
+	id: string,
+	/**  Tokens one request may hold as the server runs it now (null: not said). */
+	contextWindow: number | null,
+	/**  The most the model was trained for, when said. */
+	trainedWindow: number | null,
+	/**  The chat template takes tools (null: not said). */
+	tools: boolean | null,
+	/**  What was not learned, and why, in a sentence each. */
+	notLearned: string[],
+};
+
+/**  An address where something answered wrongly or too slowly. */
+export type LocalProbeFailureView = {
+	baseUrl: string,
+	error: string,
+};
+
+/**  Which server answered (the config's `server = …` spelling). */
+export type LocalServerKindView = "llama.cpp" | "ollama" | "lm-studio" | "vllm" | 
+/**  Answers `/v1/models` and nothing more specific. */
+"openai-compatible";
+
+export type LocalServerView = {
+	kind: LocalServerKindView,
+	/**  Where it answered, e.g. `http://127.0.0.1:8080`. */
+	baseUrl: string,
+	models: LocalModelView[],
 };
 
 export type McpServerTestView = {

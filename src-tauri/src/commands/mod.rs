@@ -5,6 +5,7 @@ pub mod artifacts;
 pub mod bundles;
 pub mod hooks;
 pub mod live;
+pub mod local;
 pub mod mcp;
 pub mod review;
 pub mod runs;

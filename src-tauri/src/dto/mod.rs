@@ -182,6 +182,7 @@ impl From<RunSummary> for RunSummaryView {
 
 pub mod artifacts;
 pub mod hooks;
+pub mod local;
 pub mod mcp;
 pub mod review;
 pub mod runs;

@@ -31,7 +31,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   const directories = new Set(config.directories.map(normalise));
   const files = new Set(config.files.map(normalise));
   const workspaces = new Map<string, WorkspaceView>();
-  const settings = new MockSettings(config.settings);
+  const settings = new MockSettings(config.settings, config.localServers);
   const calls: { cmd: string; args: Record<string, unknown> }[] = [];
   // A fixed clock keeps screenshots and assertions deterministic.
   let clock = Date.parse("2025-03-14T09:30:00Z");

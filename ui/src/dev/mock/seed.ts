@@ -1,12 +1,13 @@
 // Development-only: the fixture a test can set with `page.addInitScript`
 // (`window.__BEARAGENT_MOCK_SEED__`) and the hooks it can call
 // (`window.__bearagentMock`).
-import type { CommandSettings, EventPayload, ImageRef, ProjectHookView, WorkspaceView } from "../../bindings";
+import type { CommandSettings, EventPayload, ImageRef, LocalServerView, ProjectHookView, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
 import type { MockRunFile, MockRunFileSeed } from "./bundles";
 import type { MockProjectHooksSeed } from "./hooks";
 import type { ScenarioName } from "./scenario";
 import type { SeededRun } from "./runs";
+import { DEFAULT_LOCAL_SERVERS } from "./settings";
 
 export interface MockSeed {
   /** Absolute paths that exist and are folders. */
@@ -23,6 +24,8 @@ export interface MockSeed {
   runs?: Record<string, SeededRun[]>;
   /** Providers, profiles and MCP servers; none by default (first launch). */
   settings?: Partial<SettingsView>;
+  /** Local model servers `detect_local_providers` finds; by default one llama.cpp server on port 8080, `[]` for none. */
+  localServers?: LocalServerView[];
   /** Milliseconds between a fake run's events. */
   stepMs?: number;
   /** Milliseconds between streamed text chunks. */
@@ -58,6 +61,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   choose: "/home/dev/projects/bear-demo",
   runs: {},
   settings: {},
+  localServers: DEFAULT_LOCAL_SERVERS,
   stepMs: 120,
   streamMs: 40,
   gateModelCalls: false,

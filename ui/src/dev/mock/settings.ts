@@ -1,6 +1,6 @@
 // Development-only: settings kept in memory, with the backend's checks and
 // error codes (invalid_input names the field; conflict; not_found).
-import type { CommandSandboxView, McpServerView } from "../../bindings";
+import type { AddedLocalProviderView, CommandSandboxView, LocalDetectionView, LocalServerView, McpServerView } from "../../bindings";
 import type { ProfileSettings, ProviderInput, ProviderSettings, ProviderTestResult, SettingsView } from "../../lib/settings/types";
 import { DEFAULT_COMMAND_SETTINGS } from "../../lib/settings/validation";
 import { fail } from "./errors";
@@ -12,6 +12,18 @@ export { MockError } from "./errors";
 /** What `sandbox_view` answered for a made-up home (written by src-tauri/src/scenarios/sandbox.rs). */
 const SANDBOX_VIEWS = sandboxViews as unknown as Record<"network_off" | "network_on" | "sandbox_off", CommandSandboxView>;
 
+/** What `detect_local_providers` finds unless a test seeds otherwise: one llama.cpp server, as the Rust probe reports it. */
+export const DEFAULT_LOCAL_SERVERS: LocalServerView[] = [
+  {
+    kind: "llama.cpp",
+    baseUrl: "http://127.0.0.1:8080",
+    models: [{ id: "qwen2.5-coder-7b-instruct", contextWindow: 16_384, trainedWindow: 32_768, tools: true, notLearned: [] }],
+  },
+];
+
+/** Names the config refuses for a provider (the demo, the protocols). */
+const RESERVED_NAMES = ["demo", "openai-chat", "openai-responses", "anthropic"];
+
 /** What `MockSettings.answer` returns for a command that is not about settings. */
 export const NOT_SETTINGS = Symbol("not a settings command");
 
@@ -21,8 +33,11 @@ export class MockSettings {
   readonly #keys = new Set<string>();
   /** MCP servers and their keychain secrets. */
   readonly mcp: MockMcpServers;
+  /** The local model servers "listening" on this machine. */
+  readonly #localServers: LocalServerView[];
 
-  constructor(seed: Partial<SettingsView> = {}) {
+  constructor(seed: Partial<SettingsView> = {}, localServers: LocalServerView[] = DEFAULT_LOCAL_SERVERS) {
+    this.#localServers = structuredClone(localServers);
     this.#providers = (seed.providers ?? []).map((p) => ({ ...p }));
     // Like the backend, every profile has command settings and MCP rules (a seed may leave them out).
     this.#profiles = (seed.profiles ?? []).map((p) => ({ ...p, commands: structuredClone(p.commands ?? DEFAULT_COMMAND_SETTINGS), mcpRules: { ...p.mcpRules } }));
@@ -148,9 +163,33 @@ export class MockSettings {
         return this.mcp.setSecret(String(input.server), name, String(input.value ?? ""));
       case "test_mcp_server":
         return this.mcp.test(name);
+      case "detect_local_providers":
+        return this.detectLocal();
+      case "add_local_provider":
+        return this.addLocal(name, String(input.baseUrl ?? ""), input.model == null ? null : String(input.model));
       default:
         return NOT_SETTINGS;
     }
+  }
+
+  /** Like `detect_local_providers`: the seeded servers; a port nothing listens on is not a failure. */
+  detectLocal(): LocalDetectionView {
+    return { servers: structuredClone(this.#localServers), failures: [], elapsedMs: this.#localServers.length > 0 ? 6 : 2 };
+  }
+
+  /** Like `add_local_provider`: the server at `baseUrl` asked again, its model written as provider `name` (never replacing one). */
+  addLocal(name: string, baseUrl: string, model: string | null): AddedLocalProviderView {
+    name = name.trim();
+    if (name === "" || RESERVED_NAMES.includes(name)) fail("invalid_input", `${JSON.stringify(name)} cannot name a provider (blank, "demo" or a protocol name)`);
+    const url = baseUrl.trim().replace(/\/+$/, "");
+    const server = this.#localServers.find((s) => s.baseUrl === url) ?? fail("invalid_input", `no local model server was found (looked at ports [] and ${JSON.stringify([url])})`);
+    const found = model === null ? server.models[0] : server.models.find((m) => m.id === model);
+    if (!found && model === null) return fail("invalid_input", `the server at ${url} lists no models`);
+    if (!found) return fail("invalid_input", `no server found offers model ${model} (they offer: ${server.models.map((m) => m.id).join(", ")})`);
+    if (this.hasProvider(name)) fail("invalid_input", `a provider named ${name} exists already: choose another name or remove it first`);
+    const toolMode = found.tools === true ? "native" : "json-text";
+    this.#providers.push({ name, protocol: "openai-chat", baseUrl: server.baseUrl, model: found.id, keySource: { kind: "none" }, keyPresent: false, toolMode, price: null, contextWindow: found.contextWindow, vision: null });
+    return { name, kind: server.kind, baseUrl: server.baseUrl, model: found.id, contextWindow: found.contextWindow, toolMode };
   }
 
   sandboxView(name: string): CommandSandboxView {

@@ -14,12 +14,15 @@ const mocks = vi.hoisted(() => ({
     setMcpSecret: vi.fn(),
     testMcpServer: vi.fn(),
     sandboxView: vi.fn(),
+    detectLocalProviders: vi.fn(),
+    addLocalProvider: vi.fn(),
   },
 }));
 
 vi.mock("../../bindings", () => ({ commands: mocks.commands }));
 
 import { tauriSettingsApi } from "./api";
+import { tauriLocalServersApi } from "./local";
 
 beforeEach(() => vi.clearAllMocks());
 
@@ -52,5 +55,17 @@ describe("tauriSettingsApi", () => {
     expect(mocks.commands.sandboxView).toHaveBeenCalledWith("default");
     mocks.commands.sandboxView.mockResolvedValue({ status: "error", error: { code: "not_found", message: "profile not found: x" } });
     await expect(tauriSettingsApi.sandboxView("x")).resolves.toEqual({ ok: false, error: { code: "not_found", message: "profile not found: x" } });
+  });
+
+  it("finds local servers and adds one by address and model", async () => {
+    const detection = { servers: [], failures: [], elapsedMs: 2 };
+    mocks.commands.detectLocalProviders.mockResolvedValue({ status: "ok", data: detection });
+    await expect(tauriLocalServersApi.detect()).resolves.toEqual({ ok: true, value: detection });
+    mocks.commands.addLocalProvider.mockResolvedValue({ status: "error", error: { code: "invalid_input", message: "the server at http://127.0.0.1:8080 lists no models" } });
+    await expect(tauriLocalServersApi.add("local", "http://127.0.0.1:8080", null)).resolves.toEqual({
+      ok: false,
+      error: { code: "invalid_input", message: "the server at http://127.0.0.1:8080 lists no models" },
+    });
+    expect(mocks.commands.addLocalProvider).toHaveBeenCalledWith("local", "http://127.0.0.1:8080", null);
   });
 });

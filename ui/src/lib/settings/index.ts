@@ -6,3 +6,5 @@ export * from "./mcp";
 export * from "./context";
 export * from "./sandbox";
 export * from "./vision";
+export * from "./local";
+export { LocalServersStore, type DetectState } from "./localStore.svelte";

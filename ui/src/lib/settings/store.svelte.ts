@@ -2,6 +2,8 @@ import { SvelteMap } from "svelte/reactivity";
 import type { ApiError, McpServerTestView, McpServerView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { SettingsApi } from "./api";
+import { tauriLocalServersApi, type LocalServersApi } from "./local";
+import { LocalServersStore } from "./localStore.svelte";
 import type { SandboxViewState } from "./sandbox";
 import { validateMcpServer, type McpServerErrors, type McpServerForm } from "./mcp";
 import type { ProfileSettings, ProviderSettings, ProviderTestResult, SettingsView } from "./types";
@@ -30,10 +32,13 @@ export class SettingsStore {
   readonly mcpTests = new SvelteMap<string, McpTestState>();
   /** What a command of the profile last asked about sees ("What a command sees"). */
   sandbox = $state.raw<SandboxViewState>({ kind: "idle" });
+  /** Local model servers found on this machine, each model one click from being a provider. */
+  readonly local: LocalServersStore;
   readonly #api: SettingsApi;
 
-  constructor(api: SettingsApi) {
+  constructor(api: SettingsApi, localApi: LocalServersApi = tauriLocalServersApi) {
     this.#api = api;
+    this.local = new LocalServersStore(localApi, this);
   }
 
   get providers(): ProviderSettings[] {
