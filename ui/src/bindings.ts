@@ -1208,7 +1208,7 @@ export type ProposedChangeView = {
 };
 
 /**  The wire protocol a provider speaks (the config's spelling). */
-export type ProtocolView = "openai-chat" | "openai-responses" | "anthropic";
+export type ProtocolView = "openai-chat" | "openai-responses" | "anthropic" | "ollama-chat";
 
 export type ProviderInput = {
 	name: string,

@@ -72,6 +72,7 @@ pub enum ProtocolView {
     OpenaiChat,
     OpenaiResponses,
     Anthropic,
+    OllamaChat,
 }
 
 impl From<Protocol> for ProtocolView {
@@ -80,6 +81,7 @@ impl From<Protocol> for ProtocolView {
             Protocol::OpenAiChat => ProtocolView::OpenaiChat,
             Protocol::OpenAiResponses => ProtocolView::OpenaiResponses,
             Protocol::Anthropic => ProtocolView::Anthropic,
+            Protocol::OllamaChat => ProtocolView::OllamaChat,
         }
     }
 }
@@ -90,6 +92,7 @@ impl From<ProtocolView> for Protocol {
             ProtocolView::OpenaiChat => Protocol::OpenAiChat,
             ProtocolView::OpenaiResponses => Protocol::OpenAiResponses,
             ProtocolView::Anthropic => Protocol::Anthropic,
+            ProtocolView::OllamaChat => Protocol::OllamaChat,
         }
     }
 }

@@ -5,6 +5,7 @@
 use crate::args::ProviderDetectArgs;
 use crate::exit::{self, Exit};
 use bearagent_providers::local::{DetectOptions, Detection, LocalModel};
+use bearagent_providers::Protocol;
 use bearagent_runtime::{AddedProvider, Application, ToolMode};
 use serde_json::json;
 use std::time::Duration;
@@ -91,6 +92,7 @@ fn print_added(added: &AddedProvider, as_json: bool) {
         let line = json!({
             "added": added.name,
             "server": added.server.kind,
+            "protocol": e.protocol,
             "base_url": e.base_url,
             "model": e.model,
             "context_window": e.context_window,
@@ -99,13 +101,15 @@ fn print_added(added: &AddedProvider, as_json: bool) {
         println!("{line}");
         return;
     }
-    let window = e.context_window.map_or(
-        "not learned (the model family's default applies)".to_owned(),
-        |w| format!("{w} tokens"),
-    );
+    let window = match (e.context_window, e.protocol) {
+        (Some(w), _) => format!("{w} tokens"),
+        // Ollama's own API takes the window with each request.
+        (None, Protocol::OllamaChat) => "learned before each run and sent as num_ctx".to_owned(),
+        (None, _) => "not learned (the model family's default applies)".to_owned(),
+    };
     println!(
-        "added provider {}: {} at {}, model {}, window {window}, tool mode {mode}",
-        added.name, added.server.kind, e.base_url, e.model
+        "added provider {}: {} at {} ({}), model {}, window {window}, tool mode {mode}",
+        added.name, added.server.kind, e.base_url, e.protocol, e.model
     );
     println!(
         "use it: bearagent run --provider {} --workspace DIR \"GOAL\"",

@@ -2,7 +2,7 @@
 //! in, the items an adapter would yield out. For fuzzing and for tests that
 //! need exact chunk boundaries; the HTTP adapters run the same code.
 
-use crate::http::{decoder, sse, Protocol};
+use crate::http::{decoder, framing, sse, Protocol};
 use crate::{ProviderError, StreamItem};
 
 /// Decodes one response body of `protocol`, delivered as `chunks`. The
@@ -11,7 +11,7 @@ use crate::{ProviderError, StreamItem};
 pub fn decode(protocol: Protocol, chunks: &[&[u8]]) -> Vec<Result<StreamItem, ProviderError>> {
     let provider = protocol.as_str();
     let mut decoder = decoder(protocol, provider, None);
-    sse::decode_chunks(decoder.as_mut(), provider, chunks)
+    sse::decode_chunks(decoder.as_mut(), provider, framing(protocol), chunks)
 }
 
 pub fn openai_chat(chunks: &[&[u8]]) -> Vec<Result<StreamItem, ProviderError>> {
@@ -24,4 +24,8 @@ pub fn openai_responses(chunks: &[&[u8]]) -> Vec<Result<StreamItem, ProviderErro
 
 pub fn anthropic(chunks: &[&[u8]]) -> Vec<Result<StreamItem, ProviderError>> {
     decode(Protocol::Anthropic, chunks)
+}
+
+pub fn ollama_chat(chunks: &[&[u8]]) -> Vec<Result<StreamItem, ProviderError>> {
+    decode(Protocol::OllamaChat, chunks)
 }

@@ -26,6 +26,7 @@ pub use complete::{complete, ModelResponse, Progress};
 pub use error::ProviderError;
 pub use http::{
     http_provider, ApiKey, HttpProviderConfig, ParseProtocolError, Protocol, RetryPolicy, Timeouts,
+    OLLAMA_DEFAULT_WINDOW,
 };
 pub use json_text_mode::{json_text_provider, system_prompt as json_text_system_prompt, ToolMode};
 pub use port::{

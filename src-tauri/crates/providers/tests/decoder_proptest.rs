@@ -69,7 +69,8 @@ fn protocol() -> impl Strategy<Value = Protocol> {
     prop_oneof![
         Just(Protocol::OpenAiChat),
         Just(Protocol::OpenAiResponses),
-        Just(Protocol::Anthropic)
+        Just(Protocol::Anthropic),
+        Just(Protocol::OllamaChat)
     ]
 }
 

@@ -228,6 +228,7 @@ fn truncation_anywhere_never_completes_or_yields_a_tool_call() {
             Protocol::OpenAiChat => b"finish_reason\":\"",
             Protocol::OpenAiResponses => b"\"type\":\"response.completed\"",
             Protocol::Anthropic => b"\"type\":\"message_stop\"",
+            Protocol::OllamaChat => b"\"done\":true",
         };
         let end = rec
             .sse

@@ -2,7 +2,8 @@
 //! goal's screenshot and an image a tool returned. Chat Completions: an
 //! `image_url` part with a `data:` URL (tool images in a user message after
 //! the tool messages); Responses: `input_image` parts; Anthropic: a base64
-//! `image` block (inside the `tool_result` for a tool's image).
+//! `image` block (inside the `tool_result` for a tool's image); Ollama:
+//! base64 `images` on the message (a tool's after its turn's tool messages).
 #![allow(
     clippy::disallowed_methods,
     reason = "tests, benches and examples write their own fixtures"
@@ -71,6 +72,7 @@ async fn body_sent(protocol: Protocol) -> Value {
         Protocol::OpenAiChat => "chat/cc_text_usage",
         Protocol::OpenAiResponses => "responses/resp_text",
         Protocol::Anthropic => "messages/an_text_ping",
+        Protocol::OllamaChat => "ollama/ol_text",
     };
     let sse = recordings()
         .into_iter()
@@ -82,6 +84,25 @@ async fn body_sent(protocol: Protocol) -> Value {
     let got = collect(p.as_ref(), request()).await;
     assert_eq!(got.completions, 1, "{protocol}: {:?}", got.error);
     server.requests().remove(0).body
+}
+
+#[tokio::test]
+async fn ollama_sends_base64_images_on_the_messages() {
+    let body = body_sent(Protocol::OllamaChat).await;
+    assert_eq!(
+        body["messages"][1],
+        json!({"role": "user", "content": "why is this button red?", "images": [b64(PNG)]})
+    );
+    assert_eq!(
+        body["messages"][3],
+        json!({"role": "tool", "content": "[image: image/gif, 14 bytes]",
+            "tool_name": "browser__screenshot", "tool_call_id": "call_1"})
+    );
+    assert_eq!(
+        body["messages"][4],
+        json!({"role": "user", "content": "Images returned by tool call call_1.", "images": [b64(GIF)]})
+    );
+    assert_eq!(body["messages"].as_array().unwrap().len(), 5);
 }
 
 #[tokio::test]

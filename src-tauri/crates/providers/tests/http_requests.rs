@@ -20,6 +20,7 @@ fn ok_body(protocol: Protocol) -> Vec<u8> {
         Protocol::OpenAiChat => "chat/cc_text_usage",
         Protocol::OpenAiResponses => "responses/resp_text",
         Protocol::Anthropic => "messages/an_text_ping",
+        Protocol::OllamaChat => "ollama/ol_text",
     };
     recordings()
         .into_iter()
@@ -56,7 +57,7 @@ async fn auth_headers_and_stream_flags_per_protocol() {
             assert_eq!(r.body["stream"], true, "{protocol}");
             assert_eq!(r.body["model"], "test-model");
             match protocol {
-                Protocol::OpenAiChat | Protocol::OpenAiResponses => {
+                Protocol::OpenAiChat | Protocol::OpenAiResponses | Protocol::OllamaChat => {
                     let want = key.map(|k| format!("Bearer {k}"));
                     assert_eq!(h.get("authorization"), want.as_ref(), "{protocol}");
                     assert!(!h.contains_key("x-api-key"));
@@ -96,6 +97,20 @@ async fn auth_headers_and_stream_flags_per_protocol() {
                         json!([{"role": "user", "content": [{"type": "text", "text": "hello"}]}])
                     );
                     assert!(r.body.get("tool_choice").is_none());
+                }
+                Protocol::OllamaChat => {
+                    assert_eq!(r.path, "/api/chat");
+                    assert_eq!(h["accept"], "application/x-ndjson");
+                    // No window configured: Ollama is told the default one.
+                    assert_eq!(
+                        r.body["options"],
+                        json!({"num_ctx": bearagent_providers::OLLAMA_DEFAULT_WINDOW, "num_predict": 4096})
+                    );
+                    assert_eq!(
+                        r.body["messages"],
+                        json!([{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}])
+                    );
+                    assert!(r.body.get("tools").is_none(), "only with tools");
                 }
             }
         }

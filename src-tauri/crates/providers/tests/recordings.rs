@@ -1,4 +1,5 @@
-//! Replays every provider recording in `tests/fixtures/provider-recordings`: over a
+//! Replays every provider recording in `tests/fixtures/provider-recordings`
+//! (and the Ollama streams of `crates/providers/tests/fixtures/ollama`): over a
 //! loopback HTTP server (whole, CRLF, tiny pieces) and through the pure
 //! decoders split at every byte offset, and compares with `expected`.
 #![allow(
@@ -21,6 +22,7 @@ fn endpoint(protocol: Protocol) -> &'static str {
         Protocol::OpenAiChat => "/v1/chat/completions",
         Protocol::OpenAiResponses => "/v1/responses",
         Protocol::Anthropic => "/v1/messages",
+        Protocol::OllamaChat => "/api/chat",
     }
 }
 
@@ -119,6 +121,16 @@ fn anthropic_recordings_decode_the_same_split_anywhere() {
 #[test]
 fn anthropic_recordings_with_crlf_split_anywhere() {
     replay_split(Protocol::Anthropic, true, false);
+}
+
+#[test]
+fn ollama_streams_decode_the_same_split_anywhere() {
+    replay_split(Protocol::OllamaChat, false, false);
+}
+
+#[test]
+fn ollama_streams_with_crlf_split_anywhere() {
+    replay_split(Protocol::OllamaChat, true, false);
 }
 
 /// Offsets that fall inside a multi-byte UTF-8 character.

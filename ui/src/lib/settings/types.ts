@@ -26,6 +26,7 @@ const PROTOCOL_INFO: Record<ProviderProtocol, { label: string; baseUrl: string }
   "openai-chat": { label: "OpenAI Chat Completions (or compatible)", baseUrl: "https://api.openai.com/v1" },
   "openai-responses": { label: "OpenAI Responses", baseUrl: "https://api.openai.com/v1" },
   anthropic: { label: "Anthropic Messages", baseUrl: "https://api.anthropic.com" },
+  "ollama-chat": { label: "Ollama (its own API: sets the context window)", baseUrl: "http://127.0.0.1:11434" },
 };
 
 export const PROTOCOLS: { value: ProviderProtocol; label: string; baseUrl: string }[] = (

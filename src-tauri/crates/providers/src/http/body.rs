@@ -9,6 +9,8 @@ use crate::ModelRequest;
 pub(crate) struct BodySettings {
     pub model: String,
     pub max_output_tokens: u32,
+    /// The window the run plans for; Ollama is told it as `num_ctx`.
+    pub context_window: u64,
 }
 
 impl BodySettings {

@@ -19,13 +19,19 @@ pub enum Protocol {
     /// POST /v1/messages (Anthropic Messages API).
     #[serde(rename = "anthropic")]
     Anthropic,
+    /// POST /api/chat (Ollama's own chat API): unlike its OpenAI-compatible
+    /// one it takes `options.num_ctx`, so the model runs with the window
+    /// BearAgent plans for instead of Ollama's small default.
+    #[serde(rename = "ollama-chat")]
+    OllamaChat,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 3] = [
+    pub const ALL: [Protocol; 4] = [
         Protocol::OpenAiChat,
         Protocol::OpenAiResponses,
         Protocol::Anthropic,
+        Protocol::OllamaChat,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -33,15 +39,17 @@ impl Protocol {
             Protocol::OpenAiChat => "openai-chat",
             Protocol::OpenAiResponses => "openai-responses",
             Protocol::Anthropic => "anthropic",
+            Protocol::OllamaChat => "ollama-chat",
         }
     }
 
-    /// The endpoint path below `/v1`.
+    /// The endpoint path below `/v1` (Ollama's: below the server root).
     pub(crate) fn endpoint(self) -> &'static str {
         match self {
             Protocol::OpenAiChat => "chat/completions",
             Protocol::OpenAiResponses => "responses",
             Protocol::Anthropic => "messages",
+            Protocol::OllamaChat => "api/chat",
         }
     }
 }
@@ -53,7 +61,7 @@ impl fmt::Display for Protocol {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown provider protocol {0:?} (expected openai-chat, openai-responses or anthropic)")]
+#[error("unknown provider protocol {0:?} (expected openai-chat, openai-responses, anthropic or ollama-chat)")]
 pub struct ParseProtocolError(pub String);
 
 impl FromStr for Protocol {
@@ -144,7 +152,8 @@ pub struct HttpProviderConfig {
     pub protocol: Protocol,
     /// Scheme, host and optional path prefix, e.g. `http://127.0.0.1:8080`,
     /// `https://api.openai.com/v1`. The adapter appends `/v1/<endpoint>`
-    /// (or only `/<endpoint>` when the base already ends in `/v1`).
+    /// (or only `/<endpoint>` when the base already ends in `/v1`); for
+    /// Ollama's own API, `/api/chat` to the server root (a `/v1` dropped).
     pub base_url: String,
     pub model: String,
     /// `None` sends no auth header (local servers).
@@ -205,6 +214,11 @@ impl HttpProviderConfig {
 
 pub(crate) fn endpoint_url(base_url: &str, protocol: Protocol) -> String {
     let base = base_url.trim().trim_end_matches('/');
+    if protocol == Protocol::OllamaChat {
+        // A base copied from an OpenAI-compatible setup still works.
+        let root = base.strip_suffix("/v1").unwrap_or(base);
+        return format!("{root}/{}", protocol.endpoint());
+    }
     if base.ends_with("/v1") {
         format!("{base}/{}", protocol.endpoint())
     } else {
@@ -249,6 +263,12 @@ mod tests {
             endpoint_url("http://h/openai/v1", Protocol::OpenAiResponses),
             "http://h/openai/v1/responses"
         );
+        for base in ["http://127.0.0.1:11434/", "http://127.0.0.1:11434/v1"] {
+            assert_eq!(
+                endpoint_url(base, Protocol::OllamaChat),
+                "http://127.0.0.1:11434/api/chat"
+            );
+        }
     }
 
     #[test]

@@ -7,9 +7,9 @@
 use super::body::BodySettings;
 use super::config::{HttpProviderConfig, Protocol, RetryPolicy};
 use super::retry;
-use super::sse::{events, step, Flow, SseStream, WireDecoder};
+use super::sse::{events, step, ByteStream, Flow, SseStream, WireDecoder};
 use super::transport::{SendError, Transport};
-use super::{anthropic, openai_chat, openai_responses};
+use super::{anthropic, ndjson, ollama_chat, ollama_stream, openai_chat, openai_responses};
 use crate::{
     ModelProvider, ModelRequest, ModelStream, ProviderError, ProviderInfo, RetryNotice, StreamItem,
 };
@@ -19,6 +19,11 @@ use futures::StreamExt;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The window Ollama is asked for when neither the config nor its server
+/// says one: enough for the system prompt, tool schemas and some history,
+/// small enough for the KV cache of a small model on a laptop's memory.
+pub const OLLAMA_DEFAULT_WINDOW: u64 = 16_384;
 
 pub(crate) struct HttpProvider {
     protocol: Protocol,
@@ -33,9 +38,12 @@ pub(crate) struct HttpProvider {
 
 impl HttpProvider {
     pub fn new(config: HttpProviderConfig) -> Result<Self, ProviderError> {
-        let context_window = config
-            .context_window
-            .unwrap_or_else(|| crate::default_context_window(&config.model));
+        let context_window = config.context_window.unwrap_or(match config.protocol {
+            // What Ollama is told as num_ctx when nothing was learned: the
+            // family default (32k and more) may not fit a small machine.
+            Protocol::OllamaChat => OLLAMA_DEFAULT_WINDOW,
+            _ => crate::default_context_window(&config.model),
+        });
         let vision = config
             .vision
             .unwrap_or_else(|| crate::default_vision(&config.model));
@@ -46,6 +54,7 @@ impl HttpProvider {
             settings: BodySettings {
                 model: config.model,
                 max_output_tokens: config.max_output_tokens,
+                context_window,
             },
             retry: config.retry,
             price: config.price,
@@ -64,6 +73,16 @@ pub(crate) fn request_body(
         Protocol::OpenAiChat => openai_chat::request_body(settings, request),
         Protocol::OpenAiResponses => openai_responses::request_body(settings, request),
         Protocol::Anthropic => anthropic::request_body(settings, request),
+        Protocol::OllamaChat => ollama_chat::request_body(settings, request),
+    }
+}
+
+/// How `protocol` frames its stream: NDJSON lines for Ollama's own API,
+/// server-sent events for the others.
+pub(crate) fn framing(protocol: Protocol) -> fn(ByteStream) -> SseStream {
+    match protocol {
+        Protocol::OllamaChat => ndjson::lines,
+        _ => events,
     }
 }
 
@@ -72,7 +91,21 @@ pub(crate) fn decoder(
     provider: &str,
     secret: Option<&str>,
 ) -> Box<dyn WireDecoder> {
+    decoder_minting_from(protocol, provider, secret, 0)
+}
+
+/// The decoder of one attempt; `first_minted` numbers the call ids it
+/// mints for a server that sends none (Ollama's own API).
+fn decoder_minting_from(
+    protocol: Protocol,
+    provider: &str,
+    secret: Option<&str>,
+    first_minted: usize,
+) -> Box<dyn WireDecoder> {
     match protocol {
+        Protocol::OllamaChat => {
+            Box::new(ollama_stream::Decoder::new(provider, secret, first_minted))
+        }
         Protocol::OpenAiChat => Box::new(openai_chat::Decoder::new(provider, secret)),
         Protocol::OpenAiResponses => Box::new(openai_responses::Decoder::new(provider, secret)),
         Protocol::Anthropic => Box::new(anthropic::Decoder::new(provider, secret)),
@@ -99,6 +132,7 @@ impl ModelProvider for HttpProvider {
             Ok(bytes) => Call {
                 transport: self.transport.clone(),
                 protocol: self.protocol,
+                first_minted: ollama_chat::calls_in(&request),
                 retry: self.retry,
                 body: Bytes::from(bytes),
                 retries: 0,
@@ -138,6 +172,7 @@ enum Phase {
 struct Call {
     transport: Arc<Transport>,
     protocol: Protocol,
+    first_minted: usize,
     retry: RetryPolicy,
     body: Bytes,
     retries: u32,
@@ -160,9 +195,15 @@ impl Call {
                 Phase::Connect => match self.transport.send(self.body.clone()).await {
                     Ok(body) => {
                         let provider = self.transport.provider();
+                        let secret = self.transport.secret();
                         self.phase = Phase::Streaming {
-                            events: events(body),
-                            decoder: decoder(self.protocol, provider, self.transport.secret()),
+                            events: framing(self.protocol)(body),
+                            decoder: decoder_minting_from(
+                                self.protocol,
+                                provider,
+                                secret,
+                                self.first_minted,
+                            ),
                             content: false,
                         };
                     }

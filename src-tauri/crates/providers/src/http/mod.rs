@@ -1,5 +1,6 @@
 //! The real model adapters over HTTP: OpenAI Chat Completions (and every
-//! OpenAI-compatible server), OpenAI Responses and Anthropic Messages.
+//! OpenAI-compatible server), OpenAI Responses, Anthropic Messages and
+//! Ollama's own chat API.
 //! Wire types, vendor errors and keys stay in here; callers see
 //! `StreamItem`s and classified `ProviderError`s only.
 
@@ -10,6 +11,9 @@ mod config;
 mod driver;
 mod errors;
 mod images;
+mod ndjson;
+mod ollama_chat;
+mod ollama_stream;
 mod openai_chat;
 mod openai_responses;
 mod retry;
@@ -17,7 +21,8 @@ pub(crate) mod sse;
 mod transport;
 
 pub use config::{ApiKey, HttpProviderConfig, ParseProtocolError, Protocol, RetryPolicy, Timeouts};
-pub(crate) use driver::decoder;
+pub use driver::OLLAMA_DEFAULT_WINDOW;
+pub(crate) use driver::{decoder, framing};
 
 use crate::{ModelProvider, ProviderError};
 use std::sync::Arc;

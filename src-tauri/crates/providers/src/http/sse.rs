@@ -1,5 +1,6 @@
 //! Server-sent events: bytes in, `(event, data)` pairs out, and the
-//! per-protocol decoder contract that turns those into `StreamItem`s.
+//! per-protocol decoder contract that turns those into `StreamItem`s (the
+//! NDJSON framing in `ndjson.rs` yields the same pairs).
 
 use super::errors::{malformed, truncated};
 use crate::{ProviderError, StreamItem};
@@ -125,13 +126,14 @@ pub(crate) fn step(
 pub(crate) fn decode_chunks(
     decoder: &mut dyn WireDecoder,
     provider: &str,
+    framing: fn(ByteStream) -> SseStream,
     chunks: &[&[u8]],
 ) -> Vec<Result<StreamItem, ProviderError>> {
     let owned: Vec<Result<Bytes, BodyError>> = chunks
         .iter()
         .map(|c| Ok(Bytes::copy_from_slice(c)))
         .collect();
-    let mut events = events(Box::pin(futures::stream::iter(owned)));
+    let mut events = framing(Box::pin(futures::stream::iter(owned)));
     let mut results = Vec::new();
     futures::executor::block_on(async {
         loop {

@@ -182,14 +182,20 @@ impl Transport {
 fn headers(protocol: Protocol, key: Option<&ApiKey>) -> Result<HeaderMap, ()> {
     let mut headers = HeaderMap::new();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+    // Ollama's own API streams NDJSON, the others server-sent events.
+    let accept = match protocol {
+        Protocol::OllamaChat => "application/x-ndjson",
+        _ => "text/event-stream",
+    };
+    headers.insert(ACCEPT, HeaderValue::from_static(accept));
     let secret = |value: String| {
         let mut v = HeaderValue::from_str(&value).map_err(|_| ())?;
         v.set_sensitive(true);
         Ok::<_, ()>(v)
     };
     match protocol {
-        Protocol::OpenAiChat | Protocol::OpenAiResponses => {
+        // Ollama takes no key; one configured is for a proxy in front of it.
+        Protocol::OpenAiChat | Protocol::OpenAiResponses | Protocol::OllamaChat => {
             if let Some(key) = key {
                 headers.insert(AUTHORIZATION, secret(format!("Bearer {}", key.expose()))?);
             }

@@ -1,7 +1,8 @@
 //! Ollama: `/api/tags` names the models, `/api/show` tells each one's
 //! trained window, template and capabilities, `/api/ps` the window a
-//! loaded model runs with. Its OpenAI-compatible API cannot set `num_ctx`,
-//! so the window is learned only when Ollama says what it runs with.
+//! loaded model runs with. Its OpenAI-compatible API cannot set `num_ctx`;
+//! the provider speaking its own API (`ollama-chat`) sends one, chosen from
+//! what is learned here.
 
 use super::fetch;
 use super::types::{DetectError, LocalModel};
@@ -47,9 +48,9 @@ fn model(name: String, show: Result<Value, DetectError>, ps: Option<&Value>) -> 
     let context_window = running.or_else(|| num_ctx(&show));
     if context_window.is_none() {
         not_learned.push(
-            "context window: Ollama runs the model with its num_ctx (OLLAMA_CONTEXT_LENGTH or \
-             the Modelfile), reported only once the model is loaded, and its OpenAI API cannot \
-             set it — load the model first, or set context_window"
+            "context window: Ollama reports the num_ctx it runs the model with (OLLAMA_CONTEXT_LENGTH \
+             or the Modelfile) only once the model is loaded; the ollama-chat provider then sends \
+             the trained window, capped, and its OpenAI API cannot set one — or set context_window"
                 .to_owned(),
         );
     }

@@ -47,11 +47,23 @@ impl Recording {
     }
 }
 
+/// Ollama's streams, written from its API docs (`tests/fixtures/ollama`).
+pub fn ollama_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ollama")
+}
+
+/// The recordings, and the Ollama streams after them.
 pub fn recordings() -> Vec<Recording> {
     let root = recordings_dir();
+    let folders = [
+        (root.join("chat"), "sse"),
+        (root.join("responses"), "sse"),
+        (root.join("messages"), "sse"),
+        (ollama_dir(), "ndjson"),
+    ];
     let mut all = Vec::new();
-    for folder in ["chat", "responses", "messages"] {
-        let mut entries: Vec<_> = std::fs::read_dir(root.join(folder))
+    for (folder, body_ext) in folders {
+        let mut entries: Vec<_> = std::fs::read_dir(folder)
             .unwrap()
             .map(|e| e.unwrap().path())
             .filter(|p| p.extension().is_some_and(|e| e == "json"))
@@ -64,9 +76,10 @@ pub fn recordings() -> Vec<Recording> {
                 "openai_chat" => Protocol::OpenAiChat,
                 "openai_responses" => Protocol::OpenAiResponses,
                 "anthropic_messages" => Protocol::Anthropic,
+                "ollama_chat" => Protocol::OllamaChat,
                 other => panic!("unknown protocol {other} in {}", json_path.display()),
             };
-            let sse = std::fs::read(json_path.with_extension("sse")).unwrap();
+            let sse = std::fs::read(json_path.with_extension(body_ext)).unwrap();
             all.push(Recording {
                 name: meta["name"].as_str().unwrap().to_owned(),
                 protocol,

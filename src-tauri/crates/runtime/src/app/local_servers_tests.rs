@@ -320,3 +320,166 @@ async fn a_detected_server_is_added_as_a_provider_in_one_step() {
     assert!(err.to_string().contains("no local model server"), "{err}");
     server.abort();
 }
+
+/// A loopback server answering like Ollama: the model `qwen-local` is not
+/// loaded (`/api/ps` lists nothing) and was trained for 32768 tokens;
+/// `/api/chat` streams one short NDJSON answer. The chat bodies it got are
+/// kept.
+async fn fake_ollama() -> (
+    String,
+    Arc<std::sync::Mutex<Vec<serde_json::Value>>>,
+    tokio::task::JoinHandle<()>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let chats = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let kept = chats.clone();
+    let task = tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let kept = kept.clone();
+            tokio::spawn(async move {
+                let (path, body) = read_request(&mut socket).await;
+                let (status, kind, reply) = ollama_reply(&path, &body);
+                if path == "/api/chat" {
+                    kept.lock().unwrap().push(body);
+                }
+                let head = format!(
+                    "HTTP/1.1 {status} X\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                    reply.len()
+                );
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(reply.as_bytes()).await;
+            });
+        }
+    });
+    (url, chats, task)
+}
+
+/// `qwen-cut` answers like an Ollama that cut the prompt to a small
+/// num_ctx: it says it read 50 tokens.
+fn ollama_reply(path: &str, body: &serde_json::Value) -> (u16, &'static str, String) {
+    let json = "application/json";
+    match path {
+        "/api/tags" => (
+            200,
+            json,
+            json!({ "models": [{ "name": "qwen-local" }, { "name": "qwen-cut" }] }).to_string(),
+        ),
+        "/api/ps" => (200, json, json!({ "models": [] }).to_string()),
+        "/api/show" => (
+            200,
+            json,
+            json!({
+                "capabilities": ["completion", "tools"],
+                "model_info": { "general.architecture": "qwen2", "qwen2.context_length": 32768 }
+            })
+            .to_string(),
+        ),
+        "/api/chat" => {
+            let read = if body["model"] == "qwen-cut" {
+                50
+            } else {
+                12000
+            };
+            let lines = [
+                json!({"model": "qwen-local", "message": {"role": "assistant", "content": "all done"}, "done": false}),
+                json!({"model": "qwen-local", "message": {"role": "assistant", "content": ""}, "done": true,
+                    "done_reason": "stop", "prompt_eval_count": read, "eval_count": 3}),
+            ];
+            let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            (200, "application/x-ndjson", body)
+        }
+        _ => (404, json, json!({ "error": "no" }).to_string()),
+    }
+}
+
+/// The path and JSON body (Null when none) of one request.
+async fn read_request(socket: &mut tokio::net::TcpStream) -> (String, serde_json::Value) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        let n = socket.read(&mut chunk).await.unwrap_or(0);
+        if n == 0 {
+            return (String::new(), serde_json::Value::Null);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let path = head.split(' ').nth(1).unwrap_or("").to_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + length {
+        let n = socket.read(&mut chunk).await.unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = serde_json::from_slice(&buf[head_end..]).unwrap_or(serde_json::Value::Null);
+    (path, body)
+}
+
+#[tokio::test]
+async fn an_ollama_provider_sends_the_window_it_learned_as_num_ctx_and_records_it() {
+    let f = fixture();
+    let (url, chats, server) = fake_ollama().await;
+    configure(
+        &f,
+        &format!(
+            "version = 1\n[providers.ollama]\nprotocol = \"ollama-chat\"\nbase_url = \"{url}\"\nmodel = \"qwen-local\"\nkey = \"none\"\n"
+        ),
+    );
+    let provider = f
+        .app
+        .provider_for_run("ollama", &ProviderOverrides::default())
+        .await
+        .unwrap();
+    let info = provider.info();
+    let chosen = bearagent_providers::OLLAMA_DEFAULT_WINDOW;
+    assert_eq!(info.context_window, chosen, "the trained 32768, capped");
+    let learned = info.learned.clone().unwrap();
+    assert_eq!(
+        (
+            learned.server.as_deref(),
+            learned.context_window,
+            learned.trained_window
+        ),
+        (Some("ollama"), Some(chosen), Some(32768))
+    );
+    assert_eq!(provider.tool_mode(), bearagent_kernel::ToolMode::Native);
+
+    let run = start(&f, provider);
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded, "{:?}", events(&f, run));
+    let sent = chats.lock().unwrap().clone();
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["options"]["num_ctx"], chosen);
+    assert!(!sent[0]["tools"].as_array().unwrap().is_empty());
+    match &events(&f, run)[0].payload {
+        EventPayload::RunCreated {
+            learned: recorded, ..
+        } => {
+            assert_eq!(recorded.as_ref(), Some(&learned));
+        }
+        other => panic!("{other:?}"),
+    }
+
+    // The silent-cut check holds for Ollama's own API too.
+    agents_md(&f, 9_000);
+    let overrides = ProviderOverrides {
+        model: Some("qwen-cut".into()),
+        ..Default::default()
+    };
+    let cut = f.app.provider_for_run("ollama", &overrides).await.unwrap();
+    let run = start(&f, cut);
+    f.app.wait_run(run).await.unwrap();
+    let reason = failure(&f, run);
+    assert!(reason.contains("reported 50 prompt tokens"), "{reason}");
+    server.abort();
+}

@@ -7,13 +7,18 @@
 use super::file::{KeySource, NamedKeySource, ProviderEntry};
 use super::resolve::ProviderOverrides;
 use bearagent_kernel::LearnedModel;
-use bearagent_providers::local::{DetectError, LocalServer};
-use bearagent_providers::{HttpProviderConfig, Protocol, ToolMode};
+use bearagent_providers::local::{DetectError, LocalServer, ServerKind};
+use bearagent_providers::{HttpProviderConfig, Protocol, ToolMode, OLLAMA_DEFAULT_WINDOW};
 
 /// Whether the run should ask the server first: a declared local server
-/// (`server = …` in its entry) spoken to as OpenAI-compatible.
+/// (`server = …` in its entry) spoken to as OpenAI-compatible, or any
+/// provider speaking Ollama's own API (its server is Ollama by definition).
 pub fn should_learn(http: &HttpProviderConfig, entry: Option<&ProviderEntry>) -> bool {
-    http.protocol == Protocol::OpenAiChat && entry.is_some_and(|e| e.server.is_some())
+    match http.protocol {
+        Protocol::OllamaChat => true,
+        Protocol::OpenAiChat => entry.is_some_and(|e| e.server.is_some()),
+        Protocol::OpenAiResponses | Protocol::Anthropic => false,
+    }
 }
 
 /// The server's own root: the base URL without a trailing `/v1`.
@@ -68,8 +73,16 @@ pub fn learned_from(
 
 /// The provider config with what was learned: its window unless the
 /// config states one, and JSON-text mode when the template takes no tools
-/// (unless the run asked for a mode).
-pub fn apply(http: &mut HttpProviderConfig, learned: LearnedModel, overrides: &ProviderOverrides) {
+/// (unless the run asked for a mode). Ollama's own API is sent the window
+/// as num_ctx, so one is chosen when Ollama said only the trained window.
+pub fn apply(
+    http: &mut HttpProviderConfig,
+    mut learned: LearnedModel,
+    overrides: &ProviderOverrides,
+) {
+    if http.protocol == Protocol::OllamaChat {
+        choose_ollama_window(&mut learned);
+    }
     if http.context_window.is_none() {
         http.context_window = learned.context_window;
     }
@@ -77,6 +90,23 @@ pub fn apply(http: &mut HttpProviderConfig, learned: LearnedModel, overrides: &P
         http.tool_mode = ToolMode::JsonText;
     }
     http.learned = Some(learned);
+}
+
+/// An Ollama model that is not loaded reports only its trained window,
+/// often 32k–128k: its KV cache at that size does not fit a small
+/// machine's memory, so the window asked for is capped. The choice is
+/// recorded as learned, so the run's window and the num_ctx sent agree.
+fn choose_ollama_window(learned: &mut LearnedModel) {
+    if learned.context_window.is_some() {
+        return;
+    }
+    if let Some(trained) = learned.trained_window {
+        learned.context_window = Some(trained.min(OLLAMA_DEFAULT_WINDOW));
+        // What detection said it could not learn is now chosen.
+        learned
+            .not_learned
+            .retain(|note| !note.starts_with("context window:"));
+    }
 }
 
 /// Why a detected server cannot become a provider entry.
@@ -119,8 +149,15 @@ pub fn entry_for<'a>(
                 .ok_or_else(|| AddError::NoModels(first.base_url.clone()))?,
         ),
     };
+    // Ollama is spoken to in its own API, which sets the window per
+    // request: each run learns and chooses it, so none is written down.
+    let ollama = server.kind == ServerKind::Ollama;
     let entry = ProviderEntry {
-        protocol: Protocol::OpenAiChat,
+        protocol: if ollama {
+            Protocol::OllamaChat
+        } else {
+            Protocol::OpenAiChat
+        },
         base_url: server.base_url.clone(),
         model: found.id.clone(),
         key: KeySource::Named(NamedKeySource::None),
@@ -130,7 +167,7 @@ pub fn entry_for<'a>(
             ToolMode::JsonText
         },
         price: None,
-        context_window: found.context_window,
+        context_window: if ollama { None } else { found.context_window },
         vision: None,
         server: Some(server.kind),
     };

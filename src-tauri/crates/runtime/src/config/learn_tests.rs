@@ -127,11 +127,18 @@ fn a_detected_server_becomes_an_entry_with_its_window_and_tool_mode() {
     let (_, entry) = entry_for(&servers, Some("a"), "x").unwrap();
     assert_eq!(
         (
+            entry.protocol,
             entry.base_url.as_str(),
             entry.context_window,
             entry.tool_mode
         ),
-        ("http://127.0.0.1:11434", None, ToolMode::JsonText)
+        (
+            Protocol::OllamaChat,
+            "http://127.0.0.1:11434",
+            None,
+            ToolMode::JsonText
+        ),
+        "Ollama is spoken to in its own API, its window chosen each run"
     );
     assert!(entry_for(&servers, Some("zz"), "x")
         .unwrap_err()
@@ -141,4 +148,46 @@ fn a_detected_server_becomes_an_entry_with_its_window_and_tool_mode() {
         entry_for(&[], None, "ports 8080"),
         Err(AddError::NothingFound(_))
     ));
+}
+
+#[test]
+fn an_ollama_provider_always_learns_and_asks_for_the_capped_trained_window() {
+    let http = HttpProviderConfig::new("o", Protocol::OllamaChat, "http://127.0.0.1:11434", "q");
+    assert!(should_learn(&http, None), "no `server =` needed");
+    let mut model = server(
+        ServerKind::Ollama,
+        "http://127.0.0.1:11434",
+        &[("q", None, Some(true))],
+    );
+    model.models[0].trained_window = Some(131_072);
+    model.models[0].not_learned = vec!["context window: not loaded".into()];
+    let learned = learned_from("http://127.0.0.1:11434", "q", Ok(model.clone()));
+    let mut ollama = http.clone();
+    apply(&mut ollama, learned.clone(), &ProviderOverrides::default());
+    assert_eq!(ollama.context_window, Some(OLLAMA_DEFAULT_WINDOW));
+    let recorded = ollama.learned.unwrap();
+    assert_eq!(recorded.context_window, Some(OLLAMA_DEFAULT_WINDOW));
+    assert!(
+        recorded.not_learned.is_empty(),
+        "{:?}",
+        recorded.not_learned
+    );
+    // A small trained window is taken whole; a loaded one as it runs.
+    model.models[0].trained_window = Some(8192);
+    let mut small = http.clone();
+    let learned_small = learned_from("u", "q", Ok(model.clone()));
+    apply(&mut small, learned_small, &ProviderOverrides::default());
+    assert_eq!(small.context_window, Some(8192));
+    model.models[0].context_window = Some(40_960);
+    let mut loaded = http.clone();
+    apply(
+        &mut loaded,
+        learned_from("u", "q", Ok(model)),
+        &ProviderOverrides::default(),
+    );
+    assert_eq!(loaded.context_window, Some(40_960));
+    // The OpenAI-compatible path keeps what was learned as it was.
+    let mut compat = HttpProviderConfig::new("c", Protocol::OpenAiChat, "http://h", "q");
+    apply(&mut compat, learned, &ProviderOverrides::default());
+    assert_eq!(compat.context_window, None);
 }

@@ -22,6 +22,7 @@ fn default_base_url(protocol: Protocol) -> &'static str {
     match protocol {
         Protocol::Anthropic => "https://api.anthropic.com",
         Protocol::OpenAiChat | Protocol::OpenAiResponses => "https://api.openai.com",
+        Protocol::OllamaChat => "http://127.0.0.1:11434",
     }
 }
 
@@ -30,8 +31,8 @@ fn key_error(e: super::keys::KeyError) -> AppError {
 }
 
 /// The HTTP provider configuration for `name`: a configured provider, or
-/// a protocol name (`openai-chat`, `openai-responses`, `anthropic`) used
-/// with the overrides and no config at all.
+/// a protocol name (`openai-chat`, `openai-responses`, `anthropic`,
+/// `ollama-chat`) used with the overrides and no config at all.
 pub fn http_config(
     config: &ConfigFile,
     secrets: &dyn SecretStore,
