@@ -12,7 +12,12 @@
 #
 #   scripts/test-local-model.sh [--model 0.5b|1.5b|all] [--tasks N]
 #                               [--modes native,json-text] [--timeout SECS]
-#                               [--max-steps N] [--keep] [--fetch-only]
+#                               [--max-steps N] [--context auto|full|compact]
+#                               [--keep] [--fetch-only]
+#
+# The server is added as a user would: `bearagent providers detect --add`
+# (window and tool support learned from it); `--context` sets the default
+# profile's context_profile (auto: compact for the server's 8 k window).
 #
 # Environment:
 #   BEARAGENT_BIN              the CLI to test (default: target/debug/bearagent,
@@ -35,8 +40,9 @@ TIMEOUT=
 MAX_STEPS=8
 KEEP=0
 FETCH_ONLY=0
+CONTEXT=auto
 
-usage() { sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 while [ $# -gt 0 ]; do
     case "$1" in
         --model) MODELS_ARG=$2; shift 2 ;;
@@ -44,6 +50,7 @@ while [ $# -gt 0 ]; do
         --modes) MODES=$2; shift 2 ;;
         --timeout) TIMEOUT=$2; shift 2 ;;
         --max-steps) MAX_STEPS=$2; shift 2 ;;
+        --context) CONTEXT=$2; shift 2 ;;
         --keep) KEEP=1; shift ;;
         --fetch-only) FETCH_ONLY=1; shift ;;
         -h|--help) usage 0 ;;
@@ -55,6 +62,7 @@ case "$MODELS_ARG" in
     all) MODELS="0.5b 1.5b" ;;
     *) echo "--model must be 0.5b, 1.5b or all" >&2; exit 2 ;;
 esac
+case "$CONTEXT" in auto|full|compact) ;; *) echo "--context must be auto, full or compact" >&2; exit 2 ;; esac
 case "$NTASKS" in [1-5]) ;; *) echo "--tasks must be 1..5" >&2; exit 2 ;; esac
 MODES=${MODES//,/ }
 for m in $MODES; do
@@ -252,6 +260,10 @@ main() {
         gguf=$(fetch_model "$model")
         start_server "$model" "$gguf"
         tmo=${TIMEOUT:-$([ "$model" = 1.5b ] && echo 1800 || echo 600)}
+        "$BIN" providers detect --port "$PORT" --add "local-$model" >&2
+        if [ "$CONTEXT" != auto ] && ! grep -q '^\[profiles.default\]' "$BEARAGENT_HOME/config.toml"; then
+            printf '\n[profiles.default]\ncontext_profile = "%s"\n' "$CONTEXT" >> "$BEARAGENT_HOME/config.toml"
+        fi
         for mode in $MODES; do
             for n in $(seq 1 "$NTASKS"); do
                 task=${TASK_NAMES[$((n - 1))]}
@@ -261,15 +273,14 @@ main() {
                 log "$model $mode task $n ($task)"
                 t1=$(date +%s)
                 set +e
-                timeout -k 10 "$((tmo + 30))" "$BIN" run --workspace "$ws" --provider openai-chat \
-                    --base-url "http://127.0.0.1:$PORT" --model "qwen2.5-coder-$model" --tool-mode "$mode" \
+                timeout -k 10 "$((tmo + 30))" "$BIN" run --workspace "$ws" --provider "local-$model" --tool-mode "$mode" \
                     --approve all --max-steps "$MAX_STEPS" --max-tool-calls 20 --max-wall-time "$tmo" \
                     --json "$goal" > "$ws.jsonl" 2> "$ws.stderr" < /dev/null
                 rc=$?
                 set -e
                 secs=$(( $(date +%s) - t1 ))
                 run_id=$(jq -r 'select(.kind=="event") | .event.run_id' "$ws.jsonl" 2>/dev/null | head -n1)
-                status=none calls=0 tool_as_answer=no switched=no
+                status=none calls=0 tool_as_answer=no switched=no first_input=-
                 if [ -n "$run_id" ]; then
                     "$BIN" inspect "$run_id" --json > "$ws.inspect.json" 2>/dev/null || true
                     "$BIN" events "$run_id" --json > "$ws.events.jsonl" 2>/dev/null || true
@@ -278,22 +289,26 @@ main() {
                         "$ws.events.jsonl" 2>/dev/null | wc -l)
                     [ "$calls" -gt 0 ] || calls=$(jq -r '.model_calls // 0' "$ws.inspect.json" 2>/dev/null || echo 0)
                     if grep -q '"tool_mode_switched"' "$ws.events.jsonl" 2>/dev/null; then switched=yes; fi
+                    # The first request's size as the server's tokenizer counted it.
+                    first_input=$(jq -r 'select((.payload.type // .event.payload.type)=="model_call_completed")
+                        | (.payload.usage.input // .event.payload.usage.input)' "$ws.events.jsonl" 2>/dev/null | head -n1)
+                    [ -n "$first_input" ] || first_input=-
                 jq -r '.final_answer // ""' "$ws.inspect.json" > "$ws.answer.txt" 2>/dev/null || : > "$ws.answer.txt"
                     if [ "$status" = succeeded ] && looks_like_tool_call "$ws.answer.txt"; then tool_as_answer=yes; fi
                 fi
                 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then status="$status(timeout)"; fi
                 if check_task "$n" "$ws"; then check=pass; else check=fail; fi
                 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$model" "$mode" "$n" "$task" "$status" "$rc" \
-                    "$check" "$calls" "$tool_as_answer" "$secs" "$switched" >> "$RESULTS"
-                log "  -> status=$status exit=$rc check=$check calls=$calls tool-call-as-answer=$tool_as_answer mode-switched=$switched (${secs}s)"
+                    "$check" "$calls" "$tool_as_answer" "$secs" "$switched" "$first_input" >> "$RESULTS"
+                log "  -> status=$status exit=$rc check=$check calls=$calls tool-call-as-answer=$tool_as_answer mode-switched=$switched first-request=${first_input} tokens (${secs}s)"
             done
         done
         stop_server
     done
 
     echo
-    printf '%-5s %-9s %-2s %-14s %-18s %-4s %-5s %-5s %-13s %-8s %s\n' model mode \# task status exit check calls tool-as-answer switched secs
-    awk -F'\t' '{printf "%-5s %-9s %-2s %-14s %-18s %-4s %-5s %-5s %-13s %-8s %s\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$11,$10}' "$RESULTS"
+    printf '%-5s %-9s %-2s %-14s %-18s %-4s %-5s %-5s %-13s %-8s %-5s %s\n' model mode \# task status exit check calls tool-as-answer switched secs first-request-tokens
+    awk -F'\t' '{printf "%-5s %-9s %-2s %-14s %-18s %-4s %-5s %-5s %-13s %-8s %-5s %s\n", $1,$2,$3,$4,$5,$6,$7,$8,$9,$11,$10,$12}' "$RESULTS"
     echo
     printf '%-5s %-9s %-6s %-13s %-17s %-17s %-35s %s\n' model mode runs checks-passed run-succeeded mean-model-calls succeeded-with-tool-call-as-answer switched-to-json-text
     awk -F'\t' '{k=$1"\t"$2; n[k]++; if($7=="pass")p[k]++; if($5=="succeeded")s[k]++; c[k]+=$8; if($9=="yes")t[k]++; if($11=="yes")w[k]++; if(!(k in o)){o[k]=++i; key[i]=k}}
