@@ -150,13 +150,14 @@ async fn text_calls_naming_no_tool_count_as_invalid_output_and_fail_the_run() {
 }
 
 #[tokio::test]
-async fn a_model_that_keeps_writing_calls_as_text_is_switched_to_json_text() {
+async fn a_model_whose_text_calls_cannot_be_used_is_switched_to_json_text() {
     let f = with_question();
+    let unknown = r#"[TOOL_CALLS][{"name": "shell", "arguments": {"command": "ls"}}]"#;
     let json_answer = r#"{"type": "final_answer", "content": "42"}"#;
-    let steps = json!([answer(BARE), answer(FENCED), answer(json_answer)]);
+    let steps = json!([answer(unknown), answer(unknown), answer(json_answer)]);
     let (run, model) = start_recorded(&f, steps, ApprovalMode::AllowAll);
     let p = f.app.wait_run(run).await.unwrap();
-    assert_eq!(p.status, RunStatus::Succeeded);
+    assert_eq!(p.status, RunStatus::Succeeded, "{:?}", p.last_error);
     assert_eq!(p.final_answer.as_deref(), Some("42"));
     let events = events(&f, run);
     let switched = events.iter().find_map(|e| match &e.payload {
@@ -169,6 +170,25 @@ async fn a_model_that_keeps_writing_calls_as_text_is_switched_to_json_text() {
     let third = &model.calls()[2];
     assert!(third.tools.is_empty());
     assert!(third.system.contains("Reply with exactly one JSON object"));
+    let replayed = f.app.replay_run(run).await.unwrap();
+    assert_eq!(replayed.divergence, None, "{replayed:?}");
+}
+
+/// Measured with Qwen2.5-Coder 0.5B through llama-server: its bare-JSON
+/// calls were taken, then the switch to JSON text made it fail three
+/// replies in a row. Calls that parse keep the run in its mode.
+#[tokio::test]
+async fn a_model_whose_text_calls_parse_stays_in_native_mode() {
+    let f = with_question();
+    let steps = json!([answer(BARE), answer(FENCED), answer("42")]);
+    let (run, model) = start_recorded(&f, steps, ApprovalMode::AllowAll);
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.status, RunStatus::Succeeded, "{:?}", p.last_error);
+    assert_eq!(p.final_answer.as_deref(), Some("42"));
+    let t = types(&f.app, run);
+    assert!(!t.contains(&"tool_mode_switched"), "{t:?}");
+    assert_eq!(requested_from_text(&events(&f, run)).len(), 2);
+    assert!(!model.calls()[2].tools.is_empty());
     let replayed = f.app.replay_run(run).await.unwrap();
     assert_eq!(replayed.divergence, None, "{replayed:?}");
 }

@@ -181,8 +181,28 @@ async fn model_step(
             Some(why) => cut_off(rec, started, response.usage, why),
             None => took(rec, deps, tools, grants, started, response, invalid_outputs).await,
         },
-        Err(error) => call_failed(rec, deps, started, error, invalid_outputs),
+        Err(error) => output_failed(rec, deps, grants, started, error, invalid_outputs),
     }
+}
+
+/// A reply that could not be used: recorded, fed back or the run's end.
+/// In native mode each such reply is a strike toward JSON text — whether
+/// the adapter refused it or it was a text call that cannot be one — read
+/// the same way when a replay serves the recorded failure.
+fn output_failed(
+    rec: &mut Recorder,
+    deps: &LoopDeps,
+    grants: &mut RunGrants,
+    started: EventSeq,
+    error: ProviderError,
+    invalid_outputs: &mut u32,
+) -> Result<Step, AppError> {
+    let invalid = error.class() == ModelErrorClass::InvalidOutput;
+    let step = call_failed(rec, deps, started, error, invalid_outputs)?;
+    if invalid && matches!(step, Step::Continue) {
+        text_calls::strike(rec, &deps.provider, &mut grants.text)?;
+    }
+    Ok(step)
 }
 
 /// A reply is taken as it came, as the calls its text meant, or refused
@@ -196,21 +216,21 @@ async fn took(
     response: ModelResponse,
     invalid_outputs: &mut u32,
 ) -> Result<Step, AppError> {
-    let step = match text_calls::read_reply(rec.events(), started, response, tools) {
+    match text_calls::read_reply(rec.events(), started, response, tools) {
         Reading::AsIs(response) => {
             *invalid_outputs = 0;
-            return answered(rec, deps, grants, started, response, None).await;
+            answered(rec, deps, grants, started, response, None).await
         }
+        // A call read from text works: the run stays in its mode (switching
+        // protocol mid-run confused a 0.5B model that was doing fine).
         Reading::FromText(response, dialect) => {
             *invalid_outputs = 0;
-            answered(rec, deps, grants, started, response, Some(dialect)).await?
+            answered(rec, deps, grants, started, response, Some(dialect)).await
         }
-        Reading::Refused(error) => call_failed(rec, deps, started, error, invalid_outputs)?,
-    };
-    if let Step::Continue = step {
-        text_calls::strike(rec, &deps.provider, &mut grants.text)?;
+        Reading::Refused(error) => {
+            output_failed(rec, deps, grants, started, error, invalid_outputs)
+        }
     }
-    Ok(step)
 }
 
 /// Streams the call (text deltas live), racing cancellation and the wall

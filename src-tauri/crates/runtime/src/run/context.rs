@@ -12,6 +12,7 @@ use std::sync::Arc;
 use super::context_events::{history_from_events, Flavour, CURRENT};
 use super::context_profile::{
     compact_rules, compact_tools, ContextProfile, COMPACT_CONTEXT_VERSION,
+    COMPACT_MAX_OUTPUT_TOKENS,
 };
 pub use super::preview::preview;
 use std::borrow::Cow;
@@ -254,6 +255,11 @@ pub(super) fn head_parts<'a>(
     }
 }
 
+/// The output cap a request of `version` carries (None: the provider's).
+pub(super) fn output_cap(version: &str) -> Option<u32> {
+    (version == COMPACT_CONTEXT_VERSION).then_some(COMPACT_MAX_OUTPUT_TOKENS)
+}
+
 fn system_prompt(rules: &str, workspace: &str, instructions: &[(String, String)]) -> String {
     let mut system = format!("{rules}\nWorkspace: {workspace}");
     if !instructions.is_empty() {
@@ -333,7 +339,7 @@ fn request_from(
         system,
         history,
         tools: Arc::new(tools.into_owned()),
-        max_output_tokens: None,
+        max_output_tokens: output_cap(version),
         images: Default::default(),
     };
     let bytes = serialized_len(&request);

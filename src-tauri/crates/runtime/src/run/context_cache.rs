@@ -2,8 +2,8 @@
 //! events add, not what the whole run holds.
 
 use super::context::{
-    cut_oldest, head_digest, head_parts, item_bytes, latest_compaction, measured, profile_version,
-    unfitted_history, BuiltContext, ContextInput,
+    cut_oldest, head_digest, head_parts, item_bytes, latest_compaction, measured, output_cap,
+    profile_version, unfitted_history, BuiltContext, ContextInput,
 };
 use super::context_events::{history_from_events, CURRENT};
 use super::context_profile::ContextProfile;
@@ -93,6 +93,7 @@ impl ReferencedTexts {
 struct Head {
     system: String,
     tools: Arc<Vec<ToolSchema>>,
+    max_output_tokens: Option<u32>,
     /// Length of the request's JSON with an empty history.
     bytes: u64,
     digest: [u8; 32],
@@ -156,7 +157,8 @@ impl ContextCache {
         self.started = true;
         let version = profile_version(ContextProfile::of_run(input.events));
         let (system, tools) = head_parts(version, input);
-        let head = measured_head(&mut self.head, system, &tools);
+        let cap = output_cap(version);
+        let head = measured_head(&mut self.head, system, &tools, cap);
         let count = self.json_lens.len() as u64;
         // `[]` becomes `[a,b,…]`: the items and the commas between them.
         let bytes = head.bytes + self.json_total + count.saturating_sub(1);
@@ -164,7 +166,7 @@ impl ContextCache {
             system: head.system.clone(),
             history: self.items.clone(),
             tools: head.tools.clone(),
-            max_output_tokens: None,
+            max_output_tokens: cap,
             images: Default::default(),
         };
         let digest = self
@@ -181,10 +183,15 @@ impl ContextCache {
 
 /// The measured head for this system prompt and these tools: the last
 /// one when neither changed.
-fn measured_head<'a>(last: &'a mut Option<Head>, system: String, tools: &[ToolSchema]) -> &'a Head {
-    let same = last
-        .as_ref()
-        .is_some_and(|h| h.system == system && identical_tools(&h.tools, tools));
+fn measured_head<'a>(
+    last: &'a mut Option<Head>,
+    system: String,
+    tools: &[ToolSchema],
+    cap: Option<u32>,
+) -> &'a Head {
+    let same = last.as_ref().is_some_and(|h| {
+        h.system == system && h.max_output_tokens == cap && identical_tools(&h.tools, tools)
+    });
     if !same {
         *last = None;
     }
@@ -193,10 +200,11 @@ fn measured_head<'a>(last: &'a mut Option<Head>, system: String, tools: &[ToolSc
             system,
             history: Arc::default(),
             tools: Arc::new(tools.to_vec()),
-            max_output_tokens: None,
+            max_output_tokens: cap,
             images: Default::default(),
         };
         Head {
+            max_output_tokens: cap,
             bytes: measured(&probe).0,
             digest: head_digest(&probe),
             system: probe.system,

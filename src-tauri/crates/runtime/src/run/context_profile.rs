@@ -14,6 +14,13 @@ use serde_json::{Map, Value};
 /// The context version of a compact run's requests.
 pub const COMPACT_CONTEXT_VERSION: &str = "context-v3-compact";
 
+/// The most a compact request lets the model write (the adapters' default
+/// is 4 096): a small model caught in a repetition loop — measured with
+/// Qwen2.5-Coder 0.5B, which repeated one line until the cap — stops in
+/// about two minutes on one core instead of five, and prompt plus answer
+/// stay inside an 8 k window. A whole small file still fits.
+pub const COMPACT_MAX_OUTPUT_TOKENS: u32 = 2_048;
+
 /// Windows up to this many tokens get the compact profile.
 pub const COMPACT_UP_TO_TOKENS: u64 = 16_384;
 

@@ -171,4 +171,8 @@ fn the_loop_cache_and_a_rebuild_give_the_compact_request_exactly() {
         (&built.digest, built.bytes)
     );
     assert!(built.request.system.starts_with(compact_rules()));
+    assert_eq!(
+        built.request.max_output_tokens,
+        Some(COMPACT_MAX_OUTPUT_TOKENS)
+    );
 }

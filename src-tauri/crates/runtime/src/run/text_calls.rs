@@ -1,7 +1,8 @@
 //! A reply that printed its tool call as text (small local models often
 //! do) is the call the model meant, not a final answer; text that looks
 //! like a call but cannot be one is invalid output, fed back. A model that
-//! keeps doing so is spoken to in JSON-text mode for the rest of the run.
+//! keeps writing calls that cannot be used is spoken to in JSON-text mode
+//! for the rest of the run; one whose text calls parse stays in its mode.
 //! Floor 1 of `run/`: the driver asks it about each reply.
 //!
 //! Every decision is read from committed events (the mode the run started
@@ -23,7 +24,8 @@ use std::sync::Arc;
 /// predates reading text calls: its replies are taken as they were.
 const TOOL_MODE_KEY: &str = "tool_mode";
 
-/// Text calls taken or refused before the run switches to JSON text.
+/// Unusable replies in native mode (text calls that cannot be one, calls
+/// the adapter refused) before the run switches to JSON text.
 const STRIKES_BEFORE_SWITCH: u32 = 2;
 
 /// How much of a refused reply its error keeps.
@@ -160,8 +162,8 @@ fn capped(text: &str) -> &str {
     &text[..cut]
 }
 
-/// A reply was taken from text or refused as a text call: after enough of
-/// them, the rest of the run speaks JSON text (recorded first).
+/// A reply in native mode could not be used: after enough of them, the
+/// rest of the run speaks JSON text (recorded first).
 pub(crate) fn strike(
     rec: &mut Recorder,
     native: &Arc<dyn ModelProvider>,
@@ -177,7 +179,7 @@ pub(crate) fn strike(
             from: ToolMode::Native,
             to: ToolMode::JsonText,
             reason: format!(
-                "the model wrote tool calls as text instead of calling natively {} times",
+                "{} of the model's replies could not be used as native or text tool calls",
                 state.strikes
             ),
         },
