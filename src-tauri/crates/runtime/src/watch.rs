@@ -185,6 +185,12 @@ impl RunFacts {
                 self.writing.remove(path);
                 self.own.insert(path.to_owned(), after_hash.clone());
             }
+            // A review (revert, keep an edit, rewind…) writes through
+            // BearAgent too: a late notification of it, arriving once a
+            // fork of the run started, is no change outside the run.
+            if let Some((path, now, _)) = e.payload.review_versions() {
+                self.own.insert(path.to_owned(), now.clone());
+            }
             match &e.payload {
                 EventPayload::EffectVerified { .. } | EventPayload::ToolCallFailed { .. } => {
                     self.writing.clear()
@@ -318,7 +324,31 @@ impl Attribution {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bearagent_kernel::testkit::at;
+    use bearagent_kernel::NewEvent;
     use std::sync::mpsc;
+
+    /// Given the user's revert of a run's write, a late notification of
+    /// the revert (the file at the restored version) is the thread's own.
+    #[test]
+    fn a_review_leaves_the_file_at_a_version_the_thread_owns() {
+        let run = RunId::new();
+        let ours = Some(ContentHash::from_digest([1; 32]));
+        let before = Some(ContentHash::from_digest([2; 32]));
+        let events: Vec<EventEnvelope> = [EventPayload::ArtifactReverted {
+            path: "docs/plan.md".into(),
+            restored_hash: before.clone(),
+            replaced_hash: ours,
+            forced: false,
+        }]
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| NewEvent::new(at(0), None, p).into_envelope(run, EventSeq(i as u64 + 1)))
+        .collect();
+        let mut facts = RunFacts::default();
+        facts.fold(&events);
+        assert_eq!(facts.own.get("docs/plan.md"), Some(&before));
+    }
 
     #[test]
     fn changes_are_reported_relative_and_ignored_paths_are_not() {
