@@ -30,3 +30,4 @@ pub use outcome::{FetchError, FetchOutcome, Redirect};
 pub use provenance::{extract_urls, KnownUrls, UrlOrigin};
 pub use resolve::{Lookup, SystemLookup};
 pub use rules::{decide, DomainRule, DomainRules, RuleAction, RuleError, WebDecision};
+pub use target::parse_url;

@@ -30,6 +30,13 @@ pub fn normalise(
     Ok(url)
 }
 
+/// The URL as a call names it (checked shape, fragment dropped, scheme as
+/// written): what a tool call prepares and the user approves. The fetch
+/// upgrades `http` itself.
+pub fn parse_url(raw: &str) -> Result<Url, FetchError> {
+    normalise(raw, true, &FloorExceptions::none())
+}
+
 /// http(s), a host, and no user:password (a URL is shown to the user and
 /// recorded; credentials in it would leak both ways).
 fn check_shape(url: &Url) -> Result<(), &'static str> {
