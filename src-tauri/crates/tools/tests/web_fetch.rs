@@ -271,6 +271,20 @@ async fn repeats_are_answered_from_the_cache_until_stale() {
     clock.advance(Duration::from_secs(1));
     assert!(!get(&f, &server.url("/cached")).await.unwrap().from_cache);
 
+    let page = f
+        .fetch(&FetchRequest::new(server.url("/page")))
+        .await
+        .unwrap();
+    let mut cut = FetchRequest::new(server.url("/page"));
+    cut.max_bytes = Some(10);
+    let cut = f.fetch(&cut).await.unwrap();
+    assert!(
+        cut.from_cache && cut.truncated,
+        "a smaller cap is cut from the held copy"
+    );
+    assert_eq!((cut.bytes, cut.total_bytes), (10, page.total_bytes));
+    assert_eq!(cut.body, page.body[..10]);
+
     get(&f, &server.url("/nostore")).await.unwrap();
     assert!(
         !get(&f, &server.url("/nostore")).await.unwrap().from_cache,

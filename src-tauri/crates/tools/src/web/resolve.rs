@@ -124,3 +124,52 @@ pub(crate) fn find_in_chain<'a, T: std::error::Error + 'static>(
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Answers a public address first, then loopback: a rebinding server.
+    struct Flip(AtomicUsize);
+
+    impl Lookup for Flip {
+        fn lookup(
+            &self,
+            _host: &str,
+        ) -> Pin<Box<dyn Future<Output = io::Result<Vec<IpAddr>>> + Send>> {
+            let first = self.0.fetch_add(1, Ordering::SeqCst) == 0;
+            let ip: IpAddr = if first {
+                [93, 184, 216, 34]
+            } else {
+                [127, 0, 0, 1]
+            }
+            .into();
+            Box::pin(async move { Ok(vec![ip]) })
+        }
+    }
+
+    async fn resolve(r: &FloorResolver, name: &str) -> Result<Vec<SocketAddr>, BoxError> {
+        let name = Name::from_str(name).map_err(|_| "bad name")?;
+        r.resolve(name).await.map(Iterator::collect)
+    }
+
+    #[tokio::test]
+    async fn every_answer_is_checked_where_it_is_used() {
+        let r = FloorResolver::new(Arc::new(Flip(AtomicUsize::new(0))), true);
+        let first = resolve(&r, "rebind.test").await.unwrap();
+        assert_eq!(first, [SocketAddr::from(([93, 184, 216, 34], 0))]);
+        let second = resolve(&r, "rebind.test").await.unwrap_err();
+        let refused = second.downcast_ref::<Refused>().unwrap();
+        assert_eq!(refused.reason, FloorReason::Loopback);
+        assert_eq!(refused.address, "rebind.test (127.0.0.1)");
+    }
+
+    #[tokio::test]
+    async fn the_unchecked_resolver_is_for_listed_hosts_only() {
+        let r = FloorResolver::new(Arc::new(Flip(AtomicUsize::new(1))), false);
+        let addrs = resolve(&r, "wiki.corp").await.unwrap();
+        assert_eq!(addrs, [SocketAddr::from(([127, 0, 0, 1], 0))]);
+    }
+}
