@@ -107,3 +107,14 @@ async fn run_reports_the_floor_and_cancellation() {
         .await;
     assert_eq!(run.outcome, Err(FetchError::Cancelled));
 }
+
+/// The runtime spawns fetches on a multi-threaded runtime.
+#[test]
+fn fetch_and_run_futures_are_send() {
+    fn assert_send<T: Send>(_: &T) {}
+    let f = fetcher(&[]);
+    let req = FetchRequest::new("https://a.test/");
+    assert_send(&f.fetch(&req));
+    let call = prepare(json!({"url": "https://a.test/"})).unwrap();
+    assert_send(&WebFetch::new().run(authorized(call), &f, CancellationToken::new()));
+}
