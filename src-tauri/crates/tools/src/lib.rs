@@ -36,6 +36,7 @@ pub mod sandbox;
 mod spec;
 mod text;
 pub mod tools;
+pub mod web;
 mod workspace;
 
 #[cfg(test)]

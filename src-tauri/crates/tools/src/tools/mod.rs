@@ -9,6 +9,7 @@ pub mod run_command;
 pub mod search_text;
 pub mod update_plan;
 mod walk;
+pub mod web_fetch;
 pub mod write_file;
 
 use crate::spec::WorkspaceTool;
