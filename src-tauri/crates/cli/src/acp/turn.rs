@@ -14,7 +14,8 @@ use agent_client_protocol::v1::schema::{
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Client, Error};
 use bearagent_kernel::{
-    BudgetKind, CallId, EventEnvelope, EventPayload, EventSeq, RunId, RunStatus, ToolCall,
+    BudgetKind, CallId, EventEnvelope, EventPayload, EventSeq, HookDecision, HookEvent, RunId,
+    RunStatus, ToolCall,
 };
 use bearagent_runtime::{LiveEvent, ProposedChange, StartRun, ThreadStart};
 use std::collections::HashMap;
@@ -285,10 +286,15 @@ impl Follower<'_> {
     }
 }
 
-/// The prompt's stop reason from how the run ended; a failed or
-/// interrupted run is an error naming why.
+/// The prompt's stop reason from how the run ended: a goal a
+/// UserPromptSubmit hook blocked is a refusal (the editor shows it as
+/// such, not as a crash); any other failed or interrupted run is an error
+/// naming why.
 fn stop_reason(ctx: &Ctx, run: RunId) -> Result<StopReason, Error> {
     let p = ctx.app.get_run(run).map_err(|e| app_error(&e))?;
+    if matches!(p.status, RunStatus::Failed { .. }) && goal_refused(ctx, run)? {
+        return Ok(StopReason::Refusal);
+    }
     match p.status {
         RunStatus::Succeeded => Ok(StopReason::EndTurn),
         RunStatus::Cancelled => Ok(StopReason::Cancelled),
@@ -301,4 +307,23 @@ fn stop_reason(ctx: &Ctx, run: RunId) -> Result<StopReason, Error> {
         }
         other => Err(Error::internal_error().data(format!("the run ended {}", other.name()))),
     }
+}
+
+/// Whether a UserPromptSubmit hook blocked the run's goal (recorded as its
+/// `hook_ran`, before any model call).
+fn goal_refused(ctx: &Ctx, run: RunId) -> Result<bool, Error> {
+    let events = ctx
+        .app
+        .list_events(run, EventSeq(0), 10_000)
+        .map_err(|e| app_error(&e))?;
+    Ok(events.iter().any(|e| {
+        matches!(
+            e.payload,
+            EventPayload::HookRan {
+                hook: HookEvent::UserPromptSubmit,
+                decision: HookDecision::Block,
+                ..
+            }
+        )
+    }))
 }
