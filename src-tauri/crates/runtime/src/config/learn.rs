@@ -92,21 +92,26 @@ pub fn apply(
     http.learned = Some(learned);
 }
 
-/// An Ollama model that is not loaded reports only its trained window,
-/// often 32k–128k: its KV cache at that size does not fit a small
-/// machine's memory, so the window asked for is capped. The choice is
-/// recorded as learned, so the run's window and the num_ctx sent agree.
+/// The window asked of Ollama (sent as num_ctx, so Ollama loads the model
+/// with it): at least 16 k — Ollama's own default (2–4 k) or a window
+/// another client loaded the model with would drop the prompt and tools —
+/// more when the model is already run larger (the user chose that), less
+/// only when it was trained for less. An unloaded model reports only its
+/// trained window, often 32–128 k, whose KV cache does not fit a small
+/// machine, hence the 16 k. Recorded as learned, so the run's window and
+/// the num_ctx sent agree.
 fn choose_ollama_window(learned: &mut LearnedModel) {
-    if learned.context_window.is_some() {
-        return;
-    }
-    if let Some(trained) = learned.trained_window {
-        learned.context_window = Some(trained.min(OLLAMA_DEFAULT_WINDOW));
-        // What detection said it could not learn is now chosen.
+    let trained = learned.trained_window;
+    let floor = trained.map_or(OLLAMA_DEFAULT_WINDOW, |t| t.min(OLLAMA_DEFAULT_WINDOW));
+    learned.context_window = Some(
         learned
-            .not_learned
-            .retain(|note| !note.starts_with("context window:"));
-    }
+            .context_window
+            .map_or(floor, |loaded| loaded.max(floor)),
+    );
+    // What detection said it could not learn is now chosen.
+    learned
+        .not_learned
+        .retain(|note| !note.starts_with("context window:"));
 }
 
 /// Why a detected server cannot become a provider entry.

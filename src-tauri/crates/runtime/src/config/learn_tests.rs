@@ -191,3 +191,23 @@ fn an_ollama_provider_always_learns_and_asks_for_the_capped_trained_window() {
     apply(&mut compat, learned, &ProviderOverrides::default());
     assert_eq!(compat.context_window, None);
 }
+
+/// Loaded smaller by another client (Ollama's 4 k default): the run asks
+/// for 16 k, since it sends num_ctx itself.
+#[test]
+fn an_ollama_model_loaded_with_a_small_window_is_asked_for_sixteen_k() {
+    let http = HttpProviderConfig::new("o", Protocol::OllamaChat, "http://127.0.0.1:11434", "q");
+    let mut model = server(
+        ServerKind::Ollama,
+        "http://127.0.0.1:11434",
+        &[("q", Some(4096), Some(true))],
+    );
+    model.models[0].trained_window = Some(131_072);
+    let mut ollama = http.clone();
+    apply(
+        &mut ollama,
+        learned_from("u", "q", Ok(model)),
+        &ProviderOverrides::default(),
+    );
+    assert_eq!(ollama.context_window, Some(OLLAMA_DEFAULT_WINDOW));
+}
