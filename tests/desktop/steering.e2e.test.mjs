@@ -2,7 +2,8 @@
 // - "Plan first": the plan-mode run's write_file is refused without an
 //   approval prompt (nothing on disk), its Markdown answer shows as a Plan
 //   card; "Approve plan" starts a follow-up whose write (approved in its
-//   card) lands the file.
+//   card) lands the file. A plan edited in its card before approval: the
+//   follow-up is told the person's version and carries that out.
 // - update_plan: the todo list beside the conversation updates live (the
 //   model holds its next turn until the first list is seen), ends with the
 //   right statuses and "n of m done", and the runs list shows n/m.
@@ -145,6 +146,64 @@ test("plan first: the plan run's write is refused without asking, its plan shows
     const last = model.bodies.at(-1);
     assert.ok(last.includes("reading the file back") && last.includes(PLAN_APPROVED), "the follow-up's model saw the plan and its approval");
     await screenshot(app, "steering-03-plan-carried-out");
+  } finally {
+    await app.deleteSession();
+    model.close();
+  }
+});
+
+// ---------------------------------------------------------- plan edited
+
+const EDITED_GREETING = "Hello from my edit.\n";
+
+/**
+ * The plan as before; once approved, the follow-up writes what the plan it
+ * was given says: the person's edited line when their version came with
+ * the approval, the model's own otherwise.
+ */
+function editedPlanRoute(messages) {
+  const approvedAt = messages.findIndex((m) => m.role === "user" && m.text.includes(PLAN_APPROVED));
+  if (approvedAt < 0) return answerTurn(PLAN_TEXT);
+  if (messages.slice(approvedAt).some((m) => m.role === "tool")) return answerTurn("Wrote greeting.txt as the plan says.");
+  const edited = messages[approvedAt].text.includes("Hello from my edit.");
+  return toolTurn("call_edited_write", "write_file", { path: "greeting.txt", content: edited ? EDITED_GREETING : GREETING });
+}
+
+test("plan edited before approval: the follow-up is told the person's version and carries it out", async () => {
+  const model = await startRoutedModel(editedPlanRoute);
+  writeLoopbackConfig(sandbox.data, model.port);
+  const app = await launchApp(driver);
+  try {
+    const workspace = await step(app, "edit-open", () => openWorkspace(app, join(sandbox.root, "edited-plan-project")));
+    const planRun = await step(app, "edit-start", () => startRun(app, { goal: PLAN_GOAL, planFirst: true }));
+    await step(app, "edit-plan-card", () => byTestId(app, "plan-card").waitForDisplayed(LONG));
+    await step(app, "edit-plan-succeeded", () => outcome(app, "succeeded").waitForDisplayed(LONG));
+    const edit = byTestId(app, "edit-plan");
+    await step(app, "edit-plan-stable", () => edit.waitForStable(WAIT));
+    await edit.click();
+    const editor = byTestId(app, "plan-editor");
+    await step(app, "edit-plan-editor", () => editor.waitForDisplayed(WAIT));
+    assert.match(await editor.getValue(), /Hello from the plan\./);
+    await editor.setValue(PLAN_TEXT.replace("Hello from the plan.", "Hello from my edit."));
+    await step(app, "edit-plan-marked", () => byTestId(app, "plan-edited").waitForDisplayed(WAIT));
+    const approve = byTestId(app, "approve-plan");
+    assert.equal(await approve.getText(), "Approve edited plan");
+    await screenshot(app, "steering-04-plan-edited");
+    await step(app, "edit-approve-stable", () => approve.waitForStable(WAIT));
+    await approve.click();
+
+    const followUp = app.$(`[data-testid="run-view"]:not([data-run-id="${planRun}"])`);
+    await step(app, "edit-follow-up", () => followUp.waitForDisplayed(LONG));
+    await step(app, "edit-follow-up-succeeded", () => outcome(app, "succeeded").waitForDisplayed(LONG));
+    assert.equal(readFileSync(join(workspace, "greeting.txt"), "utf8"), EDITED_GREETING, "the follow-up carried out the edited plan");
+    // The follow-up's message (the user's, in the record) names the edit.
+    let said = "";
+    for (const user of await app.$$('[data-testid="conv-user"]')) said += await user.getText();
+    assert.match(said, /Carry out my version below/);
+    assert.match(said, /Hello from my edit\./);
+    const first = model.bodies.find((b) => b.includes("Carry out my version below")) ?? "";
+    assert.ok(first.includes("Hello from my edit.") && first.includes("Hello from the plan."), "the model saw its plan and the person's version");
+    await screenshot(app, "steering-05-edited-plan-carried-out");
   } finally {
     await app.deleteSession();
     model.close();

@@ -77,3 +77,33 @@ test("plan first, approve the plan, a live todo list, and an approval remembered
     await close();
   }
 });
+
+test("a plan edited before approval: the follow-up's message carries the person's version", async () => {
+  const { page, problems, close } = await ui.openApp(seed);
+  try {
+    await startPlanRun(page);
+    const planRun = await byId(page, "run-view").getAttribute("data-run-id");
+    await byId(page, "plan-card").waitFor();
+    await byId(page, "edit-plan").click();
+    const editor = byId(page, "plan-editor");
+    const original = await editor.inputValue();
+    assert.match(original, /Run `make test`/);
+    assert.equal(await byId(page, "approve-plan").innerText(), "Approve plan", "an untouched draft approves the plan as it is");
+    const mine = original.replace("Run `make test`", "Run `make check` and `make test`");
+    await editor.fill(mine);
+    await byId(page, "plan-edited").waitFor();
+    assert.equal(await byId(page, "approve-plan").innerText(), "Approve edited plan");
+    await shot(page, "steering-plan-edited");
+    await byId(page, "approve-plan").click();
+    await page.locator(`[data-testid="run-view"]:not([data-run-id="${planRun}"])`).waitFor();
+    const [reply] = await calls(page, "reply_to_run");
+    assert.equal(reply.runId, planRun);
+    assert.ok(reply.message.startsWith(APPROVAL), reply.message);
+    assert.match(reply.message, /Carry out my version below/);
+    assert.match(reply.message, /Run `make check` and `make test`/);
+    assert.match(await byId(page, "conv-user").first().innerText(), /make check/);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

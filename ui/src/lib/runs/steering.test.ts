@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { EventEnvelope, EventPayload, TodoItem } from "../../bindings";
 import { decisionFor } from "./approvals";
 import { ConversationFold } from "./conversation";
-import { createdTitle, isPlanMode } from "./plan";
+import { PLAN_APPROVAL_MESSAGE, createdTitle, isPlanMode, planApprovalMessage, planEdited } from "./plan";
 import { todoNote, todoProgress, todoShort, todoSummary } from "./todo";
 import { ruleWhere, rememberFromValue } from "../settings/remembered";
 
@@ -63,5 +63,24 @@ describe("remembered approvals", () => {
     const rule = { number: 1, id: "0123456789ab", prefix: "cargo test", network: false, workspace: null, fromRun: "run-1", at: "2025-03-14T09:30:00Z" };
     expect(ruleWhere(rule)).toBe("in every workspace");
     expect(ruleWhere({ ...rule, workspace: "/w" })).toBe("in /w");
+  });
+});
+
+describe("approving a plan", () => {
+  const plan = "## Plan\n\n1. Read the parser.\n2. Run `make test`.";
+
+  it("sends the approval alone when the plan was not edited", () => {
+    expect(planApprovalMessage(plan, null)).toBe(PLAN_APPROVAL_MESSAGE);
+    expect(planApprovalMessage(plan, `  ${plan}\n\n`)).toBe(PLAN_APPROVAL_MESSAGE);
+    expect(planEdited(plan, `${plan}\n`)).toBe(false);
+  });
+
+  it("carries the person's version when they edited it", () => {
+    const edited = "## Plan\n\n1. Read the parser.\n2. Run `make check` instead.\n";
+    expect(planEdited(plan, edited)).toBe(true);
+    const message = planApprovalMessage(plan, edited);
+    expect(message.startsWith(PLAN_APPROVAL_MESSAGE)).toBe(true);
+    expect(message).toContain("Carry out my version below, not the one above");
+    expect(message.endsWith("2. Run `make check` instead.")).toBe(true);
   });
 });

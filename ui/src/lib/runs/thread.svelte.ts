@@ -3,7 +3,7 @@ import type { ApiError, ImageUpload, ThreadRunView } from "../../bindings";
 import type { RunsApi } from "./api";
 import { ImageDraft } from "./imageDraft.svelte";
 import { earlierRuns } from "./threads";
-import { PLAN_APPROVAL_MESSAGE } from "./plan";
+import { planApprovalMessage } from "./plan";
 
 /**
  * The thread of one open run: the runs it continues (from `getThread`),
@@ -114,11 +114,14 @@ export class ReplyStore {
     return error === null;
   }
 
-  /** "Approve plan": the follow-up that carries a plan-mode run's plan out, opened like a reply. */
-  async approvePlan(): Promise<boolean> {
+  /**
+   * "Approve plan": the follow-up that carries a plan-mode run's plan out,
+   * opened like a reply; with `edited`, the person's version of `plan`.
+   */
+  async approvePlan(plan = "", edited: string | null = null): Promise<boolean> {
     if (this.sending !== null) return false;
     this.replyError = null;
-    const error = await this.#send("reply", PLAN_APPROVAL_MESSAGE, null, []);
+    const error = await this.#send("reply", planApprovalMessage(plan, edited), null, []);
     if (error) this.replyError = error;
     return error === null;
   }
