@@ -3,7 +3,8 @@
 // back, undo brings the run's version back; a file a person creates while
 // the run waits for approval is not overwritten by the approved write.
 // Then, on runs of a loopback model: revert one hunk of two, edit before
-// keep, and "Rewind to here" (files and conversation) with a conflict.
+// keep, and "Rewind to here" (files and conversation) with a conflict,
+// from Events and from a conversation turn (its card marked, then Redo).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import {
   pendingApproval,
   timelineRows,
   showEvents,
+  card,
   WAIT,
 } from "./harness.mjs";
 import { startModel, toolTurn, answerTurn, writeLoopbackConfig } from "./loopback-model.mjs";
@@ -242,6 +244,35 @@ async function scrollToRow(app, seq) {
     { ...WAIT, interval: 100, timeoutMsg: `row #${seq} never rendered` },
   );
 }
+
+test("changes: rewind to here from a conversation turn — the card of the call it put back is marked, Redo restores; the answer offers no rewind", async () => {
+  const { app, workspace, model } = await loopbackRun("conv-rewind");
+  const notes = join(workspace, "notes.txt");
+  try {
+    await step(app, "conv-rewind-actions", () => byTestId(app, "conv-rewind-to-here").waitForDisplayed(WAIT));
+    const buttons = await app.$$('[data-testid="conv-rewind-to-here"]');
+    assert.equal(buttons.length, 2, "the two turns that called tools offer it; the answer does not");
+    assert.equal(await app.$('[data-testid="conv-model"][data-answer="true"] [data-testid="turn-actions"]').isExisting(), false);
+    const turn = Number(await buttons[1].getAttribute("data-seq"));
+    await buttons[1].click();
+    await step(app, "conv-rewind-prompt", () => app.$(`[data-testid="rewind-prompt"][data-seq="${turn}"]`).waitForDisplayed(WAIT));
+    await byTestId(app, "rewind-files").click();
+    await step(app, "conv-rewind-done", () => byTestId(app, "rewind-notice").waitForDisplayed(WAIT));
+    assert.ok(!existsSync(notes), "notes.txt did not exist at the turn: removed");
+    assert.equal(readFileSync(join(workspace, "guide.md"), "utf8"), GUIDE_AFTER, "the earlier turn's write stays");
+    const rewound = card(app, "call_2");
+    await step(app, "conv-rewind-marked", () => app.waitUntil(async () => (await rewound.getAttribute("data-rewound")) === "true", { ...WAIT, timeoutMsg: "the rewound call's card was never marked" }));
+    assert.equal(await card(app, "call_1").getAttribute("data-rewound"), null, "the earlier call is not marked");
+    await screenshot(app, "changes-08a-conversation-rewound");
+    await byTestId(app, "rewind-redo").click();
+    await step(app, "conv-rewind-redone", () => byTestId(app, "rewind-notice").waitForExist({ ...WAIT, reverse: true }));
+    assert.equal(readFileSync(notes, "utf8"), NOTES, "Redo put the run's notes back");
+    await step(app, "conv-rewind-unmarked", () => app.waitUntil(async () => (await rewound.getAttribute("data-rewound")) === null, { ...WAIT, timeoutMsg: "the mark stayed after Redo" }));
+  } finally {
+    await app.deleteSession();
+    model.server.close();
+  }
+});
 
 test("changes: rewind to here (files and conversation) — refused naming the file changed since, rewound anyway, redone, then a fork from the turn", async () => {
   const { app, workspace, model } = await loopbackRun("rewind");

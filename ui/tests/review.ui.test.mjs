@@ -4,7 +4,9 @@
 // files only (refused naming the file changed since, then anyway, the
 // rewound rows marked, Changes refreshed, Redo), both (then the fork
 // prompt), conversation only (no rewind) — and edit before keep (cancel,
-// keep, a conflict saved anyway), by keyboard where it matters.
+// keep, a conflict saved anyway), by keyboard where it matters; and the
+// same Rewind / Fork on the conversation's model turns (cards of rewound
+// calls marked, Redo), never on the final answer.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { OPENAI, byId, shot, showEvents, startUi } from "./support.mjs";
@@ -190,6 +192,54 @@ test("edit before keep: cancel leaves all as it was; keep my edit saves it as ke
     await page.locator('[data-testid="artifact-row"][data-path="config/settings.toml"][data-state="kept"]').waitFor();
     const edits = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "keep_edited").map((c) => [c.args.path, c.args.force]));
     assert.deepEqual(edits, [["docs/plan.md", false], ["config/settings.toml", false], ["config/settings.toml", true]]);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+/** Scrolls the windowed conversation until `selector` is in the DOM, and centres it. */
+async function scrollConversationTo(page, selector) {
+  await page.waitForFunction((sel) => {
+    const list = document.querySelector('[data-testid="conversation"] [data-testid="virtual-list"]') ?? document.querySelector('[data-testid="conversation"]');
+    const found = document.querySelector(sel);
+    if (found) {
+      found.scrollIntoView({ block: "center" });
+      return true;
+    }
+    const scroller = [list, ...(list?.querySelectorAll("*") ?? [])].find((el) => el && el.scrollHeight > el.clientHeight + 4);
+    if (scroller) scroller.scrollTop += 300;
+    return false;
+  }, selector);
+}
+
+test("conversation: Rewind to here on a model turn rewinds, marks the cards of the calls it put back, and Redo clears them; the answer offers neither", async () => {
+  const { page, problems, close } = await ui.openApp(seed, { hash: `#/run/${RUN}` });
+  try {
+    await page.locator('[data-testid="run-view"][data-status="succeeded"]').waitFor();
+    await byId(page, "conversation").waitFor();
+    // The answer turn has no Rewind or Fork: they would do nothing a reply does not.
+    const answer = page.locator('[data-testid="conv-model"][data-answer="true"]');
+    await scrollConversationTo(page, '[data-testid="conv-model"][data-answer="true"]');
+    assert.equal(await answer.getByTestId("turn-actions").count(), 0);
+    const action = `[data-testid="conv-rewind-to-here"][data-seq="${TURN}"]`;
+    await scrollConversationTo(page, action);
+    assert.equal(await page.locator(`[data-testid="conv-fork-from-here"][data-seq="${TURN}"]`).count(), 1, "Fork from here sits beside it");
+    await page.locator(action).click();
+    await page.locator(`[data-testid="rewind-prompt"][data-seq="${TURN}"]`).waitFor();
+    await byId(page, "rewind-files").click();
+    await byId(page, "rewind-anyway").click();
+    await byId(page, "rewind-notice").waitFor();
+    await scrollConversationTo(page, '[data-testid="tool-card"][data-rewound="true"]');
+    const marked = await page.locator('[data-testid="tool-card"][data-rewound="true"]').evaluateAll((cs) => cs.map((c) => c.dataset.callId));
+    assert.ok(marked.length > 0, "the cards of rewound calls are marked");
+    assert.match(await page.locator('[data-testid="tool-card"][data-rewound="true"]').first().getByTestId("card-rewound").innerText(), /rewound/);
+    await shot(page, "conversation-rewound-light");
+    await byId(page, "rewind-redo").click();
+    await byId(page, "rewind-notice").waitFor({ state: "detached" });
+    assert.equal(await page.locator('[data-testid="tool-card"][data-rewound="true"]').count(), 0);
+    const calls = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => /rewind/.test(c.cmd)).map((c) => [c.cmd, c.args.to ?? null, c.args.force]));
+    assert.deepEqual(calls, [["rewind_run", TURN, false], ["rewind_run", TURN, true], ["redo_rewind", null, false]]);
     assert.deepEqual(problems, []);
   } finally {
     await close();

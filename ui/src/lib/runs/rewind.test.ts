@@ -33,6 +33,8 @@ describe("RewindMarks", () => {
     expect(marks.isRewound(log[1])).toBe(true);
     expect(marks.isRewound(log[2])).toBe(true);
     expect(marks.isRewound(log[3])).toBe(false);
+    // The conversation marks the cards of those calls.
+    expect(["c1", "c2", "c3"].map((c) => marks.isCallRewound(c))).toEqual([false, true, false]);
   });
 
   it("marks nothing once the rewind is redone, and follows the newest rewind", () => {
@@ -40,6 +42,7 @@ describe("RewindMarks", () => {
     for (const e of [...log, rewind(12, 5, ["late.txt"]), rewind(15, 5, ["late.txt"], true)]) marks.add(e);
     expect(marks.active).toBeNull();
     expect(log.some((e) => marks.isRewound(e))).toBe(false);
+    expect(marks.isCallRewound("c2")).toBe(false);
     marks.add(rewind(20, 2, ["early.txt", "other.txt"]));
     expect(log.map((e) => marks.isRewound(e))).toEqual([true, false, false, true]);
     marks.reset();

@@ -57,6 +57,11 @@ export class RewindMarks {
     return callId !== null && event.seq > this.active.to && event.seq < this.active.at && this.#calls.has(callId);
   }
 
+  /** A tool call whose writes the active rewind put back (its card is marked "rewound"). */
+  isCallRewound(callId: string): boolean {
+    return this.active !== null && this.#calls.has(callId);
+  }
+
   reset(): void {
     this.active = null;
     this.#writes.length = 0;

@@ -207,6 +207,12 @@ export class RunViewStore {
     return this.#index.rewinds.isRewound(event);
   }
 
+  /** The tool call's writes were put back by the active rewind. */
+  isCallRewound(callId: string): boolean {
+    void this.version;
+    return this.#index.rewinds.isCallRewound(callId);
+  }
+
   /** The run as a conversation (folded as events arrive). */
   get conversation(): readonly ConversationItem[] {
     void this.version;
