@@ -96,6 +96,10 @@ fn no_terminal_denial(app: &Application, run_id: RunId, summary: &str) -> Decisi
     let reason = if summary.starts_with(bearagent_runtime::LOOP_QUESTION) {
         "no terminal to ask whether the repeating agent may go on; raise max_repeated_calls in \
          the profile to let it repeat more, or run in a terminal to decide"
+    } else if summary.contains(&format!(" · {}", bearagent_runtime::WEB_QUESTION)) {
+        "no terminal to ask for approval, and this web question asks under every mode (a URL \
+         the model wrote, a domain rule that asks, or a call after a fetched page); add an allow \
+         rule for the domain to [web] rules in your config, or run in a terminal to decide"
     } else if all {
         "no terminal to ask for approval, and this call asks even under --approve all (a command \
          without the sandbox or that the rules cannot prove harmless, or an MCP rule that asks); \
