@@ -411,6 +411,10 @@ mod images_tests;
 mod remembered_tests;
 
 #[cfg(test)]
+#[path = "web_tests.rs"]
+mod web_tests;
+
+#[cfg(test)]
 #[path = "hooks_tests.rs"]
 mod hooks_tests;
 

@@ -3,6 +3,7 @@
 //! shared too. Built again only when `[web]` changed.
 
 use super::Application;
+use bearagent_kernel::{WebRule, WebRuleDecision};
 use bearagent_tools::web::{FetchConfig, Fetcher, FloorExceptions};
 use std::sync::Arc;
 
@@ -35,5 +36,27 @@ impl Application {
             Arc::new(Fetcher::new(config, self.clock.clone()).map_err(|e| e.to_string())?);
         *slot = Some((web, fetcher.clone()));
         Ok(fetcher)
+    }
+}
+
+impl Application {
+    /// Remembers "allow fetches of `domain`" from an approval, in the
+    /// user's config (`[web] rules`, never a workspace's): new runs take it
+    /// with the other domain rules, where a more specific or stricter rule
+    /// still wins. The same domain is kept once, its last decision winning.
+    pub fn remember_web_domain(&self, domain: &str) -> Result<WebRule, crate::AppError> {
+        let rule = WebRule {
+            domain: domain.trim().to_ascii_lowercase(),
+            decision: WebRuleDecision::Allow,
+        };
+        crate::config::web::domain_rules(std::slice::from_ref(&rule))
+            .map_err(|e| crate::AppError::InvalidInput(format!("web domain: {e}")))?;
+        let kept = rule.clone();
+        self.update_config(move |config| {
+            config.web.rules.retain(|r| r.domain != kept.domain);
+            config.web.rules.push(kept);
+            Ok(())
+        })?;
+        Ok(rule)
     }
 }
