@@ -464,7 +464,12 @@ config_versions: { [key in string]: string };
  *  What the provider's local server (`server = …` in its config)
  *  said about its window and tools when asked before the run.
  */
-learned?: LearnedModel | null } | 
+learned?: LearnedModel | null; 
+/**
+ *  The config's per-domain rules for `web_fetch`, in force for
+ *  the run (a replay decides with them).
+ */
+web_rules?: WebRule[] } | 
 /**  The loop began executing the run. */
 { type: "run_started" } | 
 /**
@@ -770,7 +775,14 @@ warning?: string | null; stdout: string; stderr: string } |
  *  The workspace has project hooks the user has not trusted (or that
  *  changed since): they did not run. Recorded once, at the run's start.
  */
-{ type: "hooks_not_trusted"; file: string; content_hash: ContentHash; commands: string[] };
+{ type: "hooks_not_trusted"; file: string; content_hash: ContentHash; commands: string[] } | 
+/**
+ *  A `web_fetch` got an answer (any status); its raw body is a blob.
+ *  The tool's result (the text the model read) follows.
+ */
+{ type: "web_fetched"; call_id: CallId; fetch: WebFetchRecord } | 
+/**  A `web_fetch` got no answer; the failed tool result follows. */
+{ type: "web_fetch_failed"; call_id: CallId; failure: WebFailure };
 
 /**  Position of an event in its run's log, starting at 1. */
 export type EventSeq = number;
@@ -1659,6 +1671,78 @@ export type UntrackedItem = {
 };
 
 export type Value = null | boolean | number | string | Value[] | { [key in string]: Value };
+
+/**
+ *  A `web_fetch` that got no answer: refused by the floor (`blocked`),
+ *  the network (`offline`, `unreachable`, `timeout`), not text, …
+ *  `code` is stable (never parse `message`).
+ */
+export type WebFailure = {
+	url: string,
+	code: string,
+	message: string,
+	origin: WebUrlOrigin,
+};
+
+/**
+ *  What a `web_fetch` that got an answer recorded. The raw bytes kept are
+ *  the blob `body` (what a replay serves); `sha256` is their hex digest as
+ *  the fetcher computed it. A status of 400 and above is an error result.
+ */
+export type WebFetchRecord = {
+	/**  As asked, normalised (fragment dropped, HTTP upgraded). */
+	requested_url: string,
+	final_url: string,
+	/**  Same-host redirects followed, in order. */
+	redirects?: WebRedirect[],
+	status: number,
+	content_type?: string | null,
+	/**  Bytes kept (at most the cap). */
+	bytes: number,
+	/**  The full size when known. */
+	total_bytes?: number | null,
+	truncated: boolean,
+	sha256: string,
+	body: ContentHash,
+	elapsed_ms: number,
+	/**  Answered from the app's cache (fresh, or confirmed by a 304). */
+	from_cache: boolean,
+	/**  A redirect to another host, not followed: the model may fetch it. */
+	cross_host_redirect?: string | null,
+	/**  Where the URL came from when the call was decided. */
+	origin: WebUrlOrigin,
+};
+
+/**  One same-host redirect a fetch followed. */
+export type WebRedirect = {
+	from: string,
+	to: string,
+	status: number,
+};
+
+/**
+ *  `{ domain = "docs.rs", decision = "allow" }`: `domain` is a host,
+ *  `*.example.com` (its subdomains) or `*` (every host).
+ */
+export type WebRule = {
+	domain: string,
+	decision: WebRuleDecision,
+};
+
+/**  What a domain rule does with a fetch of a host it names. */
+export type WebRuleDecision = "allow" | "ask" | "deny";
+
+/**
+ *  Where the URL of a fetch came from, as the run's record showed it when
+ *  the call was decided.
+ */
+export type WebUrlOrigin = 
+/**  In the goal or a follow-up message (this run's or an ancestor's). */
+"user_written" | 
+/**  In a page fetched earlier in the thread. */
+"from_fetched_page" | 
+/**  Neither: the model wrote it. */
+"model_made";
 
 /**  Identifies a workspace folder known to BearAgent. */
 export type WorkspaceId = string;

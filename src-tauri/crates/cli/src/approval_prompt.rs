@@ -10,8 +10,9 @@ use bearagent_runtime::ProposedChange;
 pub const MAX_DIFF_LINES: usize = 40;
 
 pub const KEYS: &str = "[y]es / [n]o / [a]lways for this run / deny the [r]est of this turn \
-     / [w] yes, with the network for this command / p WORDS: yes, and allow commands starting \
-     with WORDS for this run (pw WORDS: with the network; P WORDS / PW WORDS: remember it for this workspace)";
+     / [w] yes, with the network for this command / [d] yes, and allow this fetch's domain in new \
+     runs / p WORDS: yes, and allow commands starting with WORDS for this run (pw WORDS: with the \
+     network; P WORDS / PW WORDS: remember it for this workspace)";
 
 /// What the preview of a call shows.
 pub enum Preview {

@@ -95,7 +95,9 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
         | EventPayload::McpServerStarted { .. }
         | EventPayload::McpServerUnavailable { .. }
         | EventPayload::CommandStarted { .. }
-        | EventPayload::CommandFinished { .. } => tool_event_text(p),
+        | EventPayload::CommandFinished { .. }
+        | EventPayload::WebFetched { .. }
+        | EventPayload::WebFetchFailed { .. } => tool_event_text(p),
     }
 }
 
@@ -186,6 +188,8 @@ fn tool_event_text(p: &EventPayload) -> String {
             ..
         } => command_started(command, cwd, *sandboxed, *network, rule),
         EventPayload::CommandFinished { .. } => command_finished(p),
+        EventPayload::WebFetched { fetch, .. } => fetch.line(),
+        EventPayload::WebFetchFailed { failure, .. } => failure.line(),
         EventPayload::RunCreated { .. }
         | EventPayload::RunStarted
         | EventPayload::ModelCallRequested { .. }

@@ -14,6 +14,8 @@ use std::sync::Arc;
 struct Answer {
     decision: Decision,
     remember: bool,
+    /// `d`: yes, and remember "allow this URL's domain" in `[web] rules`.
+    remember_domain: bool,
 }
 
 async fn ask_on_terminal(prompt: String) -> Answer {
@@ -29,6 +31,7 @@ async fn ask_on_terminal(prompt: String) -> Answer {
     match answer {
         Ok(Ok(line)) => Answer {
             remember: remembers(&line),
+            remember_domain: line.eq_ignore_ascii_case("d"),
             decision: terminal_decision(&line),
         },
         _ => Answer {
@@ -38,6 +41,7 @@ async fn ask_on_terminal(prompt: String) -> Answer {
                 Some("the terminal closed".into()),
             ),
             remember: false,
+            remember_domain: false,
         },
     }
 }
@@ -65,7 +69,8 @@ fn terminal_decision(line: &str) -> Decision {
         }
     }
     match line.to_lowercase().as_str() {
-        "y" | "yes" => cli_decision(true, ApprovalScope::Once, None),
+        // `d` also remembers the fetch's domain (see `remember_domain`).
+        "y" | "yes" | "d" => cli_decision(true, ApprovalScope::Once, None),
         "w" => Decision {
             network: true,
             ..cli_decision(true, ApprovalScope::Once, None)
@@ -96,6 +101,10 @@ fn no_terminal_denial(app: &Application, run_id: RunId, summary: &str) -> Decisi
     let reason = if summary.starts_with(bearagent_runtime::LOOP_QUESTION) {
         "no terminal to ask whether the repeating agent may go on; raise max_repeated_calls in \
          the profile to let it repeat more, or run in a terminal to decide"
+    } else if summary.contains(&format!(" · {}", bearagent_runtime::WEB_QUESTION)) {
+        "no terminal to ask for approval, and this web question asks under every mode (a URL \
+         the model wrote, a domain rule that asks, or a call after a fetched page); add an allow \
+         rule for the domain to [web] rules in your config, or run in a terminal to decide"
     } else if all {
         "no terminal to ask for approval, and this call asks even under --approve all (a command \
          without the sandbox or that the rules cannot prove harmless, or an MCP rule that asks); \
@@ -139,10 +148,14 @@ pub(crate) async fn handle(
                 None => Answer {
                     decision: no_terminal_denial(app, run_id, summary),
                     remember: false,
+                    remember_domain: false,
                 },
             };
             if answer.remember {
                 remember(app, run_id, &answer.decision);
+            }
+            if answer.remember_domain {
+                remember_domain(app, asking.and_then(|t| t.open_call(call_id)));
             }
             if let Err(e) = app.decide_approval(run_id, call_id.as_str(), answer.decision) {
                 eprintln!("bearagent: {e}");
@@ -170,6 +183,28 @@ fn remember(app: &Application, run_id: RunId, decision: &Decision) {
             "bearagent: remembered: commands starting with `{prefix}` run without asking in this workspace (`bearagent rules` lists them)"
         ),
         Err(e) => eprintln!("bearagent: could not remember the rule: {e}"),
+    }
+}
+
+/// Keeps "allow fetches of this host" (`d` at a `web_fetch` question) in
+/// the config's `[web] rules`, for new runs, saying so.
+fn remember_domain(app: &Application, call: Option<&ToolCall>) {
+    let url = call
+        .filter(|c| c.tool_name.as_str() == "web_fetch")
+        .and_then(|c| c.arguments.get("url"))
+        .and_then(|v| v.as_str());
+    let host = url
+        .and_then(|u| bearagent_tools::web::parse_url(u).ok())
+        .and_then(|u| u.host_str().map(str::to_owned));
+    let Some(host) = host else {
+        eprintln!("bearagent: `d` remembers the domain of a web_fetch; approved once");
+        return;
+    };
+    match app.remember_web_domain(&host) {
+        Ok(_) => eprintln!(
+            "bearagent: remembered: fetches of {host} are allowed in new runs ([web] rules in your config)"
+        ),
+        Err(e) => eprintln!("bearagent: could not remember the domain: {e}"),
     }
 }
 
@@ -215,6 +250,8 @@ mod tests {
         assert_eq!(net_rule.allow_prefix.as_deref(), Some("cargo fetch"));
         assert!(net_rule.approve && net_rule.network);
         assert_eq!(terminal_decision("A").scope, ApprovalScope::ToolForRun);
+        let domain = terminal_decision("d");
+        assert!(domain.approve && domain.scope == ApprovalScope::Once);
         let rest = terminal_decision("r");
         assert!(!rest.approve && rest.scope == ApprovalScope::RestOfTurn);
     }

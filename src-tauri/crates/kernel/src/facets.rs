@@ -88,6 +88,8 @@ impl EventPayload {
             | EventPayload::LoopDetected { call_id, .. }
             | EventPayload::CommandStarted { call_id, .. }
             | EventPayload::CommandFinished { call_id, .. }
+            | EventPayload::WebFetched { call_id, .. }
+            | EventPayload::WebFetchFailed { call_id, .. }
             | EventPayload::HookRan {
                 call_id: Some(call_id),
                 ..
@@ -352,6 +354,8 @@ impl EventPayload {
             EventPayload::WorktreeStep { .. } => "worktree_step",
             EventPayload::HookRan { .. } => "hook_ran",
             EventPayload::HooksNotTrusted { .. } => "hooks_not_trusted",
+            EventPayload::WebFetched { .. } => "web_fetched",
+            EventPayload::WebFetchFailed { .. } => "web_fetch_failed",
         }
     }
 }

@@ -30,6 +30,7 @@ pub mod thread;
 pub mod todo;
 pub mod tool_mode;
 pub mod units;
+pub mod web;
 pub mod worktree;
 
 pub use budget::{BudgetKind, Budgets, NextCall, Spent, TokenUsage};
@@ -64,6 +65,7 @@ pub use todo::{
     todo_checklist, todo_from_arguments, todo_progress, TodoError, TodoItem, TodoStatus,
 };
 pub use tool_mode::{TextCallDialect, ToolMode};
+pub use web::{WebFailure, WebFetchRecord, WebRedirect, WebRule, WebRuleDecision, WebUrlOrigin};
 pub use worktree::{Worktree, WorktreeFileChange, WorktreeRefusal, WorktreeStep};
 
 #[cfg(any(test, feature = "test-support"))]

@@ -36,6 +36,7 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         worktree: None,
         plan_mode: false,
         learned: None,
+        web_rules: Vec::new(),
     }
 }
 

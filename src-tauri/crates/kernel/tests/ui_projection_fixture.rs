@@ -21,13 +21,13 @@ use bearagent_kernel::{
 };
 use fixture_runs::{
     denied_and_exhausted_run, failed_run, hooks_run, interrupted_run, reviewed_write_run,
-    text_calls_run, worktree_run,
+    text_calls_run, web_run, worktree_run,
 };
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 48;
+const EVENT_TYPES: usize = 50;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -81,6 +81,8 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::HooksNotTrusted { .. } => 45,
         EventPayload::WorktreeStep { .. } => 46,
         EventPayload::ToolModeSwitched { .. } => 47,
+        EventPayload::WebFetched { .. } => 48,
+        EventPayload::WebFetchFailed { .. } => 49,
     }
 }
 
@@ -130,6 +132,7 @@ fn fixture() -> Value {
             "0190a000-0000-7000-8000-000000000107",
             text_calls_run(),
         ),
+        ("web", "0190a000-0000-7000-8000-000000000108", web_run()),
     ];
     let mut seen = BTreeSet::new();
     let runs: Vec<Value> = runs

@@ -50,6 +50,7 @@ pub use bearagent_mcp::McpTool;
 pub use bearagent_providers::{Protocol, ToolMode};
 pub use bearagent_store::{Ownership, RunFilter, RunOwner};
 pub use run::loops::LOOP_QUESTION;
+pub use run::web_step::WEB_QUESTION;
 /// What a command of a profile sees of this machine
 /// ([`Application::command_view`]), and the credentials it never reads.
 pub mod sandbox_view {

@@ -27,6 +27,9 @@ pub struct RunProfile {
     /// The context profile runs get (None: compact for a small window).
     #[serde(default)]
     pub context_profile: Option<crate::run::context_profile::ContextProfile>,
+    /// The config's `[web]` rules for `web_fetch` (recorded on the run).
+    #[serde(default)]
+    pub web_rules: Vec<bearagent_kernel::WebRule>,
 }
 
 impl Default for RunProfile {
@@ -42,6 +45,7 @@ impl Default for RunProfile {
             mcp_rules: Default::default(),
             plan_mode: false,
             context_profile: None,
+            web_rules: Vec::new(),
         }
     }
 }

@@ -149,6 +149,12 @@ impl AuthorizedCall {
         ApprovalRequest::new(self.call)
     }
 
+    /// The runtime's web checks want the user, and only the user, asked
+    /// about a call the policy allowed (tightening is always allowed).
+    pub fn into_firm_request(self, why: FirmAsk) -> ApprovalRequest {
+        ApprovalRequest::firm(self.call, why)
+    }
+
     /// Test-only: execute a call the policy would refuse, to test a tool's
     /// own last-line checks.
     #[cfg(test)]
@@ -185,6 +191,13 @@ pub enum FirmAsk {
     /// their scripts): it asks every time, whatever the mode, a rule, a
     /// hook or an earlier "always" says.
     ProjectFolder,
+    /// A fetch of a URL that did not come from the user or a fetched
+    /// page, or of a host a domain rule asks about (`web_fetch`).
+    WebUrl,
+    /// A fetched web page is in the run's current turn and this call can
+    /// send data out (a new host, a command with the network, an MCP tool
+    /// that acts): what the page said may be steering it.
+    Tainted,
 }
 
 impl FirmAsk {
@@ -195,6 +208,10 @@ impl FirmAsk {
             FirmAsk::Unprovable => "the command cannot be checked against the rules",
             FirmAsk::ProjectFolder => {
                 "it writes into .bearagent/ (project hooks and their scripts): always asked, every time"
+            }
+            FirmAsk::WebUrl => "a fetch of this URL is the user's to allow, every time",
+            FirmAsk::Tainted => {
+                "a fetched web page is in this turn and this call can send data out: always asked"
             }
         }
     }
@@ -213,6 +230,11 @@ impl ApprovalRequest {
         }
     }
 
+    /// The same question, answered by the user alone (tightening).
+    pub fn firmed(self, why: FirmAsk) -> ApprovalRequest {
+        ApprovalRequest::firm(self.call, why)
+    }
+
     /// Why only the user may answer (None: a hook's allow may).
     pub fn firm_reason(&self) -> Option<FirmAsk> {
         self.firm
@@ -221,7 +243,10 @@ impl ApprovalRequest {
     /// Whether an earlier approval of a wider scope ("always for this
     /// run", "the rest of the turn") may answer it without asking.
     pub fn standing_approval_reaches(&self) -> bool {
-        self.firm != Some(FirmAsk::ProjectFolder)
+        !matches!(
+            self.firm,
+            Some(FirmAsk::ProjectFolder | FirmAsk::WebUrl | FirmAsk::Tainted)
+        )
     }
 
     /// What the user is asked about.

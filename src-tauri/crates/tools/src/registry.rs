@@ -3,6 +3,7 @@
 
 use crate::spec::{Tool, ToolSpec, WorkspaceTool};
 use crate::tools::run_command::RunCommand;
+use crate::tools::web_fetch::WebFetch;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -14,6 +15,9 @@ pub enum Registered {
     /// `run_command`: [`RunCommand::run`] runs it in the sandbox with the
     /// run's command settings.
     Command(Arc<RunCommand>),
+    /// `web_fetch`: [`WebFetch::run`] fetches through the run's fetcher,
+    /// after the runtime applied the URL's provenance and domain rules.
+    Web(Arc<WebFetch>),
 }
 
 impl Registered {
@@ -22,6 +26,7 @@ impl Registered {
         match self {
             Registered::Workspace(tool) => tool.as_ref(),
             Registered::Command(tool) => tool.as_ref(),
+            Registered::Web(tool) => tool.as_ref(),
         }
     }
 }
@@ -51,14 +56,16 @@ impl Registry {
         Self::default()
     }
 
-    /// The five workspace tools (`list_dir`, `read_file`, `search_text`,
-    /// `write_file`, `edit_file`) and `run_command`.
+    /// The workspace tools (`list_dir`, `read_file`, `search_text`,
+    /// `write_file`, `edit_file`, `update_plan`), `run_command` and
+    /// `web_fetch` (whose runtime route applies provenance first).
     pub fn with_workspace_tools() -> Self {
         let mut registry = Self::new();
         for tool in crate::tools::workspace_tools() {
             registry.insert(Registered::Workspace(tool));
         }
         registry.insert(Registered::Command(Arc::new(RunCommand::new())));
+        registry.insert(Registered::Web(Arc::new(WebFetch::new())));
         registry
     }
 
@@ -114,6 +121,7 @@ mod tests {
                 "run_command",
                 "search_text",
                 "update_plan",
+                "web_fetch",
                 "write_file"
             ]
         );

@@ -137,6 +137,8 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     // Like the kernel: only a started call runs a command; the projection does not change.
     case "command_started":
     case "command_finished":
+    case "web_fetched":
+    case "web_fetch_failed":
       if (run.open_tool_calls[p.call_id] !== "started") {
         throw new Error(`invalid event ${p.type} at seq ${event.seq}: tool call ${p.call_id} is ${run.open_tool_calls[p.call_id] ?? "not open"}`);
       }

@@ -4,7 +4,7 @@
 // notices for errors and the outcome. Items are replaced, never mutated, when
 // an event changes them, so a view keyed by item sees every change; the fold
 // touches only the items an event concerns (a 20k-event run is never refolded).
-import type { ApprovalScope, EventEnvelope, EventPayload, ImageRef, ParentRun, Receipt, TokenUsage, ToolResult, Value } from "../../bindings";
+import type { ApprovalScope, EventEnvelope, EventPayload, ImageRef, ParentRun, Receipt, TokenUsage, ToolResult, Value, WebFailure, WebFetchRecord } from "../../bindings";
 import type { CommandFinished, CommandStarted } from "./commands";
 import { modelErrorLabel, rowInfo } from "./timeline";
 import { todoNote } from "./todo";
@@ -71,6 +71,9 @@ export interface ToolCardItem {
   commandSeq: number | null;
   command: CommandStarted | null;
   commandEnd: CommandFinished | null;
+  /** A web_fetch's answer (URLs, status, size) or why it got none. */
+  web: WebFetchRecord | null;
+  webFailure: WebFailure | null;
   result: ToolResult | null;
   /** The result came as ToolCallFailed (refused, denied or failed). */
   failed: boolean;
@@ -229,6 +232,8 @@ export class ConversationFold {
       case "loop_detected":
       case "command_started":
       case "command_finished":
+      case "web_fetched":
+      case "web_fetch_failed":
         this.#callEvent(event, p);
         return;
       case "run_succeeded":
@@ -377,6 +382,8 @@ export class ConversationFold {
       commandSeq: null,
       command: null,
       commandEnd: null,
+      web: null,
+      webFailure: null,
       result: null,
       failed: false,
       receipt: null,
@@ -439,7 +446,9 @@ type CallPayload = Extract<
       | "effect_unknown"
       | "loop_detected"
       | "command_started"
-      | "command_finished";
+      | "command_finished"
+      | "web_fetched"
+      | "web_fetch_failed";
   }
 >;
 
@@ -472,5 +481,9 @@ function callChange(card: ToolCardItem, p: CallPayload, event: EventEnvelope): P
       return { command: p, commandSeq: event.seq };
     case "command_finished":
       return { commandEnd: p };
+    case "web_fetched":
+      return { web: p.fetch };
+    case "web_fetch_failed":
+      return { webFailure: p.failure };
   }
 }

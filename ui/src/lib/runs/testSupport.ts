@@ -19,7 +19,7 @@ export function envelope(seq: number, payload: EventPayload = { type: "run_start
 export function toolCard(name: string, args: Record<string, Value>, more: Partial<ToolCardItem> = {}): ToolCardItem {
   return {
     kind: "tool", key: "k", callId: "c1", name, args, requestedSeq: 1, firstSeq: 1, lastSeq: 1, approvalSeq: null, decision: null,
-    startedAt: null, endedAt: null, commandSeq: null, command: null, commandEnd: null, result: null, failed: false, receipt: null,
+    startedAt: null, endedAt: null, commandSeq: null, command: null, commandEnd: null, web: null, webFailure: null, result: null, failed: false, receipt: null,
     created: null, paths: [], loopRepeats: null, unknownEffect: null, hooks: [], ...more,
   };
 }

@@ -238,6 +238,10 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: notTrustedTitle(p), tone: "attention", compact: false };
     case "tool_mode_switched":
       return { title: `Tool mode switched: ${p.from} → ${p.to} (${p.reason})`, tone: "attention", compact: false };
+    case "web_fetched":
+      return { title: `Fetched ${p.fetch.final_url} · ${p.fetch.status}${p.fetch.from_cache ? " (cached)" : ""}`, tone: p.fetch.status >= 400 ? "danger" : "info", compact: false };
+    case "web_fetch_failed":
+      return { title: `Fetch failed (${p.failure.code}): ${p.failure.url}`, tone: "danger", compact: false };
   }
 }
 

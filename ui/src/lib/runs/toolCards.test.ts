@@ -70,3 +70,33 @@ describe("cardDiff", () => {
     expect(cardDiff(card("write_file", { path: "n.txt", content: "a\nb\n" }, { created: false }))).toBeNull();
   });
 });
+
+describe("web_fetch cards", () => {
+  const fetched = {
+    requested_url: "http://127.0.0.1:8080/guide",
+    final_url: "http://127.0.0.1:8080/guide/",
+    redirects: [{ from: "http://127.0.0.1:8080/guide", to: "http://127.0.0.1:8080/guide/", status: 301 }],
+    status: 200,
+    content_type: "text/html",
+    bytes: 2048,
+    total_bytes: 2048,
+    truncated: false,
+    sha256: "b".repeat(64),
+    body: "b".repeat(64),
+    elapsed_ms: 3,
+    from_cache: false,
+    cross_host_redirect: null,
+    origin: "user_written" as const,
+  };
+
+  it("says the URL, the status and the size once fetched, the URL before", () => {
+    expect(cardSummary(card("web_fetch", { url: "https://docs.test/a" }))).toBe("Fetch https://docs.test/a");
+    expect(cardSummary(card("web_fetch", { url: fetched.requested_url }, { ...done("[web content]"), web: fetched }))).toBe(
+      "Fetched http://127.0.0.1:8080/guide → http://127.0.0.1:8080/guide/ — 200 · 2.0 KB",
+    );
+    const cached = { ...fetched, final_url: fetched.requested_url, from_cache: true, truncated: true };
+    expect(cardSummary(card("web_fetch", { url: fetched.requested_url }, { web: cached }))).toBe("Fetched http://127.0.0.1:8080/guide — 200 · 2.0 KB (truncated) · cached");
+    const failure = { url: "http://169.254.169.254/", code: "blocked", message: "refused", origin: "model_made" as const };
+    expect(cardSummary(card("web_fetch", { url: failure.url }, { ...done("web_fetch failed", true), webFailure: failure }))).toBe("Fetch http://169.254.169.254/ — blocked");
+  });
+});

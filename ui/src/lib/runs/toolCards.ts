@@ -4,10 +4,13 @@
 // call's own arguments and result.
 import type { DiffHunkView, Value } from "../../bindings";
 import { exitInfo, RUN_COMMAND } from "./commands";
-import { formatCount } from "./format";
+import { formatBytes, formatCount } from "./format";
 import type { ToolCardItem } from "./conversation";
 import { diffLines, parseUnifiedDiff, type LineDiff } from "./lineDiff";
 import { argumentsSummary } from "./timeline";
+
+/** The backend's web tool (tools/src/tools/web_fetch.rs). */
+export const WEB_FETCH = "web_fetch";
 
 export type CardStatus =
   | { kind: "queued" }
@@ -106,6 +109,8 @@ export function cardSummary(card: ToolCardItem, diff: { added: number; removed: 
       const count = content !== null ? searchCount(content) : null;
       return `${verb(card, "Searched", "Search")} ${JSON.stringify(str(a.pattern) ?? "")}${where}${count ? ` — ${count}` : ""}`;
     }
+    case WEB_FETCH:
+      return webSummary(card, str(a.url));
     case "list_dir": {
       const entries = content !== null ? ` (${plural(readLines(content), "entry", "entries")})` : "";
       return `${verb(card, "Listed", "List")} ${path ?? "."}${entries}`;
@@ -113,6 +118,17 @@ export function cardSummary(card: ToolCardItem, diff: { added: number; removed: 
     default:
       return `${mcpLabel(card.name) ?? card.name} ${argumentsSummary(card.args, 80)}`.trim();
   }
+}
+
+/** "Fetched https://… — 200 · 12.3 KB" (the final URL when it moved, "cached" when the cache answered). */
+function webSummary(card: ToolCardItem, url: string | null): string {
+  const w = card.web;
+  if (w) {
+    const moved = w.final_url !== w.requested_url ? ` → ${w.final_url}` : "";
+    return `Fetched ${w.requested_url}${moved} — ${w.status} · ${formatBytes(w.bytes)}${w.truncated ? " (truncated)" : ""}${w.from_cache ? " · cached" : ""}`;
+  }
+  if (card.webFailure) return `Fetch ${card.webFailure.url} — ${card.webFailure.code}`;
+  return `${verb(card, "Fetched", "Fetch")} ${url ?? "a URL"}`;
 }
 
 /** Without line numbers: a snippet's place in the file is not known. */

@@ -233,11 +233,24 @@ impl Follower<'_> {
                 let update = updates::status(&id, ToolCallStatus::Failed, content);
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
+            // The fetch's facts (URLs, status, size, digest) while its
+            // result, the page's text, follows as the completion.
+            EventPayload::WebFetched { call_id, fetch } => self.progress(call_id, &fetch.line()),
+            EventPayload::WebFetchFailed { call_id, failure } => {
+                self.progress(call_id, &failure.line())
+            }
             EventPayload::TodoUpdated { items } => {
                 self.send(SessionUpdate::Plan(updates::plan(items)))
             }
             _ => Ok(()),
         }
+    }
+
+    /// An in-progress update of a call with one line of text.
+    fn progress(&self, call_id: &CallId, text: &str) -> Result<(), Error> {
+        let id = updates::call_id(self.run, call_id);
+        let update = updates::status(&id, ToolCallStatus::InProgress, vec![text_content(text)]);
+        self.send(SessionUpdate::ToolCallUpdate(update))
     }
 
     /// Asks the editor about a call and records its answer; a cancelled

@@ -28,6 +28,7 @@ pub fn kind_of(tool: &str) -> ToolKind {
         "write_file" | "edit_file" => ToolKind::Edit,
         "search_text" => ToolKind::Search,
         "run_command" => ToolKind::Execute,
+        "web_fetch" => ToolKind::Fetch,
         _ => ToolKind::Other,
     }
 }
@@ -121,6 +122,7 @@ mod tests {
         assert_eq!(v["locations"][0]["path"], "/ws/src/a.rs");
         assert_eq!(v["rawInput"]["path"], "src/a.rs");
         assert_eq!(kind_of("run_command"), ToolKind::Execute);
+        assert_eq!(kind_of("web_fetch"), ToolKind::Fetch);
         assert_eq!(kind_of("docs__search"), ToolKind::Other);
     }
 

@@ -64,6 +64,10 @@ pub enum EventPayload {
         /// said about its window and tools when asked before the run.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         learned: Option<crate::learned::LearnedModel>,
+        /// The config's per-domain rules for `web_fetch`, in force for
+        /// the run (a replay decides with them).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        web_rules: Vec<crate::web::WebRule>,
     },
     /// The loop began executing the run.
     RunStarted,
@@ -467,6 +471,17 @@ pub enum EventPayload {
         file: String,
         content_hash: ContentHash,
         commands: Vec<String>,
+    },
+    /// A `web_fetch` got an answer (any status); its raw body is a blob.
+    /// The tool's result (the text the model read) follows.
+    WebFetched {
+        call_id: CallId,
+        fetch: crate::web::WebFetchRecord,
+    },
+    /// A `web_fetch` got no answer; the failed tool result follows.
+    WebFetchFailed {
+        call_id: CallId,
+        failure: crate::web::WebFailure,
     },
 }
 

@@ -5,6 +5,8 @@ use super::error::ReduceError;
 use crate::event::{EventEnvelope, EventPayload};
 use crate::ids::CallId;
 use crate::projection::{ModelCallPhase, RunProjection, ToolCallPhase};
+// Short enough for a match arm on one line.
+use crate::projection::ToolCallPhase::{Approved, Denied};
 
 /// The run's copy being changed, and the event changing it.
 pub(super) struct Transition<'a> {
@@ -144,15 +146,15 @@ impl Transition<'_> {
                 summary,
             } => self.approval_requested(call_id, tool_name, summary),
             EventPayload::ApprovalGranted { call_id, .. } => {
-                self.approval_decided(call_id, ToolCallPhase::Approved)
+                self.approval_decided(call_id, Approved)
             }
-            EventPayload::ApprovalDenied { call_id, .. } => {
-                self.approval_decided(call_id, ToolCallPhase::Denied)
-            }
+            EventPayload::ApprovalDenied { call_id, .. } => self.approval_decided(call_id, Denied),
             EventPayload::ToolCallStarted { call_id } => self.tool_call_started(call_id),
             EventPayload::EffectIntended { call_id, .. }
             | EventPayload::CommandStarted { call_id, .. }
-            | EventPayload::CommandFinished { call_id, .. } => self.tool_call_progressed(call_id),
+            | EventPayload::CommandFinished { call_id, .. }
+            | EventPayload::WebFetched { call_id, .. }
+            | EventPayload::WebFetchFailed { call_id, .. } => self.tool_call_progressed(call_id),
             EventPayload::ToolCallCompleted { result, .. } => {
                 self.tool_call_completed(&result.call_id)
             }

@@ -15,9 +15,11 @@ use std::collections::BTreeMap;
 
 mod hooks;
 mod text_calls;
+mod web;
 mod worktree;
 pub use hooks::hooks_run;
 pub use text_calls::text_calls_run;
+pub use web::web_run;
 pub use worktree::worktree_run;
 
 fn hash(c: char) -> ContentHash {
@@ -75,6 +77,7 @@ fn created(
         worktree: None,
         plan_mode: false,
         learned: None,
+        web_rules: Vec::new(),
         config_versions: BTreeMap::from([("context".to_owned(), "2".to_owned())]),
     }
 }

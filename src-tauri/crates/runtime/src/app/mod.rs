@@ -25,6 +25,7 @@ mod run_queries;
 pub(crate) mod runs;
 pub(crate) mod settings;
 pub(crate) mod threads;
+mod web;
 mod worktree_list;
 mod worktrees;
 
@@ -62,6 +63,9 @@ pub struct Application {
     watcher: Mutex<Option<WorkspaceWatcher>>,
     follower: Mutex<Option<crate::follow::Follower>>,
     pub(crate) artifact_cache: crate::artifacts::cache::ArtifactCache,
+    /// The one web fetcher (its cache shared by every run, see `web.rs`)
+    /// and the `[web]` table it was built from.
+    web: Mutex<Option<(crate::config::WebEntry, Arc<bearagent_tools::web::Fetcher>)>>,
 }
 
 impl Application {
@@ -131,6 +135,7 @@ impl Application {
             watcher: Mutex::new(None),
             follower: Mutex::new(None),
             artifact_cache: Default::default(),
+            web: Default::default(),
         })
     }
 

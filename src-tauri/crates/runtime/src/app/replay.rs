@@ -72,6 +72,8 @@ impl Application {
             tool_rules: Default::default(),
             ancestors: ancestors.clone(),
             hooks: Arc::default(),
+            // Nothing is fetched: the record's bodies are served.
+            web: Err("a replay fetches nothing".into()),
         };
         let mut first = deps();
         let mut ended = match drive_recorded(&mut rec, &mut first).await {

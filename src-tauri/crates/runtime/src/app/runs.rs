@@ -120,6 +120,7 @@ impl Application {
                 worktree,
                 plan_mode: start.profile.plan_mode,
                 learned: info.learned.clone(),
+                web_rules: start.profile.web_rules.clone(),
             },
         )?;
         rec.record(Some(created), EventPayload::RunStarted)?;
@@ -234,6 +235,7 @@ impl Application {
             tool_rules: BTreeMap::new(),
             ancestors: Arc::new(Vec::new()),
             hooks: Arc::default(),
+            web: self.fetcher(),
         };
         let span = tracing::info_span!("run", %run_id);
         let store = rec.store().clone();
@@ -407,6 +409,10 @@ mod images_tests;
 #[cfg(test)]
 #[path = "remembered_tests.rs"]
 mod remembered_tests;
+
+#[cfg(test)]
+#[path = "web_tests.rs"]
+mod web_tests;
 
 #[cfg(test)]
 #[path = "hooks_tests.rs"]

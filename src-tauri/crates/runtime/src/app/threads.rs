@@ -32,6 +32,7 @@ impl RecordedRun {
             model,
             commands,
             mcp_rules,
+            web_rules,
             ..
         } = payload
         else {
@@ -53,6 +54,7 @@ impl RecordedRun {
                 plan_mode: false,
                 // Chosen again by the window the follow-up's model runs with.
                 context_profile: None,
+                web_rules: web_rules.clone(),
             },
             provider: provider.clone(),
             model: model.clone(),

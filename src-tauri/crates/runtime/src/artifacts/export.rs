@@ -48,6 +48,8 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
                 out.extend(after_hash.clone());
             }
             EventPayload::CommandFinished { output, .. } => out.extend(output.clone()),
+            // The raw bytes a replay serves.
+            EventPayload::WebFetched { fetch, .. } => out.push(fetch.body.clone()),
             EventPayload::WorktreeStep { step } => out.extend(step.images()),
             // What the model was given: the project's instructions and a
             // compaction's summary (a replay and "what the model saw"
@@ -91,6 +93,7 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
             | EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
             | EventPayload::CommandStarted { .. }
+            | EventPayload::WebFetchFailed { .. }
             | EventPayload::ArtifactKept { .. }
             | EventPayload::RewindStarted { .. }
             | EventPayload::ReviewAbandoned { .. }
@@ -149,6 +152,8 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::BudgetExhausted { which } => format!("budget exhausted: {which}"),
         EventPayload::RunInterrupted { reason } => format!("run interrupted: {reason}"),
         EventPayload::EffectUnknown { path, detail, .. } => unknown_outcome(path, detail),
+        EventPayload::WebFetched { fetch, .. } => fetch.line(),
+        EventPayload::WebFetchFailed { failure, .. } => failure.line(),
         p @ (EventPayload::CommandStarted { .. } | EventPayload::CommandFinished { .. }) => {
             command_line(p)?
         }

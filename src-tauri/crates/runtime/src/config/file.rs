@@ -219,6 +219,13 @@ pub struct ConfigFile {
     /// content (a changed file is untrusted again).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trusted_hooks: Vec<TrustedHooks>,
+    /// `[web]`: what `web_fetch` may reach and the per-domain rules.
+    #[serde(default, skip_serializing_if = "is_default_web")]
+    pub web: super::web::WebEntry,
+}
+
+fn is_default_web(web: &super::web::WebEntry) -> bool {
+    *web == super::web::WebEntry::default()
 }
 
 /// A workspace's `.bearagent/hooks.toml`, trusted as it was when the user
@@ -287,6 +294,7 @@ impl Default for ConfigFile {
             remembered_commands: Vec::new(),
             hooks: BTreeMap::new(),
             trusted_hooks: Vec::new(),
+            web: Default::default(),
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod mcp;
 pub mod resolve;
 /// Checking a parsed file's rules across fields.
 pub mod validate;
+pub mod web;
 
 pub use file::{
     ConfigError, ConfigFile, KeySource, NamedKeySource, PriceEntry, ProfileEntry, ProviderEntry,
@@ -19,3 +20,4 @@ pub use keys::{KeyError, OsKeychain, SecretStore};
 pub use mcp::{McpServerEntry, SecretValue};
 pub use resolve::ProviderOverrides;
 pub use validate::{compact_at_permille, max_cost_micro_usd, validate};
+pub use web::WebEntry;

@@ -174,6 +174,8 @@ pub fn profile(
     c.env = entry.command_env.clone().unwrap_or_default();
     c.rules = entry.command_rules.clone().unwrap_or_default();
     p.mcp_rules = entry.mcp_rules.clone().unwrap_or_default();
+    // One set of domain rules for every profile; recorded on each run.
+    p.web_rules = config.web.rules.clone();
     Ok((p, entry.provider, entry.model))
 }
 

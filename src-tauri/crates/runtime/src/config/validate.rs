@@ -28,6 +28,7 @@ pub fn validate(path: &Path, config: &ConfigFile) -> Result<(), ConfigError> {
     for (name, profile) in &config.profiles {
         validate_profile(path, config, name, profile)?;
     }
+    (config.web.check()).map_err(|(field, message)| invalid(path, field, message))?;
     crate::hooks::check_hooks(&config.hooks)
         .map_err(|e| invalid(path, format!("hooks.{}", e.at), e.message))?;
     Ok(())

@@ -71,7 +71,8 @@ pub(super) fn history_from_events(
 }
 
 /// What the model sees of one event. Every kind is decided here: most are
-/// facts for the user, not the conversation.
+/// facts for the user, not the conversation (a fetch, too: the model reads
+/// it as the call's result, marked as untrusted web content).
 fn push_items(
     history: &mut Vec<HistoryItem>,
     payload: &EventPayload,
@@ -87,9 +88,7 @@ fn push_items(
             class: ModelErrorClass::InvalidOutput,
             message,
             ..
-        } => history.push(user(format!(
-            "Your previous reply could not be used: {message}. Reply again with one valid action."
-        ))),
+        } => history.push(unusable_reply(message)),
         EventPayload::RewindStarted { to, redo, paths } if flavour.reviews => {
             history.push(user(rewind_note(*to, *redo, paths)));
         }
@@ -132,6 +131,8 @@ fn push_items(
         | EventPayload::ContextCompacted { .. }
         | EventPayload::CommandStarted { .. }
         | EventPayload::CommandFinished { .. }
+        | EventPayload::WebFetched { .. }
+        | EventPayload::WebFetchFailed { .. }
         | EventPayload::ArtifactReverted { .. }
         | EventPayload::ArtifactReapplied { .. }
         | EventPayload::ArtifactHunksReverted { .. }
@@ -151,6 +152,13 @@ fn push_items(
         | EventPayload::HookRan { .. }
         | EventPayload::HooksNotTrusted { .. } => {}
     }
+}
+
+/// An invalid reply fed back, asking for another.
+fn unusable_reply(message: &str) -> HistoryItem {
+    user(format!(
+        "Your previous reply could not be used: {message}. Reply again with one valid action."
+    ))
 }
 
 /// A tool's result as the model sees it: a large one previewed.

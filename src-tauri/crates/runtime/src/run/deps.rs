@@ -14,6 +14,8 @@ use bearagent_kernel::{
 };
 use bearagent_providers::ModelProvider;
 use bearagent_tools::tools::run_command::{HostEnvironment, RunCommand};
+use bearagent_tools::tools::web_fetch::WebFetch;
+use bearagent_tools::web::Fetcher;
 use bearagent_tools::{
     Executor, Policy, Registered, Registry, Tool, ToolRule, WorkspaceRoot, WorkspaceTool,
 };
@@ -39,6 +41,9 @@ pub struct LoopDeps {
     pub ancestors: Arc<Vec<Vec<EventEnvelope>>>,
     /// The user's hooks and the trusted project's, for this run.
     pub hooks: Arc<crate::hooks::RunHooks>,
+    /// The application's web fetcher (its cache shared across runs), or
+    /// why there is none; a replay has none and needs none.
+    pub web: Result<Arc<Fetcher>, String>,
 }
 
 /// How a looked-up tool executes, decided once at lookup: each kind has
@@ -51,6 +56,9 @@ pub(crate) enum Route {
     Command(Arc<RunCommand>),
     /// A tool of one of the run's MCP servers (`mcp_step`).
     Mcp(Arc<McpToolAdapter>),
+    /// `web_fetch`, through the app's fetcher once provenance and the
+    /// domain rules decided (`web_step`).
+    Web(Arc<WebFetch>),
 }
 
 impl Route {
@@ -60,6 +68,7 @@ impl Route {
             Route::Workspace(tool) => tool.as_ref(),
             Route::Command(tool) => tool.as_ref(),
             Route::Mcp(tool) => tool.as_ref(),
+            Route::Web(tool) => tool.as_ref(),
         }
     }
 }
@@ -82,6 +91,7 @@ impl LoopDeps {
         match self.registry.get(name) {
             Some(Registered::Workspace(tool)) => Some(Route::Workspace(tool)),
             Some(Registered::Command(tool)) => Some(Route::Command(tool)),
+            Some(Registered::Web(tool)) => Some(Route::Web(tool)),
             None => self.mcp_tools.get(name).cloned().map(Route::Mcp),
         }
     }

@@ -17,7 +17,8 @@
 //!   run), `hook_step` (the user's hooks at their moments), `text_calls`
 //!   (tool calls a model printed as text, and the switch to JSON text).
 //! - Floor 2, the rooms, one per route: `file_step` (workspace tools),
-//!   `command_step` (`run_command`), `mcp_step` (MCP tools); beside them
+//!   `command_step` (`run_command`), `mcp_step` (MCP tools), `web_step`
+//!   (`web_fetch`, and the web checks: provenance, rules, taint); beside them
 //!   `compaction` and `reconcile` (after a crash).
 //! - Floor 3: `tool_step`, one call's path from lookup to its room.
 //! - Floor 4: `agent_loop`, the driver.
@@ -54,3 +55,4 @@ pub mod spend;
 mod stop;
 mod text_calls;
 mod tool_step;
+pub(crate) mod web_step;

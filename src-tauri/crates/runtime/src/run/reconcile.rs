@@ -210,6 +210,7 @@ mod tests {
                 worktree: None,
                 plan_mode: false,
                 learned: None,
+                web_rules: Vec::new(),
             },
             EventPayload::RunStarted,
         ];
@@ -245,6 +246,7 @@ mod tests {
                 worktree: None,
                 plan_mode: false,
                 learned: None,
+                web_rules: Vec::new(),
             },
             EventPayload::RunStarted,
         ];

@@ -133,6 +133,8 @@ impl Room<'_> {
             | P::ExternalChangeObserved { .. }
             | P::TodoUpdated { .. }
             | P::McpServerUnavailable { .. }
+            | P::WebFetched { .. }
+            | P::WebFetchFailed { .. }
             | P::RunCancelled { .. }
             | P::RunFailed { .. } => true,
             P::ToolCallCompleted { result, .. } | P::ToolCallFailed { result } => {

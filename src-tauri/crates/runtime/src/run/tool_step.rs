@@ -11,10 +11,14 @@ use super::receipts::remember_prepared;
 use super::recorder::Recorder;
 use super::requested::{ask_after, Requested, StartAfter};
 use super::stop::stop_if_needed;
-use super::{command_step, file_step, hook_step, instructions, loops, mcp_step, replay_room};
+use super::{
+    command_step, file_step, hook_step, instructions, loops, mcp_step, replay_room, web_step,
+};
 use crate::AppError;
 use bearagent_kernel::{EventSeq, NextCall, TextCallDialect, ToolCall};
-use bearagent_tools::{ApprovalRequest, Authority, AuthorizedCall, PolicyDecision, PreparedCall};
+use bearagent_tools::{
+    ApprovalRequest, Authority, AuthorizedCall, FirmAsk, PolicyDecision, PreparedCall,
+};
 
 /// The call prepared against the workspace, or why its arguments are
 /// refused (a replay prepares on its stage).
@@ -84,6 +88,9 @@ pub(crate) async fn run_tool_call(
     let decision = deps
         .policy_with(&grants.command_rules)
         .decide(route.tool().spec(), prepared);
+    // The web checks tighten before the hooks see the decision, so a
+    // hook's allow never answers a firm web question.
+    let decision = web_step::gate(rec, deps, &route, decision);
     let decision =
         match hook_step::pre_tool_use(rec, deps, grants, &mut requested, &call, decision).await? {
             hook_step::PreTool::Decided(decision) => decision,
@@ -193,8 +200,14 @@ async fn authorize(
         return by_recorded_approval(rec, requested, call, request, approved_at);
     }
     let mut summary = approval_summary(deps, &grants.command_rules, request.call());
-    if let Some(firm @ bearagent_tools::FirmAsk::ProjectFolder) = request.firm_reason() {
-        summary = format!("{summary} · {}", firm.reason());
+    match request.firm_reason() {
+        Some(firm @ FirmAsk::ProjectFolder) => summary = format!("{summary} · {}", firm.reason()),
+        Some(firm @ (FirmAsk::WebUrl | FirmAsk::Tainted)) => {
+            if let Some(note) = web_step::ask_note(rec, deps, request.call(), firm) {
+                summary = format!("{summary} · {note}");
+            }
+        }
+        _ => {}
     }
     match ask_after(rec, deps, requested, call, &summary).await? {
         Asked::Granted {
@@ -259,6 +272,10 @@ async fn execute_routed(
         Route::Mcp(tool) => {
             let cause = after.seq(rec)?;
             mcp_step::execute_mcp(rec, deps, grants, call_id, tool, authorized, cause).await
+        }
+        Route::Web(tool) => {
+            let cause = after.seq(rec)?;
+            web_step::execute_web(rec, deps, grants, tool, call_id, authorized, cause).await
         }
     }
 }
@@ -336,7 +353,7 @@ fn redecide(
     let decision = deps
         .policy_with(&grants.command_rules)
         .decide(route.tool().spec(), prepared);
-    match decision {
+    match web_step::gate(rec, deps, route, decision) {
         PolicyDecision::Allow(authorized) => Ok(Authorized::Run(authorized)),
         PolicyDecision::Ask(request) => match approved(rec, request, &call.call_id, granted) {
             Ok(authorized) => Ok(Authorized::Run(authorized)),

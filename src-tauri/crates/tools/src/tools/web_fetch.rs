@@ -2,11 +2,10 @@
 //! fetched by the backend through [`Fetcher`] — never from inside the
 //! command sandbox, never summarised by a model on the way.
 //!
-//! Not in [`Registry::with_workspace_tools`](crate::Registry::with_workspace_tools)
-//! yet: its spec says `ReadOnly`, so the policy alone would let any URL
-//! through under the `reads` mode, and a URL the model assembled can carry
-//! data out. The runtime's route must first classify the URL
-//! ([`KnownUrls`](crate::web::KnownUrls)) and apply the domain rules
+//! Its spec says `ReadOnly`, so the policy alone would let any URL through
+//! under the `reads` mode, and a URL the model assembled can carry data
+//! out: the runtime's route (`run/web_step.rs`) first classifies the URL
+//! ([`KnownUrls`](crate::web::KnownUrls)) and applies the domain rules
 //! ([`decide`](crate::web::decide)); then it runs the call with
 //! [`WebFetch::run`].
 
@@ -23,10 +22,11 @@ use tokio_util::sync::CancellationToken;
 
 pub const NAME: &str = "web_fetch";
 
+/// The prepared arguments (the URL normalised, `max_bytes` defaulted).
 #[derive(Debug, Serialize, Deserialize)]
-struct FetchArgs {
-    url: String,
-    max_bytes: u64,
+pub struct FetchArgs {
+    pub url: String,
+    pub max_bytes: u64,
 }
 
 pub struct WebFetch {
@@ -92,6 +92,17 @@ impl Tool for WebFetch {
             summary,
             json!(normalised),
         ))
+    }
+}
+
+impl FetchArgs {
+    /// The arguments of a call `web_fetch` prepared (None for another
+    /// tool's call).
+    pub fn of(call: &PreparedCall) -> Option<FetchArgs> {
+        if call.tool().as_str() != NAME {
+            return None;
+        }
+        FetchArgs::deserialize(call.args()).ok()
     }
 }
 
