@@ -201,16 +201,11 @@ export class RunViewStore {
     return this.#index.rewinds.active;
   }
 
-  /** The row's effect was put back by the last rewind (not redone). */
-  isRewound(event: EventEnvelope): boolean {
+  /** The row's effect (an event) or the tool call (its id) was put back by the active rewind. */
+  isRewound(of: EventEnvelope | string): boolean {
     void this.version;
-    return this.#index.rewinds.isRewound(event);
-  }
-
-  /** The tool call's writes were put back by the active rewind. */
-  isCallRewound(callId: string): boolean {
-    void this.version;
-    return this.#index.rewinds.isCallRewound(callId);
+    const marks = this.#index.rewinds;
+    return typeof of === "string" ? marks.isCallRewound(of) : marks.isRewound(of);
   }
 
   /** The run as a conversation (folded as events arrive). */
