@@ -27,6 +27,10 @@ pub struct RunProfile {
     /// The context profile runs get (None: compact for a small window).
     #[serde(default)]
     pub context_profile: Option<crate::run::context_profile::ContextProfile>,
+    /// Whether runs may hand work to child runs (the `task` tool), how
+    /// deep and with what share of the budget (None: they may not).
+    #[serde(default)]
+    pub delegation: Option<bearagent_kernel::Delegation>,
 }
 
 impl Default for RunProfile {
@@ -42,6 +46,7 @@ impl Default for RunProfile {
             mcp_rules: Default::default(),
             plan_mode: false,
             context_profile: None,
+            delegation: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::spec::{Tool, ToolSpec, WorkspaceTool};
 use crate::tools::run_command::RunCommand;
+use crate::tools::task::Task;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -14,6 +15,8 @@ pub enum Registered {
     /// `run_command`: [`RunCommand::run`] runs it in the sandbox with the
     /// run's command settings.
     Command(Arc<RunCommand>),
+    /// `task`: the runtime starts a child run (delegation).
+    Task(Arc<Task>),
 }
 
 impl Registered {
@@ -22,6 +25,7 @@ impl Registered {
         match self {
             Registered::Workspace(tool) => tool.as_ref(),
             Registered::Command(tool) => tool.as_ref(),
+            Registered::Task(tool) => tool.as_ref(),
         }
     }
 }
@@ -77,6 +81,27 @@ impl Registry {
         Ok(())
     }
 
+    /// What a read-only child run gets: the tools whose trusted spec only
+    /// reads, without `task` (a child that may delegate gets it back with
+    /// [`Registry::with_task`]).
+    pub fn read_only(&self) -> Self {
+        let tools = self
+            .tools
+            .iter()
+            .filter(|(_, t)| !matches!(t, Registered::Task(_)))
+            .filter(|(_, t)| t.tool().spec().effect == crate::spec::Effect::ReadOnly)
+            .map(|(name, t)| (name.clone(), t.clone()))
+            .collect();
+        Self { tools }
+    }
+
+    /// The same tools plus `task`, for a run that may start child runs.
+    pub fn with_task(&self) -> Self {
+        let mut registry = self.clone();
+        registry.insert(Registered::Task(Arc::new(Task::new())));
+        registry
+    }
+
     /// Exact, case-sensitive lookup. No fuzzy matching: an unknown name is
     /// the caller's error to report.
     pub fn get(&self, name: &str) -> Option<Registered> {
@@ -122,6 +147,24 @@ mod tests {
             assert_eq!(spec.parameters["additionalProperties"], false);
             assert!(!spec.description.is_empty());
         }
+    }
+
+    #[test]
+    fn a_read_only_child_gets_only_reading_tools_and_task_on_request() {
+        let full = Registry::with_workspace_tools().with_task();
+        let names = |r: &Registry| -> Vec<String> {
+            r.specs()
+                .into_iter()
+                .map(|s| s.name.as_str().to_owned())
+                .collect()
+        };
+        assert!(names(&full).contains(&"task".to_owned()));
+        let read = full.read_only();
+        assert_eq!(
+            names(&read),
+            ["list_dir", "read_file", "search_text", "update_plan"]
+        );
+        assert!(names(&read.with_task()).contains(&"task".to_owned()));
     }
 
     #[test]

@@ -32,6 +32,7 @@ impl RecordedRun {
             model,
             commands,
             mcp_rules,
+            delegation,
             ..
         } = payload
         else {
@@ -53,6 +54,9 @@ impl RecordedRun {
                 plan_mode: false,
                 // Chosen again by the window the follow-up's model runs with.
                 context_profile: None,
+                // A follow-up may delegate as its run did (its depth is
+                // checked when it is created).
+                delegation: *delegation,
             },
             provider: provider.clone(),
             model: model.clone(),
