@@ -146,7 +146,8 @@ async fn model_step(
     let judged =
         compaction::judges_usage(rec.events()) && built.request.image_refs().next().is_none();
     let window = info.context_window;
-    if spend::cost_budget_blocks(rec, &info, built.bytes) {
+    let children = deps.ledger.lock().map(|l| *l).unwrap_or_default();
+    if spend::cost_budget_blocks(rec, &info, built.bytes, &children) {
         rec.record(
             rec.last_seq(),
             EventPayload::BudgetExhausted {
