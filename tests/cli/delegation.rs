@@ -218,6 +218,7 @@ fn a_parent_starts_three_read_only_children_in_one_turn() {
         );
     }
     let parent_id = result.run_id();
+    assert_eq!(events[0]["payload"]["delegation"]["max_depth"], 2);
     let children = children_of(&env, &parent_id);
     assert_eq!(children.len(), 3);
     for child in &children {
@@ -493,4 +494,27 @@ fn a_depth_2_childs_approval_is_asked_at_the_cli_prompt_and_reaches_it() {
         .as_str()
         .unwrap()
         .contains("note A"));
+
+    // A follow-up of the depth-2 run is as deep: it may not delegate.
+    let deep_id = deep["run_id"].as_str().unwrap();
+    let out = env
+        .command()
+        .env("BEARAGENT_E2E_KEY", "none")
+        .args(["run", "--json", "--delegate", "--continue", deep_id])
+        .args([
+            "--provider",
+            "openai-chat",
+            "--base-url",
+            &base,
+            "--model",
+            "m",
+        ])
+        .args(["--api-key-env", "BEARAGENT_E2E_KEY", "and now?"])
+        .output()
+        .unwrap();
+    let follow_up = support::RunResult::from_output_pub(out);
+    assert_eq!(follow_up.code, 0, "{}", follow_up.stderr);
+    let created = &follow_up.events[0]["payload"];
+    assert_eq!(created["parent"]["run_id"], deep_id);
+    assert!(created.get("delegation").is_none(), "{created}");
 }
