@@ -370,6 +370,29 @@ export type DecisionInput = {
 	remember?: RememberScopeView | null,
 };
 
+/**
+ *  The run and call that started this run as a child (delegation, the
+ *  `task` tool): the parent's id, the `call_id` of its `task` call, how
+ *  deep the child is (1: a child of a top-level run) and the label the
+ *  parent gave it, which front ends show beside the child's approvals.
+ */
+export type DelegatedBy = {
+	run_id: RunId,
+	call_id: CallId,
+	depth: number,
+	description: string,
+};
+
+/**
+ *  A run that may start child runs: how deep its tree may go (counted
+ *  from the top-level run) and the share of its remaining budget each
+ *  child reserves before it starts.
+ */
+export type Delegation = {
+	max_depth: number,
+	share_percent: number,
+};
+
 export type DiffHunkView = {
 	oldStart: number,
 	oldLen: number,
@@ -449,6 +472,10 @@ commands?: CommandSettings;
 mcp_rules?: { [key in string]: RuleDecision }; 
 /**  The run this one follows up or forks (None: a new conversation). */
 parent?: ParentRun | null; 
+/**  The run whose `task` call started this one (delegation). */
+delegated_by?: DelegatedBy | null; 
+/**  Set when the run may start child runs with the `task` tool. */
+delegation?: Delegation | null; 
 /**  Images that go with the goal (blob refs), in the order given. */
 images?: ImageRef[]; 
 /**

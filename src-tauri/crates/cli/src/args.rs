@@ -349,6 +349,11 @@ pub struct RunArgs {
     /// `run --continue RUN_ID --approve-plan` (or a reply of your own).
     #[arg(long, conflicts_with = "approve_plan")]
     pub plan: bool,
+    /// Let the run hand work to read-only helper runs (the `task` tool):
+    /// two levels deep, each helper reserving a share of what is left of
+    /// the budget before it starts.
+    #[arg(long)]
+    pub delegate: bool,
     /// With --continue of a plan run: carry the plan out (the goal may be
     /// left out, or add your comments to the plan).
     #[arg(long, requires = "continue_run")]

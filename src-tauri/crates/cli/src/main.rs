@@ -34,6 +34,7 @@ mod rewind_cmd;
 mod rules_cmd;
 mod run_approval;
 mod run_cmd;
+mod run_tree;
 mod sandbox_cmd;
 mod settings_cmd;
 mod timeline;

@@ -38,11 +38,9 @@ pub fn runs(app: &Application, q: RunsArgs) -> Exit {
     };
     match app.search_runs(filter) {
         Ok(runs) => {
-            for r in &runs {
-                if q.json {
-                    println!("{}", render::run_summary_json(r));
-                } else {
-                    println!("{}", render::run_summary_line(r));
+            for (depth, parent, i) in crate::run_tree::grouped(app, &runs) {
+                if let Some(r) = runs.get(i) {
+                    println!("{}", crate::run_tree::runs_line(r, depth, q.json, parent));
                 }
             }
             Exit::Succeeded

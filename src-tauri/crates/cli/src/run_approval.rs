@@ -133,11 +133,21 @@ pub(crate) async fn handle(
     run_id: RunId,
     envelope: &EventEnvelope,
     asking: Option<&Timeline>,
+    label: Option<&str>,
 ) -> Flow {
     match &envelope.payload {
         EventPayload::ApprovalRequested {
             call_id, summary, ..
         } => {
+            // A child's request says whose it is (delegation).
+            let labelled;
+            let summary = match label {
+                Some(label) => {
+                    labelled = format!("{label} asks: {summary}");
+                    &labelled
+                }
+                None => summary,
+            };
             let answer = match asking {
                 Some(timeline) => {
                     let preview = preview(app, run_id, timeline.open_call(call_id));

@@ -221,6 +221,9 @@ pub async fn run(app: Arc<Application>, args: RunArgs) -> Exit {
         Err(code) => return code,
     };
     profile.plan_mode = args.plan;
+    if args.delegate {
+        profile.delegation = Some(profile.delegation.unwrap_or_default());
+    }
     // Empty: the parent's workspace (start_follow_up fills it in).
     let workspace = match &args.workspace {
         Some(w) => match w.canonicalize() {
@@ -299,6 +302,7 @@ async fn follow(
     let mut in_text = false;
     let mut timeline = Timeline::new(None);
     let mut next = EventSeq::FIRST;
+    let mut tree = crate::run_tree::Tree::default();
     loop {
         let event = match live.recv().await {
             Ok(e) => e,
@@ -309,6 +313,9 @@ async fn follow(
             Err(RecvError::Closed) => return,
         };
         if event.run_id() != run_id {
+            if let LiveEvent::Committed(envelope) = &event {
+                tree.follow(app, run_id, envelope, json, interactive).await;
+            }
             continue;
         }
         let envelope = match &event {
@@ -347,7 +354,7 @@ async fn follow(
             let committed = LiveEvent::Committed(envelope.clone());
             print_live(&committed, json, &mut in_text, &mut timeline);
             let asking = interactive.then_some(&timeline);
-            if handle(app, run_id, &envelope, asking).await == Flow::Settled {
+            if handle(app, run_id, &envelope, asking, None).await == Flow::Settled {
                 return;
             }
         }

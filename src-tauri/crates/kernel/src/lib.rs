@@ -60,7 +60,7 @@ pub use reducer::{apply, fold, ReduceError, RunProjection, RunStatus};
 pub use settings::{
     ApprovalMode, ContextCaps, ParseApprovalModeError, DEFAULT_COMPACT_AT_PERMILLE,
 };
-pub use thread::ParentRun;
+pub use thread::{DelegatedBy, Delegation, ParentRun, TASK_TOOL};
 pub use todo::{
     todo_checklist, todo_from_arguments, todo_progress, TodoError, TodoItem, TodoStatus,
 };

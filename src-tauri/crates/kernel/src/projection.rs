@@ -127,6 +127,16 @@ pub struct RunProjection {
     /// The run this one follows up or forks.
     #[serde(default)]
     pub parent: Option<crate::thread::ParentRun>,
+    /// The run whose `task` call started this one (a child run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    pub delegated_by: Option<crate::thread::DelegatedBy>,
+    /// Open `task` calls (delegation): once started, their children run
+    /// while the turn's next calls are requested, so they do not hold the
+    /// run the way other open calls do.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    #[cfg_attr(feature = "specta", specta(skip))]
+    pub delegating: std::collections::BTreeSet<CallId>,
     /// The model's todo list as it last updated it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub todo: Vec<crate::todo::TodoItem>,

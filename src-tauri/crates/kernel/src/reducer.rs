@@ -70,6 +70,7 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         model,
         price,
         parent,
+        delegated_by,
         ..
     } = &event.payload
     else {
@@ -112,6 +113,8 @@ fn create(event: &EventEnvelope) -> Result<RunProjection, ReduceError> {
         external_changes: 0,
         loops_detected: 0,
         parent: *parent,
+        delegated_by: delegated_by.clone(),
+        delegating: Default::default(),
         todo: Vec::new(),
     })
 }

@@ -394,3 +394,70 @@ fn given_a_running_run_when_the_context_is_compacted_then_the_call_counts_but_no
     assert_eq!(state.status, RunStatus::Succeeded);
     assert_eq!(state.model_calls, 1);
 }
+
+fn task_call(n: usize) -> ToolCall {
+    ToolCall::new(
+        call_id(n).as_str(),
+        "task",
+        json!({"description": "d", "prompt": "p"}),
+    )
+    .unwrap()
+}
+
+fn requested_and_started(call: ToolCall) -> Vec<EventPayload> {
+    let call_id = call.call_id.clone();
+    vec![
+        EventPayload::ToolCallRequested {
+            call,
+            parsed_from_text: None,
+        },
+        EventPayload::ToolCallStarted { call_id },
+    ]
+}
+
+#[test]
+fn given_started_task_calls_then_the_turns_next_call_may_be_requested_but_no_model_call() {
+    let calls = vec![task_call(1), task_call(2), write_call(3)];
+    let mut payloads = started();
+    payloads.extend(model_turn(
+        Action::tool_calls(calls.clone()).unwrap(),
+        TokenUsage::default(),
+    ));
+    payloads.extend(requested_and_started(task_call(1)));
+    payloads.extend(requested_and_started(task_call(2)));
+    let g = given(payloads.clone());
+    assert_eq!(g.state().delegating.len(), 2);
+    // The children run while the turn's next call is asked for...
+    let next = EventPayload::ToolCallRequested {
+        call: write_call(3),
+        parsed_from_text: None,
+    };
+    assert!(g.then_applying(next.clone()).is_ok());
+    // ...but the model is not asked again before their results.
+    let ask = model_turn(Action::tool_calls(calls).unwrap(), TokenUsage::default());
+    assert!(g.then_applying(ask[0].clone()).is_err());
+    // An open call of another tool still holds the run.
+    payloads.push(next);
+    let held = given(payloads);
+    let after = EventPayload::ToolCallRequested {
+        call: task_call(4),
+        parsed_from_text: None,
+    };
+    assert!(held.then_applying(after).is_err());
+    // A result closes the task call.
+    let g2 = given({
+        let mut p = started();
+        p.extend(requested_and_started(task_call(1)));
+        p
+    });
+    let done = EventPayload::ToolCallFailed {
+        result: ToolResult {
+            call_id: call_id(1),
+            content: "helper \"d\" failed".into(),
+            is_error: true,
+            images: Vec::new(),
+        },
+    };
+    let state = g2.then_applying(done).unwrap();
+    assert!(state.delegating.is_empty() && state.open_tool_calls.is_empty());
+}

@@ -32,6 +32,8 @@ pub fn run_created(workspace_id: WorkspaceId, goal: &str) -> EventPayload {
         commands: Default::default(),
         mcp_rules: Default::default(),
         parent: None,
+        delegated_by: None,
+        delegation: None,
         images: Vec::new(),
         worktree: None,
         plan_mode: false,

@@ -13,6 +13,7 @@ mod app;
 pub mod artifacts;
 pub mod bundle;
 pub mod config;
+mod delegation;
 pub mod demo;
 mod error;
 pub mod follow;

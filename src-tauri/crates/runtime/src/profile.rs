@@ -30,6 +30,10 @@ pub struct RunProfile {
     /// The config's `[web]` rules for `web_fetch` (recorded on the run).
     #[serde(default)]
     pub web_rules: Vec<bearagent_kernel::WebRule>,
+    /// Whether runs may hand work to child runs (the `task` tool), how
+    /// deep and with what share of the budget (None: they may not).
+    #[serde(default)]
+    pub delegation: Option<bearagent_kernel::Delegation>,
 }
 
 impl Default for RunProfile {
@@ -46,6 +50,7 @@ impl Default for RunProfile {
             plan_mode: false,
             context_profile: None,
             web_rules: Vec::new(),
+            delegation: None,
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::spec::{Tool, ToolSpec, WorkspaceTool};
 use crate::tools::run_command::RunCommand;
+use crate::tools::task::Task;
 use crate::tools::web_fetch::WebFetch;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,6 +19,8 @@ pub enum Registered {
     /// `web_fetch`: [`WebFetch::run`] fetches through the run's fetcher,
     /// after the runtime applied the URL's provenance and domain rules.
     Web(Arc<WebFetch>),
+    /// `task`: the runtime starts a child run (delegation).
+    Task(Arc<Task>),
 }
 
 impl Registered {
@@ -27,6 +30,7 @@ impl Registered {
             Registered::Workspace(tool) => tool.as_ref(),
             Registered::Command(tool) => tool.as_ref(),
             Registered::Web(tool) => tool.as_ref(),
+            Registered::Task(tool) => tool.as_ref(),
         }
     }
 }
@@ -84,6 +88,29 @@ impl Registry {
         Ok(())
     }
 
+    /// What a read-only child run gets: the tools whose trusted spec only
+    /// reads, without `task` (a child that may delegate gets it back with
+    /// [`Registry::with_task`]).
+    pub fn read_only(&self) -> Self {
+        let tools = self
+            .tools
+            .iter()
+            // No `web_fetch` either: a child's prompt is the parent model's
+            // words, so a URL in it is nobody's the user wrote.
+            .filter(|(_, t)| !matches!(t, Registered::Task(_) | Registered::Web(_)))
+            .filter(|(_, t)| t.tool().spec().effect == crate::spec::Effect::ReadOnly)
+            .map(|(name, t)| (name.clone(), t.clone()))
+            .collect();
+        Self { tools }
+    }
+
+    /// The same tools plus `task`, for a run that may start child runs.
+    pub fn with_task(&self) -> Self {
+        let mut registry = self.clone();
+        registry.insert(Registered::Task(Arc::new(Task::new())));
+        registry
+    }
+
     /// Exact, case-sensitive lookup. No fuzzy matching: an unknown name is
     /// the caller's error to report.
     pub fn get(&self, name: &str) -> Option<Registered> {
@@ -130,6 +157,24 @@ mod tests {
             assert_eq!(spec.parameters["additionalProperties"], false);
             assert!(!spec.description.is_empty());
         }
+    }
+
+    #[test]
+    fn a_read_only_child_gets_only_reading_tools_and_task_on_request() {
+        let full = Registry::with_workspace_tools().with_task();
+        let names = |r: &Registry| -> Vec<String> {
+            r.specs()
+                .into_iter()
+                .map(|s| s.name.as_str().to_owned())
+                .collect()
+        };
+        assert!(names(&full).contains(&"task".to_owned()));
+        let read = full.read_only();
+        assert_eq!(
+            names(&read),
+            ["list_dir", "read_file", "search_text", "update_plan"]
+        );
+        assert!(names(&read.with_task()).contains(&"task".to_owned()));
     }
 
     #[test]

@@ -48,6 +48,12 @@ pub enum EventPayload {
         /// The run this one follows up or forks (None: a new conversation).
         #[serde(default)]
         parent: Option<crate::thread::ParentRun>,
+        /// The run whose `task` call started this one (delegation).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        delegated_by: Option<crate::thread::DelegatedBy>,
+        /// Set when the run may start child runs with the `task` tool.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        delegation: Option<crate::thread::Delegation>,
         /// Images that go with the goal (blob refs), in the order given.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         images: Vec<crate::image::ImageRef>,

@@ -6,7 +6,7 @@ use super::error::ReduceError;
 use super::transition::{Transition, LIVE};
 use crate::budget::{BudgetKind, TokenUsage};
 use crate::ids::{CallId, ToolName};
-use crate::message::ToolResult;
+use crate::message::{ToolCall, ToolResult};
 use crate::projection::{ModelCallPhase, PendingApproval, RunStatus, ToolCallPhase};
 
 /// Shared by the steps below.
@@ -187,12 +187,16 @@ impl Transition<'_> {
 /// Tool calls and their approvals: requested, asked about, decided,
 /// started, progressing, completed or failed; and the loops detected.
 impl Transition<'_> {
-    pub(super) fn tool_call_requested(&mut self, call_id: &CallId) -> Result<(), ReduceError> {
+    pub(super) fn tool_call_requested(&mut self, call: &ToolCall) -> Result<(), ReduceError> {
         self.require_status(&["running"])?;
-        self.require_idle()?;
+        self.require_idle_but_tasks()?;
+        let call_id = &call.call_id;
         self.state
             .open_tool_calls
             .insert(call_id.clone(), ToolCallPhase::Requested);
+        if call.tool_name.as_str() == crate::thread::TASK_TOOL {
+            self.state.delegating.insert(call_id.clone());
+        }
         Ok(())
     }
 
@@ -254,6 +258,7 @@ impl Transition<'_> {
         self.require_status(&["running"])?;
         self.require_tool_phase(call_id, &[ToolCallPhase::Started])?;
         self.state.open_tool_calls.remove(call_id);
+        self.state.delegating.remove(call_id);
         Ok(())
     }
 
@@ -271,6 +276,7 @@ impl Transition<'_> {
             ],
         )?;
         self.state.open_tool_calls.remove(&result.call_id);
+        self.state.delegating.remove(&result.call_id);
         self.state.last_error = Some(result.content.clone());
         Ok(())
     }

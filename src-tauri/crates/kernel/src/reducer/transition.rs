@@ -45,6 +45,21 @@ impl Transition<'_> {
         Ok(())
     }
 
+    /// Idle but for started `task` calls, whose children run while the
+    /// turn's other calls are requested (delegation).
+    pub(super) fn require_idle_but_tasks(&self) -> Result<(), ReduceError> {
+        if self.state.model_call.is_some() {
+            return Err(self.invalid("a model call is still open"));
+        }
+        let holding = self.state.open_tool_calls.iter().find(|(id, phase)| {
+            **phase != ToolCallPhase::Started || !self.state.delegating.contains(*id)
+        });
+        if let Some((call_id, _)) = holding {
+            return Err(self.invalid(format!("tool call {call_id} is still open")));
+        }
+        Ok(())
+    }
+
     fn tool_phase(&self, call_id: &CallId) -> Result<ToolCallPhase, ReduceError> {
         self.state
             .open_tool_calls
@@ -139,7 +154,7 @@ impl Transition<'_> {
                 cost_micro_usd,
                 ..
             } => self.model_call_failed(*usage, *cost_micro_usd, message),
-            EventPayload::ToolCallRequested { call, .. } => self.tool_call_requested(&call.call_id),
+            EventPayload::ToolCallRequested { call, .. } => self.tool_call_requested(call),
             EventPayload::ApprovalRequested {
                 call_id,
                 tool_name,

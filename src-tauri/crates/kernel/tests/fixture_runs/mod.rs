@@ -73,6 +73,8 @@ fn created(
         commands: Default::default(),
         mcp_rules: Default::default(),
         parent,
+        delegated_by: None,
+        delegation: None,
         images: Vec::new(),
         worktree: None,
         plan_mode: false,

@@ -59,9 +59,11 @@ impl Application {
         };
         // What each process of the run drove with: the first, then any that
         // resumed it.
+        let registry =
+            crate::delegation::registry_for(&self.registry, events.first().map(|e| &e.payload));
         let deps = || LoopDeps {
             provider: provider.clone(),
-            registry: self.registry.clone(),
+            registry: registry.clone(),
             executor: self.executor.clone(),
             approvals: Arc::default(),
             workspace: workspace.clone(),
@@ -74,6 +76,10 @@ impl Application {
             hooks: Arc::default(),
             // Nothing is fetched: the record's bodies are served.
             web: Err("a replay fetches nothing".into()),
+            // Children are not started again: their records are replayed
+            // (`replay_children`), and each result is read from them.
+            children: None,
+            ledger: Arc::default(),
         };
         let mut first = deps();
         let mut ended = match drive_recorded(&mut rec, &mut first).await {
@@ -88,7 +94,53 @@ impl Application {
                 None => break,
             }
         }
-        finish(run_id, &events, &tape, ended)
+        let mut report = finish(run_id, &events, &tape, ended)?;
+        self.replay_children(run_id, &events, &mut report).await?;
+        Ok(report)
+    }
+
+    /// Replaying a parent replays its children from their records (each
+    /// `task` call names its child): the first child that diverges is the
+    /// parent's divergence too, with its run named in the notes.
+    /// Boxed: a replay of a child is a replay (the recursion needs a
+    /// future of known size).
+    fn replay_children<'a>(
+        &'a self,
+        run_id: RunId,
+        events: &'a [EventEnvelope],
+        report: &'a mut ReplayReport,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), AppError>> + Send + 'a>>
+    {
+        Box::pin(async move {
+            let tasks = events.iter().filter_map(|e| match &e.payload {
+                EventPayload::ToolCallRequested { call, .. }
+                    if call.tool_name.as_str() == "task" =>
+                {
+                    Some(bearagent_kernel::DelegatedBy::child_run_id(
+                        run_id,
+                        &call.call_id,
+                    ))
+                }
+                _ => None,
+            });
+            for child in tasks.collect::<Vec<_>>() {
+                if self.store.get_run(child)?.is_none() {
+                    continue;
+                }
+                let replayed = self.replay_run(child).await?;
+                let verdict = match &replayed.divergence {
+                    None => "identical".to_owned(),
+                    Some(d) => format!("diverged: {d}"),
+                };
+                report
+                    .notes
+                    .push(format!("child run {child} replayed: {verdict}"));
+                if report.divergence.is_none() {
+                    report.divergence = replayed.divergence;
+                }
+            }
+            Ok(())
+        })
     }
 
     /// The model as the record knows it: its name, model, price and

@@ -91,6 +91,11 @@ impl Application {
             )));
         }
         let images = self.store_images(&start.images, &info)?;
+        let depth = crate::delegation::thread_depth(&self.store, parent)?;
+        let delegation = start
+            .profile
+            .delegation
+            .filter(|d| d.allows_child_at(depth));
         let profile = ContextProfile::chosen(start.profile.context_profile, info.context_window);
         start.profile.context = profile.caps(start.profile.context, info.context_window);
         let created = rec.record(
@@ -116,6 +121,8 @@ impl Application {
                 commands: start.profile.commands.clone(),
                 mcp_rules: start.profile.mcp_rules.clone(),
                 parent,
+                delegated_by: None,
+                delegation,
                 images,
                 worktree,
                 plan_mode: start.profile.plan_mode,
@@ -222,9 +229,10 @@ impl Application {
             .as_ref()
             .map(|h| h.writing.clone())
             .unwrap_or_default();
+        let created = rec.events().first().map(|e| &e.payload);
         let mut deps = LoopDeps {
             provider,
-            registry: self.registry.clone(),
+            registry: crate::delegation::registry_for(&self.registry, created),
             executor: self.executor.clone(),
             approvals: self.approvals.clone(),
             workspace,
@@ -236,6 +244,8 @@ impl Application {
             ancestors: Arc::new(Vec::new()),
             hooks: Arc::default(),
             web: self.fetcher(),
+            children: Some(Arc::new(crate::delegation::Spawner)),
+            ledger: Arc::default(),
         };
         let span = tracing::info_span!("run", %run_id);
         let store = rec.store().clone();

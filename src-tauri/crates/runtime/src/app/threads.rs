@@ -33,6 +33,7 @@ impl RecordedRun {
             commands,
             mcp_rules,
             web_rules,
+            delegation,
             ..
         } = payload
         else {
@@ -55,6 +56,9 @@ impl RecordedRun {
                 // Chosen again by the window the follow-up's model runs with.
                 context_profile: None,
                 web_rules: web_rules.clone(),
+                // A follow-up may delegate as its run did (its depth is
+                // checked when it is created).
+                delegation: *delegation,
             },
             provider: provider.clone(),
             model: model.clone(),

@@ -11,7 +11,7 @@ use super::recorder::Recorder;
 use super::stop::{remaining_wall_time, stop_if_needed};
 use super::text_calls::{self, Reading, TextCallState};
 use super::tool_step::{resume_decided, run_tool_call};
-use super::{compaction, spend};
+use super::{compaction, spend, task_step};
 use crate::live::LiveEvent;
 use crate::AppError;
 use bearagent_kernel::{
@@ -72,10 +72,12 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
                 if let ToolStepEnd::RunEnded =
                     run_tool_call(&mut rec, &deps, &mut grants, completed, call, dialect).await?
                 {
+                    task_step::abandon_tasks(&mut grants).await;
                     return Ok(());
                 }
             }
         }
+        task_step::finish_tasks(&mut rec, &deps, &mut grants).await?;
     }
     let mut offered = crate::mcp::OfferedTools::default();
     loop {
@@ -144,7 +146,8 @@ async fn model_step(
     let judged =
         compaction::judges_usage(rec.events()) && built.request.image_refs().next().is_none();
     let window = info.context_window;
-    if spend::cost_budget_blocks(rec, &info, built.bytes) {
+    let children = deps.ledger.lock().map(|l| *l).unwrap_or_default();
+    if spend::cost_budget_blocks(rec, &info, built.bytes, &children) {
         rec.record(
             rec.last_seq(),
             EventPayload::BudgetExhausted {
@@ -366,9 +369,12 @@ async fn answered(
                 if let ToolStepEnd::RunEnded =
                     run_tool_call(rec, deps, grants, completed, call, parsed_from_text).await?
                 {
+                    task_step::abandon_tasks(grants).await;
                     return Ok(Step::Finished);
                 }
             }
+            // The turn's children ran side by side; their results now.
+            task_step::finish_tasks(rec, deps, grants).await?;
             Ok(Step::Continue)
         }
     }

@@ -4,23 +4,28 @@
 
 use super::approvals::ApprovalGate;
 use super::context_cache::ContextCache;
+use super::ledger::Ledger;
 use super::loop_guard::LoopGuard;
+use super::recorder::Recorder;
 use super::snapshot::SnapshotCache;
 use super::text_calls::TextCallState;
 use crate::mcp::McpToolAdapter;
 use crate::profile::RunProfile;
+use crate::AppError;
 use bearagent_kernel::{
-    ApprovalScope, CommandRule, ContentHash, EventEnvelope, EventSeq, RuleDecision, ToolCall,
+    ApprovalScope, Budgets, CallId, CommandRule, ContentHash, EventEnvelope, EventSeq,
+    RuleDecision, RunId, ToolCall,
 };
 use bearagent_providers::ModelProvider;
 use bearagent_tools::tools::run_command::{HostEnvironment, RunCommand};
+use bearagent_tools::tools::task::Task;
 use bearagent_tools::tools::web_fetch::WebFetch;
 use bearagent_tools::web::Fetcher;
 use bearagent_tools::{
     Executor, Policy, Registered, Registry, Tool, ToolRule, WorkspaceRoot, WorkspaceTool,
 };
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
 pub struct LoopDeps {
@@ -44,6 +49,58 @@ pub struct LoopDeps {
     /// The application's web fetcher (its cache shared across runs), or
     /// why there is none; a replay has none and needs none.
     pub web: Result<Arc<Fetcher>, String>,
+    /// Starts the `task` tool's child runs (None: a replay, which starts
+    /// nothing, or a front end without delegation).
+    pub children: Option<Arc<dyn ChildRunner>>,
+    /// What this run's children reserved and spent of its budget.
+    pub ledger: Arc<Mutex<Ledger>>,
+}
+
+/// What a `task` call asks a child run to be.
+pub(crate) struct ChildSpec {
+    pub run_id: RunId,
+    pub call_id: CallId,
+    pub description: String,
+    pub prompt: String,
+    /// Carved from the parent's budget before the child starts.
+    pub budgets: Budgets,
+    /// How deep the child is (its parent's depth plus one).
+    pub depth: u32,
+    /// A child of the parent's token: cancelling the parent ends the child.
+    pub cancel: CancellationToken,
+}
+
+/// A child run whose loop runs in the background.
+pub(crate) struct RunningChild {
+    pub run_id: RunId,
+    pub done: tokio::task::JoinHandle<Result<(), AppError>>,
+}
+
+/// A `task` call started in this turn: its child, what it reserved, and
+/// the start its result answers.
+pub(crate) struct PendingTask {
+    pub call_id: CallId,
+    pub description: String,
+    pub cancel: CancellationToken,
+    pub started: EventSeq,
+    pub child_id: RunId,
+    pub budgets: Budgets,
+    /// None in a replay: the child is not driven, its record is read.
+    pub running: Option<RunningChild>,
+}
+
+/// Starts child runs. A child is a whole loop, which lives above the task
+/// room (`task_step`): the room reaches it only through this port, which
+/// `crate::delegation` implements.
+pub(crate) trait ChildRunner: Send + Sync {
+    /// Records the child's creation and start in the same store, then
+    /// drives it in the background with `parent`'s provider and limits.
+    fn start(
+        &self,
+        parent: &LoopDeps,
+        rec: &Recorder,
+        child: ChildSpec,
+    ) -> Result<RunningChild, AppError>;
 }
 
 /// How a looked-up tool executes, decided once at lookup: each kind has
@@ -59,6 +116,8 @@ pub(crate) enum Route {
     /// `web_fetch`, through the app's fetcher once provenance and the
     /// domain rules decided (`web_step`).
     Web(Arc<WebFetch>),
+    /// `task`: a child run (`task_step`).
+    Task(Arc<Task>),
 }
 
 impl Route {
@@ -69,6 +128,7 @@ impl Route {
             Route::Command(tool) => tool.as_ref(),
             Route::Mcp(tool) => tool.as_ref(),
             Route::Web(tool) => tool.as_ref(),
+            Route::Task(tool) => tool.as_ref(),
         }
     }
 }
@@ -92,6 +152,7 @@ impl LoopDeps {
             Some(Registered::Workspace(tool)) => Some(Route::Workspace(tool)),
             Some(Registered::Command(tool)) => Some(Route::Command(tool)),
             Some(Registered::Web(tool)) => Some(Route::Web(tool)),
+            Some(Registered::Task(tool)) => Some(Route::Task(tool)),
             None => self.mcp_tools.get(name).cloned().map(Route::Mcp),
         }
     }
@@ -121,6 +182,9 @@ pub(crate) struct RunGrants {
     /// Tool calls the model printed as text, and the JSON-text provider
     /// once the run switched to it.
     pub text: TextCallState,
+    /// The `task` calls of this turn whose children run (or, in a replay,
+    /// whose results the record holds), in call order.
+    pub tasks: Vec<PendingTask>,
 }
 
 impl RunGrants {

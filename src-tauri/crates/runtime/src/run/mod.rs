@@ -7,7 +7,9 @@
 //!   event; `context_profile`: the compact request for small windows), `snapshot` (workspace images around a command),
 //!   `loop_guard` (the memory of repeated calls), `preview` (a large
 //!   result's head and tail), `images` (image bytes attached to a request,
-//!   or described for a model that cannot see).
+//!   or described for a model that cannot see), `ledger` (what a run's
+//!   children reserved and spent of its budget), `child_report` (a child
+//!   run's end as its parent's tool result).
 //! - Floor 1, what every step reads: `deps` (the run's dependencies and
 //!   grants, and the route a tool name looks up to), `stop` (cancel and
 //!   budgets before every call), `outcome` (how a step ends, failed
@@ -18,7 +20,9 @@
 //!   (tool calls a model printed as text, and the switch to JSON text).
 //! - Floor 2, the rooms, one per route: `file_step` (workspace tools),
 //!   `command_step` (`run_command`), `mcp_step` (MCP tools), `web_step`
-//!   (`web_fetch`, and the web checks: provenance, rules, taint); beside them
+//!   (`web_fetch`, and the web checks: provenance, rules, taint),
+//!   `task_step` (the `task` tool: child runs, see `crate::delegation`);
+//!   beside them
 //!   `compaction` and `reconcile` (after a crash).
 //! - Floor 3: `tool_step`, one call's path from lookup to its room.
 //! - Floor 4: `agent_loop`, the driver.
@@ -26,6 +30,7 @@
 pub mod agent_loop;
 pub mod approvals;
 pub(crate) mod asking;
+pub(crate) mod child_report;
 mod command_step;
 pub mod compaction;
 pub mod context;
@@ -38,6 +43,7 @@ mod file_step;
 pub(crate) mod hook_step;
 pub(crate) mod images;
 pub(crate) mod instructions;
+pub(crate) mod ledger;
 mod loop_guard;
 pub(crate) mod loops;
 mod mcp_step;
@@ -53,6 +59,7 @@ pub mod safety_net;
 pub mod snapshot;
 pub mod spend;
 mod stop;
+mod task_step;
 mod text_calls;
 mod tool_step;
 pub(crate) mod web_step;

@@ -1,5 +1,6 @@
 //! What model calls cost, and the cost budget checked before each call.
 
+use super::ledger::Ledger;
 use super::recorder::Recorder;
 use bearagent_kernel::TokenUsage;
 use bearagent_providers::ProviderInfo;
@@ -32,9 +33,15 @@ fn worst_case_cost(rec: &Recorder, info: &ProviderInfo, context_bytes: u64) -> O
     Some(price.cost_micro_usd(TokenUsage::new(input, output)))
 }
 
-/// True when the run has a cost limit and the next call could pass it.
+/// True when the run has a cost limit and the next call could pass it
+/// (what its children reserved and spent counts as its own).
 /// A run with a limit but no price never gets here: it is refused at start.
-pub(super) fn cost_budget_blocks(rec: &Recorder, info: &ProviderInfo, context_bytes: u64) -> bool {
+pub(super) fn cost_budget_blocks(
+    rec: &Recorder,
+    info: &ProviderInfo,
+    context_bytes: u64,
+    children: &Ledger,
+) -> bool {
     let Some(state) = rec.state() else {
         return false;
     };
@@ -44,5 +51,7 @@ pub(super) fn cost_budget_blocks(rec: &Recorder, info: &ProviderInfo, context_by
     let now = rec.clock().now();
     // Without a price the worst case is unbounded: fail closed.
     let worst = worst_case_cost(rec, info, context_bytes).unwrap_or(u64::MAX);
-    state.budgets.cost_exceeded_by(&state.spent(now), worst)
+    state
+        .budgets
+        .cost_exceeded_by(&children.counted(state.spent(now)), worst)
 }

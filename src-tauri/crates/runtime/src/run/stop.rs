@@ -18,9 +18,12 @@ pub(crate) fn stop_if_needed(
         return Ok(true);
     }
     let now = rec.clock().now();
-    let exhausted = rec
-        .state()
-        .and_then(|s| s.budgets.exhausted_before(next, &s.spent(now)));
+    // What its children reserved and spent counts as the run's own.
+    let ledger = deps.ledger.lock().map(|l| *l).unwrap_or_default();
+    let exhausted = rec.state().and_then(|s| {
+        let spent = ledger.counted(s.spent(now));
+        s.budgets.exhausted_before(next, &spent)
+    });
     if let Some(which) = exhausted {
         rec.record(rec.last_seq(), EventPayload::BudgetExhausted { which })?;
         return Ok(true);

@@ -12,7 +12,8 @@ use super::recorder::Recorder;
 use super::requested::{ask_after, Requested, StartAfter};
 use super::stop::stop_if_needed;
 use super::{
-    command_step, file_step, hook_step, instructions, loops, mcp_step, replay_room, web_step,
+    command_step, file_step, hook_step, instructions, loops, mcp_step, replay_room, task_step,
+    web_step,
 };
 use crate::AppError;
 use bearagent_kernel::{EventSeq, NextCall, TextCallDialect, ToolCall};
@@ -258,6 +259,11 @@ async fn execute_routed(
     mut after: StartAfter,
 ) -> Result<ToolStepEnd, AppError> {
     let call_id = call.call_id.clone();
+    // A task's room is the same live and in a replay: the record of its
+    // child, not the tape, gives its result (after the turn's calls).
+    if let Route::Task(_) = route {
+        return task_step::start_task(rec, deps, grants, call_id, &authorized, after);
+    }
     if rec.tape().is_some() {
         return replay_room::replay_room(rec, deps, grants, &route, &call_id, &authorized, after);
     }
@@ -277,6 +283,7 @@ async fn execute_routed(
             let cause = after.seq(rec)?;
             web_step::execute_web(rec, deps, grants, tool, call_id, authorized, cause).await
         }
+        Route::Task(_) => task_step::start_task(rec, deps, grants, call_id, &authorized, after),
     }
 }
 

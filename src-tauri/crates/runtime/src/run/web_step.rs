@@ -138,7 +138,9 @@ pub(crate) fn gate(
         Route::Mcp(_) if tainted && call.effect() != Effect::ReadOnly => {
             firm(decision, FirmAsk::Tainted)
         }
-        Route::Workspace(_) | Route::Command(_) | Route::Mcp(_) => decision,
+        // A child's prompt may carry what the page said: starting one asks.
+        Route::Task(_) if tainted => firm(decision, FirmAsk::Tainted),
+        Route::Workspace(_) | Route::Command(_) | Route::Mcp(_) | Route::Task(_) => decision,
     }
 }
 

@@ -7,6 +7,7 @@ pub mod proposal;
 pub mod read_file;
 pub mod run_command;
 pub mod search_text;
+pub mod task;
 pub mod update_plan;
 mod walk;
 pub mod web_fetch;
