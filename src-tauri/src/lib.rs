@@ -81,6 +81,8 @@ macro_rules! ipc_commands {
             commands::bundles::open_run_file,
             commands::bundles::import_run_file,
             commands::bundles::opened_run_file,
+            commands::bundles::pick_bundle_file,
+            commands::bundles::export_run_bundle,
             commands::mcp::save_mcp_server,
             commands::mcp::delete_mcp_server,
             commands::mcp::set_mcp_secret,

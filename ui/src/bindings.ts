@@ -116,6 +116,18 @@ export const commands = {
 	importRunFile: (path: string) => typedError<ImportedRunView, ApiError>(__TAURI_INVOKE("import_run_file", { path })),
 	/**  The bundle the app was started to open, once (then `null`). */
 	openedRunFile: () => typedError<string | null, ApiError>(__TAURI_INVOKE("opened_run_file")),
+	/**
+	 *  "Export…": the native save dialog for a `.bearagent-run` file named
+	 *  after the run; `null` when the user cancels. The window then calls
+	 *  `export_run_bundle` with the path (tests, which cannot drive the
+	 *  dialog, call that alone).
+	 */
+	pickBundleFile: (runId: string) => typedError<string | null, ApiError>(__TAURI_INVOKE("pick_bundle_file", { runId })),
+	/**
+	 *  Writes the run with the runs it continues to `path` as one bundle, as
+	 *  `bearagent export RUN_ID --bundle FILE` does (secrets redacted).
+	 */
+	exportRunBundle: (runId: string, path: string) => typedError<ExportedBundleView, ApiError>(__TAURI_INVOKE("export_run_bundle", { runId, path })),
 	saveMcpServer: (server: McpServerView) => typedError<null, ApiError>(__TAURI_INVOKE("save_mcp_server", { server })),
 	deleteMcpServer: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_mcp_server", { name })),
 	/**  Stores a server secret in the OS keychain. It is never sent back. */
@@ -774,6 +786,19 @@ warning?: string | null; stdout: string; stderr: string } |
 
 /**  Position of an event in its run's log, starting at 1. */
 export type EventSeq = number;
+
+/**
+ *  What an export wrote: the file, the runs in it (the run and the runs it
+ *  continues) and how much was left out or redacted.
+ */
+export type ExportedBundleView = {
+	path: string,
+	runs: string[],
+	/**  Versions of files that look like secrets, left out. */
+	withheld: number,
+	/**  Secret values replaced in the bundle's events and blobs. */
+	redacted: number,
+};
 
 export type ExportedView = {
 	jsonPath: string,
