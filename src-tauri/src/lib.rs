@@ -94,6 +94,7 @@ macro_rules! ipc_commands {
             commands::artifacts::keep_artifact,
             commands::artifacts::revert_artifact,
             commands::artifacts::revert_hunks,
+            commands::artifacts::keep_hunks,
             commands::artifacts::reapply_artifact,
             commands::artifacts::export_run,
             commands::review::rewind_run,

@@ -2,8 +2,9 @@
 // a loopback model edits one line of calc.py. While the edit waits for
 // approval its card shows the diff against the file as it is now, without
 // a click; approved, the finished card shows the file's diff the same way
-// with the per-hunk actions beside its one hunk, and the hunk is reverted
-// from there: calc.py holds what it held before.
+// with Keep / Revert beside its one hunk: the hunk is kept from there (an
+// event; the file untouched, the hunk marked kept), then reverted: calc.py
+// holds what it held before.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -34,7 +35,7 @@ const TURNS = [
 const changedLines = (inline) =>
   inline.$$('[data-testid="diff-line"]:not([data-kind="context"])').map(async (row) => `${await row.getAttribute("data-kind")}:${(await row.$(".code").getText()).trim()}`);
 
-test("a one-line edit's diff is on its card without a click, waiting and finished; its hunk is reverted from there", async () => {
+test("a one-line edit's diff is on its card without a click, waiting and finished; its hunk is kept, then reverted, from there", async () => {
   const model = await startModel(TURNS);
   writeLoopbackConfig(sandbox.data, model.port);
   const workspace = join(sandbox.root, "calc");
@@ -62,12 +63,22 @@ test("a one-line edit's diff is on its card without a click, waiting and finishe
     assert.deepEqual(await changedLines(inline), ["removed:return a - b", "added:return a + b"]);
     await screenshot(app, "inline-02-finished-edit");
 
+    await inline.$('[data-testid="hunk-keep"][data-hunk="1"]').click();
+    await step(app, "inline-kept", () => inline.$('[data-testid="inline-hunk"][data-hunk="1"][data-kept="true"] [data-testid="hunk-kept"]').waitForDisplayed(WAIT));
+    assert.equal(readFileSync(join(workspace, "calc.py"), "utf8"), CALC_AFTER, "keeping changes nothing on disk");
+    const recorded = await app.execute(async (id) => {
+      const page = await window.__TAURI_INTERNALS__.invoke("list_events", { runId: id, afterSeq: 0, limit: 1000 });
+      return page.events.filter((e) => e.payload.type === "artifact_hunks_kept").map((e) => ({ path: e.payload.path, hunks: e.payload.hunks }));
+    }, await byTestId(app, "run-view").getAttribute("data-run-id"));
+    assert.deepEqual(recorded, [{ path: "calc.py", hunks: [1] }]);
+    await screenshot(app, "inline-03-hunk-kept");
+
     await inline.$('[data-testid="hunk-revert"][data-hunk="1"]').click();
     await step(app, "inline-reverted", () =>
       app.waitUntil(async () => readFileSync(join(workspace, "calc.py"), "utf8") === CALC_BEFORE, { ...WAIT, timeoutMsg: "calc.py was not put back" }),
     );
     await step(app, "inline-reverted-state", () => edit.$('[data-testid="card-review"]:not([data-state="pending"])').waitForExist(WAIT));
-    await screenshot(app, "inline-03-hunk-reverted");
+    await screenshot(app, "inline-04-hunk-reverted");
   } finally {
     await app.deleteSession();
     model.server.close();

@@ -149,6 +149,11 @@ export const commands = {
 	revertArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("revert_artifact", { runId, path, force })),
 	/**  Reverts only these hunks (numbered from 1 in the file's diff). */
 	revertHunks: (runId: string, path: string, hunks: number[], force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("revert_hunks", { runId, path, hunks, force })),
+	/**
+	 *  Keeps hunks `hunks` (numbered from 1) of the run's change to `path`:
+	 *  recorded, the file untouched.
+	 */
+	keepHunks: (runId: string, path: string, hunks: number[]) => typedError<null, ApiError>(__TAURI_INVOKE("keep_hunks", { runId, path, hunks })),
 	reapplyArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("reapply_artifact", { runId, path, force })),
 	/**  Writes the run's JSON export and Markdown report under `<data>/exports`. */
 	exportRun: (runId: string) => typedError<ExportedView, ApiError>(__TAURI_INVOKE("export_run", { runId })),
@@ -703,6 +708,17 @@ diff?: string;
 restored_hash: ContentHash | null; replaced_hash: ContentHash | null } | 
 /**  The user reviewed a file and kept the run's version. */
 { type: "artifact_kept"; path: string } | 
+/**
+ *  The user kept some hunks of the run's change to a file (numbered
+ *  from 1 in the diff from before the run to what the file held):
+ *  reviewed, nothing on disk changes; the others are still undecided.
+ */
+{ type: "artifact_hunks_kept"; path: string; hunks: number[]; 
+/**
+ *  The kept hunks as a unified diff (cut to a few KB): what a
+ *  follow-up's model is told the user accepted.
+ */
+diff?: string } | 
 /**
  *  The user edited the run's version of a file and kept their edit:
  *  the file holds `restored_hash`, the user's change, not the run's.

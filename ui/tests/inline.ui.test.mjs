@@ -58,3 +58,37 @@ test("an edit's card shows its small diff inline without a click, and reverts a 
     await close();
   }
 });
+
+test("per-hunk Keep: hunk 2 kept from the card by key, hunk 1 reverted in Changes; the kept mark follows its hunk", async () => {
+  const { page, problems, close } = await ui.openApp(seed, { hash: `#/run/${RUN}` });
+  try {
+    await page.locator('[data-testid="run-view"][data-status="succeeded"]').waitFor();
+    await page.locator('[data-testid="conversation"][data-loaded="true"]').waitFor();
+    await page.locator('[data-testid="conversation"]').evaluate((root) => {
+      for (const el of [root, ...root.querySelectorAll("*")]) if (el.scrollHeight > el.clientHeight + 10) el.scrollTop = el.scrollHeight;
+    });
+    const card = guideCard(page).first();
+    const inline = card.getByTestId("card-inline-diff");
+    // n / p move between the hunks' buttons, k keeps the one focused.
+    await inline.locator('[data-testid="hunk-revert"][data-hunk="2"]').focus();
+    await page.keyboard.press("k");
+    await inline.locator('[data-testid="inline-hunk"][data-hunk="2"][data-kept="true"]').waitFor();
+    const kept = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "keep_hunks").map((c) => c.args));
+    assert.deepEqual(kept, [{ runId: RUN, path: "docs/guide.md", hunks: [2] }]);
+    await page.locator('[data-type="artifact_hunks_kept"], [data-testid="conv-note"]', { hasText: "Hunk 2 of a file kept docs/guide.md" }).first().waitFor();
+    await shot(page, "inline-hunk-kept");
+
+    await byId(page, "changes-tab").click();
+    await page.locator('[data-testid="artifact-row"][data-path="docs/guide.md"] [data-testid="artifact-select"]').click();
+    await page.locator('[data-testid="diff-view"] [data-testid="hunk-kept"][data-hunk="2"]').waitFor();
+    assert.equal(await page.locator('[data-testid="diff-view"] [data-testid="hunk-keep"][data-hunk="1"]').count(), 1);
+    await page.locator('[data-testid="diff-view"] [data-testid="hunk-revert"][data-hunk="1"]').click();
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid="diff-view"] [data-testid="diff-hunk"]').length === 1);
+    // What is left is the kept hunk, now hunk 1.
+    await page.locator('[data-testid="diff-view"] [data-testid="hunk-kept"][data-hunk="1"]').waitFor();
+    await shot(page, "changes-hunk-kept-and-reverted");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});

@@ -80,6 +80,7 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
         | EventPayload::ArtifactReapplied { .. }
         | EventPayload::ArtifactHunksReverted { .. }
         | EventPayload::ArtifactKept { .. }
+        | EventPayload::ArtifactHunksKept { .. }
         | EventPayload::ReviewIntended { .. }
         | EventPayload::ReviewAbandoned { .. }
         | EventPayload::RewindStarted { .. }
@@ -157,6 +158,9 @@ fn tool_event_text(p: &EventPayload) -> String {
             format!("reverted {} of {path}", hunk_list(hunks))
         }
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
+        EventPayload::ArtifactHunksKept { path, hunks, .. } => {
+            format!("kept {} of {path}", hunk_list(hunks))
+        }
         EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
         | EventPayload::WorktreeStep { .. }

@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 48;
+const EVENT_TYPES: usize = 49;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -81,6 +81,7 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::HooksNotTrusted { .. } => 45,
         EventPayload::WorktreeStep { .. } => 46,
         EventPayload::ToolModeSwitched { .. } => 47,
+        EventPayload::ArtifactHunksKept { .. } => 48,
     }
 }
 

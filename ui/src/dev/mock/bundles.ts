@@ -44,7 +44,7 @@ export interface RunStore {
 const LIVE: readonly RunStatusKind[] = ["created", "running", "awaiting_approval"];
 
 /** Commands that record events on a run after it ended (review): refused for an imported run. */
-export const REVIEW_COMMANDS = new Set(["keep_artifact", "revert_artifact", "revert_hunks", "reapply_artifact", "rewind_run", "redo_rewind", "keep_edited"]);
+export const REVIEW_COMMANDS = new Set(["keep_artifact", "keep_hunks", "revert_artifact", "revert_hunks", "reapply_artifact", "rewind_run", "redo_rewind", "keep_edited"]);
 
 /** Like the runtime's refusal of an act (`continued`, `compacted`, `changed`) on an imported run. */
 export function readOnlyMessage(runId: string, source: string, act: string): string {

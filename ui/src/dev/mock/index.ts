@@ -389,6 +389,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "revert_hunks":
             runOf(engine, String(input.runId));
             return artifacts.revertHunks(String(input.runId), String(input.path), (input.hunks as number[]) ?? [], Boolean(input.force));
+          case "keep_hunks":
+            return artifacts.keepHunks(String(input.runId), String(input.path), (input.hunks as number[]) ?? []);
           case "reapply_artifact":
             runOf(engine, String(input.runId));
             return artifacts.reapply(String(input.runId), String(input.path), Boolean(input.force));

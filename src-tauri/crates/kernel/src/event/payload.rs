@@ -364,6 +364,17 @@ pub enum EventPayload {
     },
     /// The user reviewed a file and kept the run's version.
     ArtifactKept { path: String },
+    /// The user kept some hunks of the run's change to a file (numbered
+    /// from 1 in the diff from before the run to what the file held):
+    /// reviewed, nothing on disk changes; the others are still undecided.
+    ArtifactHunksKept {
+        path: String,
+        hunks: Vec<u32>,
+        /// The kept hunks as a unified diff (cut to a few KB): what a
+        /// follow-up's model is told the user accepted.
+        #[serde(default)]
+        diff: String,
+    },
     /// The user edited the run's version of a file and kept their edit:
     /// the file holds `restored_hash`, the user's change, not the run's.
     ArtifactEdited {

@@ -153,9 +153,7 @@ impl Transition<'_> {
             EventPayload::EffectIntended { call_id, .. }
             | EventPayload::CommandStarted { call_id, .. }
             | EventPayload::CommandFinished { call_id, .. } => self.tool_call_progressed(call_id),
-            EventPayload::ToolCallCompleted { result, .. } => {
-                self.tool_call_completed(&result.call_id)
-            }
+            EventPayload::ToolCallCompleted { result, .. } => self.tool_call_completed(result),
             EventPayload::ToolCallFailed { result } => self.tool_call_failed(result),
             EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
@@ -168,6 +166,7 @@ impl Transition<'_> {
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactHunksReverted { .. }
             | EventPayload::ArtifactKept { .. }
+            | EventPayload::ArtifactHunksKept { .. }
             | EventPayload::ReviewIntended { .. }
             | EventPayload::ReviewAbandoned { .. }
             | EventPayload::RewindStarted { .. }

@@ -98,6 +98,7 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactHunksReverted { .. }
+            | EventPayload::ArtifactHunksKept { .. }
             | EventPayload::ArtifactRewound { .. }
             | EventPayload::ArtifactEdited { .. }
             | EventPayload::ReviewIntended { .. } => {}
@@ -133,9 +134,8 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::ModelCallFailed { message, .. } => format!("model call failed: {message}"),
         EventPayload::ArtifactReverted { path, .. } => format!("reverted `{path}`"),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied `{path}`"),
-        EventPayload::ArtifactHunksReverted { path, hunks, .. } => {
-            format!("reverted {} of `{path}`", bearagent_kernel::hunk_list(hunks))
-        }
+        EventPayload::ArtifactHunksReverted { path, hunks, .. }
+        | EventPayload::ArtifactHunksKept { path, hunks, .. } => hunks_line(&e.payload, path, hunks),
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("revert or re-apply of `{path}` did not take effect: {reason}")
         }
@@ -200,6 +200,16 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::ReviewIntended { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))
+}
+
+/// "reverted hunk 2 of `a.md`", "kept hunks 1, 3 of `a.md`".
+fn hunks_line(p: &EventPayload, path: &str, hunks: &[u32]) -> String {
+    let verb = if matches!(p, EventPayload::ArtifactHunksKept { .. }) {
+        "kept"
+    } else {
+        "reverted"
+    };
+    format!("{verb} {} of `{path}`", bearagent_kernel::hunk_list(hunks))
 }
 
 /// "tool `x` requested", marked when the model wrote the call as text.
