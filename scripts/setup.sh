@@ -13,6 +13,8 @@ APT_PACKAGES=(
   xvfb xauth dbus dbus-x11 webkit2gtk-driver chromium
   gnome-keyring libsecret-tools at-spi2-core imagemagick fonts-dejavu-core
   bubblewrap
+  # the desktop tests answer the native save dialog with it (WebDriver cannot)
+  xdotool
   # the command-sandbox tests run these inside the sandbox
   python3 procps util-linux
 )

@@ -63,7 +63,8 @@ function startCliRun() {
   const created = new Promise((ok, fail) => {
     child.stdout.on("data", (d) => {
       stdout += d;
-      const line = stdout.split("\n").find((l) => l.includes('"run_created"'));
+      // Only whole lines: a chunk can end inside the run_created line (seen at 1024 bytes).
+      const line = stdout.split("\n").slice(0, -1).find((l) => l.includes('"run_created"'));
       if (line) ok(JSON.parse(line).event.run_id);
     });
     child.on("exit", (code) => fail(new Error(`the CLI exited (${code}) before creating its run: ${stderr}`)));

@@ -116,6 +116,18 @@ export const commands = {
 	importRunFile: (path: string) => typedError<ImportedRunView, ApiError>(__TAURI_INVOKE("import_run_file", { path })),
 	/**  The bundle the app was started to open, once (then `null`). */
 	openedRunFile: () => typedError<string | null, ApiError>(__TAURI_INVOKE("opened_run_file")),
+	/**
+	 *  "Export…": the native save dialog for a `.bearagent-run` file named
+	 *  after the run; `null` when the user cancels. The window then calls
+	 *  `export_run_bundle` with the path (tests, which cannot drive the
+	 *  dialog, call that alone).
+	 */
+	pickBundleFile: (runId: string) => typedError<string | null, ApiError>(__TAURI_INVOKE("pick_bundle_file", { runId })),
+	/**
+	 *  Writes the run with the runs it continues to `path` as one bundle, as
+	 *  `bearagent export RUN_ID --bundle FILE` does (secrets redacted).
+	 */
+	exportRunBundle: (runId: string, path: string) => typedError<ExportedBundleView, ApiError>(__TAURI_INVOKE("export_run_bundle", { runId, path })),
 	saveMcpServer: (server: McpServerView) => typedError<null, ApiError>(__TAURI_INVOKE("save_mcp_server", { server })),
 	deleteMcpServer: (name: string) => typedError<null, ApiError>(__TAURI_INVOKE("delete_mcp_server", { name })),
 	/**  Stores a server secret in the OS keychain. It is never sent back. */
@@ -137,6 +149,11 @@ export const commands = {
 	revertArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("revert_artifact", { runId, path, force })),
 	/**  Reverts only these hunks (numbered from 1 in the file's diff). */
 	revertHunks: (runId: string, path: string, hunks: number[], force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("revert_hunks", { runId, path, hunks, force })),
+	/**
+	 *  Keeps hunks `hunks` (numbered from 1) of the run's change to `path`:
+	 *  recorded, the file untouched.
+	 */
+	keepHunks: (runId: string, path: string, hunks: number[]) => typedError<null, ApiError>(__TAURI_INVOKE("keep_hunks", { runId, path, hunks })),
 	reapplyArtifact: (runId: string, path: string, force: boolean) => typedError<null, ApiError>(__TAURI_INVOKE("reapply_artifact", { runId, path, force })),
 	/**  Writes the run's JSON export and Markdown report under `<data>/exports`. */
 	exportRun: (runId: string) => typedError<ExportedView, ApiError>(__TAURI_INVOKE("export_run", { runId })),
@@ -724,6 +741,17 @@ restored_hash: ContentHash | null; replaced_hash: ContentHash | null } |
 /**  The user reviewed a file and kept the run's version. */
 { type: "artifact_kept"; path: string } | 
 /**
+ *  The user kept some hunks of the run's change to a file (numbered
+ *  from 1 in the diff from before the run to what the file held):
+ *  reviewed, nothing on disk changes; the others are still undecided.
+ */
+{ type: "artifact_hunks_kept"; path: string; hunks: number[]; 
+/**
+ *  The kept hunks as a unified diff (cut to a few KB): what a
+ *  follow-up's model is told the user accepted.
+ */
+diff?: string } | 
+/**
  *  The user edited the run's version of a file and kept their edit:
  *  the file holds `restored_hash`, the user's change, not the run's.
  */
@@ -813,6 +841,19 @@ warning?: string | null; stdout: string; stderr: string } |
 
 /**  Position of an event in its run's log, starting at 1. */
 export type EventSeq = number;
+
+/**
+ *  What an export wrote: the file, the runs in it (the run and the runs it
+ *  continues) and how much was left out or redacted.
+ */
+export type ExportedBundleView = {
+	path: string,
+	runs: string[],
+	/**  Versions of files that look like secrets, left out. */
+	withheld: number,
+	/**  Secret values replaced in the bundle's events and blobs. */
+	redacted: number,
+};
 
 export type ExportedView = {
 	jsonPath: string,

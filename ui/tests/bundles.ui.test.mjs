@@ -329,3 +329,44 @@ test("a run imported in an earlier session is listed under Opened run files at s
     await close();
   }
 });
+
+test("run menu → Export… saves the run where the dialog picked and says where; a cancelled dialog writes nothing", async () => {
+  const { page, problems, close } = await ui.openApp(seed(withLocalRun));
+  try {
+    const row = byId(page, "runs-list").locator(`[data-testid="run-row"][data-run-id="${LOCAL}"]`);
+    await row.getByTestId("run-link").click();
+    await page.locator(`[data-testid="run-view"][data-run-id="${LOCAL}"] [data-testid="run-outcome"][data-status="succeeded"]`).waitFor();
+    await byId(page, "run-menu").click();
+    await byId(page, "run-menu-export").click();
+    const written = byId(page, "export-result");
+    await written.waitFor();
+    const path = `/home/dev/Downloads/${LOCAL}.bearagent-run`;
+    assert.equal(await byId(page, "export-path").innerText(), path);
+    assert.match(await written.innerText(), /^Exported to \S+\.bearagent-run\.\s+Open it in BearAgent \(Open run file…\) or with bearagent import\./);
+    const sent = (await page.evaluate(() => window.__bearagentMock.calls)).filter((c) => /bundle/.test(c.cmd));
+    assert.deepEqual(sent, [
+      { cmd: "pick_bundle_file", args: { runId: LOCAL } },
+      { cmd: "export_run_bundle", args: { runId: LOCAL, path } },
+    ]);
+    await shot(page, "bundles-exported");
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+  // The dialog cancelled: nothing is exported, nothing shown.
+  const cancelled = await ui.openApp(seed({ ...withLocalRun, exportFolder: null }));
+  try {
+    const { page } = cancelled;
+    await byId(page, "runs-list").locator(`[data-testid="run-row"][data-run-id="${LOCAL}"]`).getByTestId("run-link").click();
+    await page.locator(`[data-testid="run-view"][data-run-id="${LOCAL}"] [data-testid="run-outcome"][data-status="succeeded"]`).waitFor();
+    await byId(page, "run-menu").click();
+    await byId(page, "run-menu-export").click();
+    await page.waitForFunction(() => window.__bearagentMock.calls.some((c) => c.cmd === "pick_bundle_file"));
+    await settle(page);
+    assert.equal(await byId(page, "export-result").count(), 0);
+    assert.equal((await commandsSent(page)).includes("export_run_bundle"), false);
+    assert.deepEqual(cancelled.problems, []);
+  } finally {
+    await cancelled.close();
+  }
+});

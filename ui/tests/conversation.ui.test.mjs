@@ -177,7 +177,9 @@ test("a write over an existing file: its card shows the run's diff of the file f
     await page.locator('[data-testid="conversation"][data-loaded="true"]').waitFor();
     assert.equal(await byId(page, "conv-user").count(), 1);
     assert.match(await byId(page, "conv-user").innerText(), /Fix the failing tests in the greeter/);
-    assert.deepEqual(await summaries(page), ["Ran make test", "Wrote src/lib.rs (7 lines)", "Ran make test"]);
+    // The write's diff, read from Changes for its inline view, gives its summary the counts.
+    await cardOf(page, "call_2").locator('[data-testid="card-summary"]', { hasText: "+1 −0" }).waitFor();
+    assert.deepEqual(await summaries(page), ["Ran make test", "Wrote src/lib.rs +1 −0", "Ran make test"]);
     assert.match(await page.locator('[data-testid="model-text"]').first().innerText(), /Let me run the tests/);
     assert.equal(await page.locator('[data-testid="conv-notice"][data-outcome="true"]').getAttribute("data-tone"), "success");
 
@@ -259,8 +261,9 @@ test("the edit's diff is in its waiting card and the edit is approved there; the
     await edit.locator('[data-testid="card-status"][data-status="asking"]').waitFor();
     assert.equal(await edit.getByTestId("card-summary").innerText(), "Edit calc.py +1 −1");
     assert.deepEqual(await diffLines(edit), ["removed:    return a - b", "added:    return a + b"]);
-    // The backend's diff against the file as it is now: its context lines too.
-    assert.match(await edit.getByTestId("card-diff").innerText(), /def add\(a, b\):/);
+    // Inline without a click (the card stays closed): the backend's diff against the file as it is now, its context lines too.
+    assert.equal(await edit.getAttribute("data-open"), "false");
+    assert.match(await edit.getByTestId("card-inline-diff").innerText(), /def add\(a, b\):/);
     await shot(page, "conversation-edit-asking");
     await edit.locator('[data-testid="approval-row"][data-state="pending"]').getByTestId("approve").click();
     await edit.locator('[data-testid="card-status"][data-status="ok"]').waitFor();
@@ -375,11 +378,13 @@ test("keyboard: n finds the card that waits, a approves it, Enter / o open and c
     await page.keyboard.press("n");
     assert.equal(await focusedCall(page), "call_2");
     assert.equal(await write.getAttribute("tabindex"), "0");
-    assert.equal(await write.getAttribute("data-open"), "true");
-    await page.keyboard.press("Enter");
+    // A waiting write shows its diff inline, closed; Enter / o open and close it.
     assert.equal(await write.getAttribute("data-open"), "false");
-    await page.keyboard.press("o");
+    await write.getByTestId("card-inline-diff").waitFor();
+    await page.keyboard.press("Enter");
     assert.equal(await write.getAttribute("data-open"), "true");
+    await page.keyboard.press("o");
+    assert.equal(await write.getAttribute("data-open"), "false");
     await page.keyboard.press("k");
     assert.equal(await focusedCall(page), "call_1");
     await page.keyboard.press("Enter");

@@ -103,6 +103,22 @@ pub async fn revert_hunks(
         .revert_hunks(parse_run_id(&run_id)?, &path, &hunks, force)?)
 }
 
+/// Keeps hunks `hunks` (numbered from 1) of the run's change to `path`:
+/// recorded, the file untouched.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn keep_hunks(
+    state: State<'_, AppState>,
+    run_id: String,
+    path: String,
+    hunks: Vec<u32>,
+) -> Result<(), ApiError> {
+    Ok(state
+        .app()?
+        .keep_hunks(parse_run_id(&run_id)?, &path, &hunks)?)
+}
+
 #[tauri::command]
 #[specta::specta]
 #[instrument(skip(state))]

@@ -80,6 +80,7 @@ pub(crate) fn event_text(p: &EventPayload) -> String {
         | EventPayload::ArtifactReapplied { .. }
         | EventPayload::ArtifactHunksReverted { .. }
         | EventPayload::ArtifactKept { .. }
+        | EventPayload::ArtifactHunksKept { .. }
         | EventPayload::ReviewIntended { .. }
         | EventPayload::ReviewAbandoned { .. }
         | EventPayload::RewindStarted { .. }
@@ -156,9 +157,10 @@ fn tool_event_text(p: &EventPayload) -> String {
         EventPayload::ArtifactReverted { path, forced, .. } => reverted(path, *forced),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied {path}"),
         EventPayload::ArtifactHunksReverted { path, hunks, .. } => {
-            format!("reverted {} of {path}", hunk_list(hunks))
+            hunks_done("reverted", hunks, path)
         }
         EventPayload::ArtifactKept { path } => format!("kept {path}"),
+        EventPayload::ArtifactHunksKept { path, hunks, .. } => hunks_done("kept", hunks, path),
         EventPayload::WorktreeApplied { .. }
         | EventPayload::WorktreeRemoved { .. }
         | EventPayload::WorktreeStep { .. }
@@ -206,6 +208,11 @@ fn tool_event_text(p: &EventPayload) -> String {
         | EventPayload::RunInterrupted { .. }
         | EventPayload::RunResumed => event_text(p),
     }
+}
+
+/// "reverted hunks 1, 3 of a.txt", "kept hunk 2 of a.txt".
+fn hunks_done(verb: &str, hunks: &[u32], path: &str) -> String {
+    format!("{verb} {} of {path}", hunk_list(hunks))
 }
 
 fn run_created(p: &EventPayload) -> String {

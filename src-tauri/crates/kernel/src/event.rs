@@ -8,12 +8,14 @@ use crate::clock::Timestamp;
 use crate::ids::{EventSeq, RunId};
 use serde::{Deserialize, Serialize};
 
+mod defaults;
 mod kinds;
 mod payload;
 
 pub use crate::review::ReviewAction;
+pub use defaults::DEFAULT_MAX_REPEATED_CALLS;
 pub use kinds::{ApprovalScope, EffectOutcome, ModelErrorClass, Receipt, StopReason};
-pub use payload::{EventPayload, DEFAULT_MAX_REPEATED_CALLS};
+pub use payload::EventPayload;
 
 /// Version of the event payload schema. Bumped on any incompatible change;
 /// a reader refuses events newer than it knows.

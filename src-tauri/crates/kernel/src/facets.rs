@@ -221,6 +221,7 @@ impl EventPayload {
             || matches!(
                 self,
                 EventPayload::ReviewIntended { .. }
+                    | EventPayload::ArtifactHunksKept { .. }
                     | EventPayload::ReviewAbandoned { .. }
                     | EventPayload::RewindStarted { .. }
                     | EventPayload::WorktreeApplied { .. }
@@ -343,6 +344,7 @@ impl EventPayload {
             EventPayload::ArtifactReapplied { .. } => "artifact_reapplied",
             EventPayload::ArtifactHunksReverted { .. } => "artifact_hunks_reverted",
             EventPayload::ArtifactKept { .. } => "artifact_kept",
+            EventPayload::ArtifactHunksKept { .. } => "artifact_hunks_kept",
             EventPayload::ReviewIntended { .. } => "review_intended",
             EventPayload::ReviewAbandoned { .. } => "review_abandoned",
             EventPayload::RewindStarted { .. } => "rewind_started",

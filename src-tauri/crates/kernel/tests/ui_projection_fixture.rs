@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const EVENT_TYPES: usize = 50;
+const EVENT_TYPES: usize = 51;
 
 /// A distinct number per event type, with no wildcard: adding a type fails
 /// to compile here until a run below uses it.
@@ -83,6 +83,7 @@ fn type_index(p: &EventPayload) -> usize {
         EventPayload::ToolModeSwitched { .. } => 47,
         EventPayload::WebFetched { .. } => 48,
         EventPayload::WebFetchFailed { .. } => 49,
+        EventPayload::ArtifactHunksKept { .. } => 50,
     }
 }
 

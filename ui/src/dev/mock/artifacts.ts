@@ -2,7 +2,7 @@
 // the runtime recorded them (scenario.ts), and the review the user does on
 // them afterwards: keep, revert and re-apply with the backend's conflict
 // rules (a file changed since needs "anyway"), each recorded as events.
-import type { ArtifactItem, ArtifactState, EventEnvelope, EventPayload, ExportedView, FileDiffView, UntrackedItem } from "../../bindings";
+import type { ArtifactItem, ArtifactState, DiffHunkView, EventEnvelope, EventPayload, ExportedView, FileDiffView, UntrackedItem } from "../../bindings";
 import { MockError } from "./settings";
 
 interface MockArtifact {
@@ -127,6 +127,18 @@ export class MockArtifacts {
     return null;
   }
 
+  /** Like `keep_hunks`: the hunks' text from the diff shown, the file untouched. */
+  keepHunks(runId: string, path: string, hunks: number[]): null {
+    const f = this.#file(runId, path);
+    if (f.decided === "reverted") throw new MockError({ code: "conflict", message: `${path} is reverted: re-apply it first` });
+    const shown = f.diff.kind === "text" ? f.diff.hunks : [];
+    const bad = hunks.find((n) => n < 1 || n > shown.length);
+    if (bad !== undefined || hunks.length === 0) throw new MockError({ code: "invalid_input", message: `${path}: hunk ${bad ?? "none"} does not exist` });
+    const diff = hunks.map((n) => unified(shown[n - 1])).join("");
+    this.#commit(runId, { type: "artifact_hunks_kept", path, hunks, diff });
+    return null;
+  }
+
   reapply(runId: string, path: string, force: boolean): null {
     const f = this.#file(runId, path);
     if (f.decided !== "reverted" && f.decided !== "partial") throw new MockError({ code: "conflict", message: `${path} is not reverted` });
@@ -176,4 +188,10 @@ export function untrackedOf(events: EventEnvelope[]): UntrackedItem[] {
     }
   }
   return out;
+}
+
+/** A hunk as the runtime's `DiffHunk::unified` writes it. */
+function unified(h: DiffHunkView): string {
+  const sign = { context: " ", added: "+", removed: "-" } as const;
+  return `@@ -${h.oldStart},${h.oldLen} +${h.newStart},${h.newLen} @@\n${h.lines.map((l) => `${sign[l.kind]}${l.text}\n`).join("")}`;
 }

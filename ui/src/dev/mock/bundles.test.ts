@@ -14,8 +14,12 @@ function bundles(seed: Partial<MockBundlesSeed> = {}, here: string[] = []) {
       runs.add(file.runId);
       added.push(file);
     },
+    thread: (runId: string) => [
+      { runId: "run-0", status: "succeeded" as const },
+      { runId, status: runId === "live" ? ("running" as const) : ("succeeded" as const) },
+    ],
   };
-  return { mock: new MockBundles({ runFiles: { [PATH]: FILE }, pickRunFile: PATH, openedRunFile: null, importedEarlier: {}, ...seed }, store), added };
+  return { mock: new MockBundles({ runFiles: { [PATH]: FILE }, pickRunFile: PATH, openedRunFile: null, importedEarlier: {}, exportFolder: "/home/dev/Downloads", ...seed }, store), added };
 }
 
 const errorOf = (f: () => unknown) => {
@@ -78,5 +82,14 @@ describe("mock run files", () => {
     expect(withSource({ runId: "run-1" }, "calc-fix.bearagent-run")).toEqual({ runId: "run-1", importedFrom: "calc-fix.bearagent-run" });
     expect(withSource({ runId: "local" }, null)).toEqual({ runId: "local" });
     expect("importedFrom" in withSource({ runId: "local" }, null)).toBe(false);
+  });
+
+  it("exports an ended run with the runs it continues to the folder the dialog picks; a live one is refused", () => {
+    const { mock } = bundles();
+    const path = mock.answer("pick_bundle_file", { runId: "run-b" });
+    expect(path).toBe("/home/dev/Downloads/run-b.bearagent-run");
+    expect(mock.answer("export_run_bundle", { runId: "run-b", path })).toEqual({ path, runs: ["run-0", "run-b"], withheld: 0, redacted: 0 });
+    expect(errorOf(() => mock.answer("export_run_bundle", { runId: "live", path }))?.code).toBe("conflict");
+    expect(bundles({ exportFolder: null }).mock.answer("pick_bundle_file", { runId: "run-b" })).toBeNull();
   });
 });

@@ -4,7 +4,7 @@
 // (`opened_run_file`) — and the refusals of an imported run, worded like
 // the runtime's (src-tauri/crates/runtime/src/bundle/). A file holds one
 // recorded run (a scenario's take) made in a folder of another machine.
-import type { ApiError, ImportedRunView, WorkspaceView } from "../../bindings";
+import type { ApiError, ExportedBundleView, ImportedRunView, RunStatusKind, WorkspaceView } from "../../bindings";
 import { fail, MockError } from "./errors";
 import type { ScenarioName } from "./scenario";
 
@@ -29,16 +29,22 @@ export interface MockBundlesSeed {
   openedRunFile: string | null;
   /** Files whose run was imported in an earlier session: stored at start and marked imported, not imported by this window. */
   importedEarlier: Record<string, MockRunFile>;
+  /** The folder the Export… dialog saves in (the file is named after the run); `null` = the user cancels. */
+  exportFolder: string | null;
 }
 
 /** Where runs are stored: whether one is there, and storing a file's run. */
 export interface RunStore {
   has(runId: string): boolean;
   add(file: MockRunFile): void;
+  /** A run's thread, its oldest run first (the run last), with each one's status. */
+  thread(runId: string): { runId: string; status: RunStatusKind }[];
 }
 
+const LIVE: readonly RunStatusKind[] = ["created", "running", "awaiting_approval"];
+
 /** Commands that record events on a run after it ended (review): refused for an imported run. */
-export const REVIEW_COMMANDS = new Set(["keep_artifact", "revert_artifact", "revert_hunks", "reapply_artifact", "rewind_run", "redo_rewind", "keep_edited"]);
+export const REVIEW_COMMANDS = new Set(["keep_artifact", "keep_hunks", "revert_artifact", "revert_hunks", "reapply_artifact", "rewind_run", "redo_rewind", "keep_edited"]);
 
 /** Like the runtime's refusal of an act (`continued`, `compacted`, `changed`) on an imported run. */
 export function readOnlyMessage(runId: string, source: string, act: string): string {
@@ -84,6 +90,25 @@ export class MockBundles {
     }
   }
 
+  /** The run-file commands, by name (the router hands them all here). */
+  answer(cmd: string, input: Record<string, unknown>): unknown {
+    const path = String(input.path ?? "");
+    switch (cmd) {
+      case "open_run_file":
+        return this.open();
+      case "import_run_file":
+        return this.importFile(path);
+      case "opened_run_file":
+        return this.takeOpened();
+      case "pick_bundle_file":
+        return this.pickExport(String(input.runId));
+      case "export_run_bundle":
+        return this.exportTo(String(input.runId), path);
+      default:
+        return fail("internal", `mock backend: ${cmd} is no run-file command`);
+    }
+  }
+
   /** Like `open_run_file`: the picked file imported; `null` when the user cancels. */
   open(): ImportedRunView | null {
     return this.#seed.pickRunFile === null ? null : this.importFile(this.#seed.pickRunFile);
@@ -107,6 +132,21 @@ export class MockBundles {
     this.#store.add(file);
     this.#imported.set(file.runId, { source: fileName(path), file });
     return { runId: file.runId, added: [file.runId] };
+  }
+
+  /** Like `pick_bundle_file`: the file the save dialog picks, named after the run; `null` when the user cancels. */
+  pickExport(runId: string): string | null {
+    return this.#seed.exportFolder === null ? null : `${this.#seed.exportFolder}/${runId}.bearagent-run`;
+  }
+
+  /** Like `export_run_bundle`: a live run is refused (\`conflict\`); the bundle holds the run and the runs it continues. */
+  exportTo(runId: string, path: string): ExportedBundleView {
+    const thread = this.#store.thread(runId);
+    const status = thread[thread.length - 1]?.status;
+    if (status && LIVE.includes(status)) {
+      fail("conflict", `run ${runId} is still ${status === "awaiting_approval" ? "awaiting approval" : status}: export it once it has ended`);
+    }
+    return { path, runs: thread.map((r) => r.runId), withheld: 0, redacted: 0 };
   }
 
   /** The file name an imported run came from; `null` for a run made here. */

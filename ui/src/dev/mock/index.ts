@@ -242,6 +242,7 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
   const bundles = new MockBundles(config, {
     has: (runId) => engine.runs.has(runId),
     add: (file) => seedRecorded(workspaceElsewhere(file.workspacePath), file),
+    thread: (runId) => threadOf(engine, runId, () => null).map((t) => ({ runId: t.run.runId, status: t.run.status })),
   });
   const imported = (runId: string) => bundles.sourceOf(runId);
 
@@ -307,11 +308,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "get_thread":
             return threadOf(engine, String(input.runId), imported);
           case "open_run_file":
-            return bundles.open();
           case "import_run_file":
-            return bundles.importFile(String(input.path ?? ""));
           case "opened_run_file":
-            return bundles.takeOpened();
+          case "pick_bundle_file":
+          case "export_run_bundle":
+            return bundles.answer(cmd, input);
           case "compact_run":
             bundles.checkWritable(String(input.runId), "compacted");
             return compactByHand(
@@ -388,6 +389,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "revert_hunks":
             runOf(engine, String(input.runId));
             return artifacts.revertHunks(String(input.runId), String(input.path), (input.hunks as number[]) ?? [], Boolean(input.force));
+          case "keep_hunks":
+            return artifacts.keepHunks(String(input.runId), String(input.path), (input.hunks as number[]) ?? []);
           case "reapply_artifact":
             runOf(engine, String(input.runId));
             return artifacts.reapply(String(input.runId), String(input.path), Boolean(input.force));

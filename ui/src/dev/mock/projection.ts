@@ -75,6 +75,7 @@ export function project(events: readonly EventEnvelope[]): RunProjection {
 /** The user's review of a run's files (the kernel's `is_review` facet). */
 const REVIEW_TYPES: ReadonlySet<string> = new Set([
   "artifact_kept",
+  "artifact_hunks_kept",
   "artifact_reverted",
   "artifact_reapplied",
   "artifact_hunks_reverted",
@@ -207,6 +208,7 @@ export function apply(run: RunProjection, event: EventEnvelope): void {
     case "artifact_reapplied":
     case "artifact_hunks_reverted":
     case "artifact_kept":
+    case "artifact_hunks_kept":
     case "review_intended":
     case "review_abandoned":
     case "rewind_started":

@@ -48,6 +48,8 @@ export interface MockSeed {
   openedRunFile?: string | null;
   /** `.bearagent-run` files by path whose run was imported in an earlier session: stored (in its folder of the other machine) and marked imported with the file's name, but not imported by this window. */
   importedEarlier?: Record<string, MockRunFile>;
+  /** The folder the Export… dialog saves in (the file is named after the run); `null` = the user cancels. */
+  exportFolder?: string | null;
 }
 
 /** The run file the dialog picks by default: the conversation scenario's run, made on another machine. */
@@ -73,6 +75,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   pickRunFile: DEFAULT_RUN_FILE,
   openedRunFile: null,
   importedEarlier: {},
+  exportFolder: "/home/dev/Downloads",
 };
 
 export interface MockHooks {

@@ -14,6 +14,8 @@ export interface ArtifactsApi {
   revert(runId: string, path: string, force: boolean): Promise<Outcome<null>>;
   /** Reverts only these hunks (numbered from 1 in the diff shown); the others stay. */
   revertHunks(runId: string, path: string, hunks: number[], force: boolean): Promise<Outcome<null>>;
+  /** Keeps these hunks (numbered as for a revert): recorded, the file untouched. */
+  keepHunks(runId: string, path: string, hunks: number[]): Promise<Outcome<null>>;
   /** Undoes a revert (of the file or some hunks): the run's version is back. */
   reapply(runId: string, path: string, force: boolean): Promise<Outcome<null>>;
   exportRun(runId: string): Promise<Outcome<ExportedView>>;
@@ -29,6 +31,7 @@ export const tauriArtifactsApi: ArtifactsApi = {
   keep: (runId, path) => call(() => commands.keepArtifact(runId, path)),
   revert: (runId, path, force) => call(() => commands.revertArtifact(runId, path, force)),
   revertHunks: (runId, path, hunks, force) => call(() => commands.revertHunks(runId, path, hunks, force)),
+  keepHunks: (runId, path, hunks) => call(() => commands.keepHunks(runId, path, hunks)),
   reapply: (runId, path, force) => call(() => commands.reapplyArtifact(runId, path, force)),
   exportRun: (runId) => call(() => commands.exportRun(runId)),
   pending: (runId) => call(() => commands.pendingChange(runId)),

@@ -7,3 +7,4 @@ export { tauriReviewApi, type ReviewApi } from "./review";
 export { EditStore } from "./edit.svelte";
 export { fileActions, STATE_LABEL, type FileActions } from "./actions";
 export { moveBetweenHunks } from "./hunkKeys";
+export { hunkKey, keptKeys, keptNumbers, keysOfDiff } from "./keptHunks";

@@ -112,6 +112,11 @@ export class ArtifactsStore {
     return this.#act(path, () => this.#api.revertHunks(this.#runId, path, [hunk], false));
   }
 
+  /** Keeps hunk `hunk` (numbered from 1) of the file's diff: a decision, recorded; the file is not touched. */
+  keepHunk(path: string, hunk: number): Promise<boolean> {
+    return this.#act(path, () => this.#api.keepHunks(this.#runId, path, [hunk]));
+  }
+
   reapply(path: string, force = false): Promise<boolean> {
     return this.#act(path, () => this.#api.reapply(this.#runId, path, force), "reapply");
   }

@@ -39,6 +39,7 @@ function fakeApi(items: ArtifactItem[], untracked: UntrackedItem[] = []) {
       return ok(null);
     }),
     revertHunks: vi.fn(async (_r: string, path: string, _hunks: number[]): Promise<Outcome<null>> => (setState(path, "partial"), ok(null))),
+    keepHunks: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
     reapply: vi.fn(async (_r: string, path: string): Promise<Outcome<null>> => (setState(path, "pending"), ok(null))),
     exportRun: vi.fn(async () => ok({ jsonPath: "/data/exports/run-1.json", markdownPath: "/data/exports/run-1.md" })),
     pending: vi.fn(async () => ok(null)),

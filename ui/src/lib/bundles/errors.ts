@@ -13,3 +13,15 @@ export function runFileErrorTitle(code: string): string {
       return errorTitle(code);
   }
 }
+
+/** The title over an export that failed, by error code only. */
+export function exportErrorTitle(code: string): string {
+  switch (code) {
+    case "conflict":
+      return "The run cannot be exported yet";
+    case "dialog":
+      return "Save dialog unavailable";
+    default:
+      return errorTitle(code);
+  }
+}

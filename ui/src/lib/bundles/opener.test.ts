@@ -15,6 +15,8 @@ function fakeApi(more: Partial<RunFilesApi> = {}) {
     open: vi.fn<RunFilesApi["open"]>(async () => ok(IMPORTED)),
     importFile: vi.fn<RunFilesApi["importFile"]>(async () => ok(IMPORTED)),
     openedAtStart: vi.fn<RunFilesApi["openedAtStart"]>(async () => ok(null)),
+    pickExport: vi.fn<RunFilesApi["pickExport"]>(async () => ok(null)),
+    exportTo: vi.fn<RunFilesApi["exportTo"]>(async () => failed(DAMAGED)),
     ...more,
   } satisfies RunFilesApi;
 }

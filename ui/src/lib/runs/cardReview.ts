@@ -10,6 +10,8 @@ export interface CardReviewHost {
   changes: ArtifactsStore;
   /** Opens Changes on `path`. */
   onreview: (path: string) => void;
+  /** The kept hunks' keys of `path`, from the run's events (lib/artifacts/keptHunks.ts). */
+  kept: (path: string) => ReadonlySet<string>;
 }
 
 /**

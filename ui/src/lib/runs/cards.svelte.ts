@@ -9,9 +9,14 @@ import { RUN_COMMAND } from "./commands";
 import type { ToolCardItem } from "./conversation";
 import type { CardStatus } from "./toolCards";
 
-/** Open until the user says otherwise: what needs them now (a question, a command running, a failure). */
+/**
+ * Open until the user says otherwise: what needs them now (a question, a
+ * command running, a failure). A write or edit waiting for approval stays
+ * closed: its diff shows inline under it.
+ */
 export function openByDefault(card: ToolCardItem, status: CardStatus): boolean {
-  if (status.kind === "asking" || status.kind === "running") return true;
+  if (status.kind === "asking") return card.name !== "write_file" && card.name !== "edit_file";
+  if (status.kind === "running") return true;
   return status.kind === "failed" && card.name === RUN_COMMAND;
 }
 
@@ -46,11 +51,20 @@ export class CardState {
     this.#open.set(card.callId, !this.isOpen(card, status));
   }
 
-  /** Reads the run's diff of `path` for a call once (again after a failure). */
-  async loadDiff(callId: string, path: string): Promise<void> {
+  /** Which review of the file each diff was read at (see `loadDiff`). */
+  readonly #diffVersions = new Map<string, string>();
+
+  /**
+   * Reads the run's diff of `path` for a call once (again after a
+   * failure, or when `version` — the file's review as the list shows it —
+   * is not the one it was read at: a hunk reverted since).
+   */
+  async loadDiff(callId: string, path: string, version?: string): Promise<void> {
     const known = this.diffs.get(callId);
-    if (known && known.kind !== "failed") return;
-    this.diffs.set(callId, { kind: "loading", path });
+    const same = version === undefined || this.#diffVersions.get(callId) === version;
+    if (known && known.kind !== "failed" && same) return;
+    if (version !== undefined) this.#diffVersions.set(callId, version);
+    if (!known || known.kind === "failed") this.diffs.set(callId, { kind: "loading", path });
     const outcome = await this.#fetch(path);
     this.diffs.set(callId, outcome.ok ? { kind: "loaded", path, diff: outcome.value } : { kind: "failed", path, error: outcome.error });
   }

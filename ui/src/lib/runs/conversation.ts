@@ -135,6 +135,7 @@ type ReviewPayload = Extract<
       | "artifact_reapplied"
       | "artifact_hunks_reverted"
       | "artifact_kept"
+      | "artifact_hunks_kept"
       | "artifact_edited"
       | "review_abandoned"
       | "rewind_started"
@@ -263,6 +264,7 @@ export class ConversationFold {
       case "artifact_reapplied":
       case "artifact_hunks_reverted":
       case "artifact_kept":
+      case "artifact_hunks_kept":
       case "artifact_edited":
       case "rewind_started":
       case "artifact_rewound":

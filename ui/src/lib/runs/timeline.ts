@@ -198,6 +198,8 @@ export function rowInfo(p: EventPayload): RowInfo {
       return { title: `${p.hunks.length === 1 ? `Hunk ${p.hunks[0]}` : `Hunks ${p.hunks.join(", ")}`} of a file reverted`, tone: "attention", compact: true };
     case "artifact_kept":
       return { title: "File kept", tone: "muted", compact: true };
+    case "artifact_hunks_kept":
+      return { title: `${p.hunks.length === 1 ? `Hunk ${p.hunks[0]}` : `Hunks ${p.hunks.join(", ")}`} of a file kept`, tone: "muted", compact: true };
     case "artifact_edited":
       return { title: "File edited by you and kept", tone: "plain", compact: true };
     case "review_intended":

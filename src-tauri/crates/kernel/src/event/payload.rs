@@ -1,5 +1,6 @@
 //! The payload of every event type, one variant per fact about a run.
 
+use super::defaults::{default_max_repeated_calls, is_false};
 use super::kinds::{ApprovalScope, EffectOutcome, ModelErrorClass, Receipt, StopReason};
 use crate::budget::{BudgetKind, Budgets, TokenUsage};
 use crate::cost::Price;
@@ -79,8 +80,7 @@ pub enum EventPayload {
     RunStarted,
     /// Project instructions (`AGENTS.md`) read for the model: the file's
     /// workspace-relative path and its content as the blob `blob` (cut to
-    /// the cap when `truncated`), so "what the model saw" stays exact after
-    /// the file changes.
+    /// the cap when `truncated`), so "what the model saw" stays exact after the file changes.
     InstructionsLoaded {
         path: String,
         blob: ContentHash,
@@ -212,8 +212,7 @@ pub enum EventPayload {
         before_mode: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         after_mode: Option<u32>,
-        /// The hook (its command) that made it; `call_id` is then its call
-        /// or `hook#SEQ`.
+        /// The hook (its command) that made it; `call_id` is then its call or `hook#SEQ`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         by_hook: Option<String>,
     },
@@ -315,13 +314,11 @@ pub enum EventPayload {
         cancelled: bool,
         /// Files in the workspace it changed (each an artifact).
         changed_files: u32,
-        /// Changed files whose earlier version was too large to keep, so
-        /// they cannot be reverted.
+        /// Changed files whose earlier version was too large to keep, so they cannot be reverted.
         #[serde(default)]
         unrevertable_files: u32,
         /// The sandbox had no network, the command failed and its output
-        /// reads like a refused network access: renderers name the setting
-        /// that allows it.
+        /// reads like a refused network access: renderers name the setting that allows it.
         #[serde(default, skip_serializing_if = "is_false")]
         network_refused: bool,
         /// Workspace folders (relative, `/`) that did not exist before the
@@ -343,13 +340,11 @@ pub enum EventPayload {
     /// The user put a file back to how it was before the run.
     ArtifactReverted {
         path: String,
-        /// What the file holds now (None: the run created it, so it was
-        /// removed).
+        /// What the file holds now (None: the run created it, so it was removed).
         restored_hash: Option<ContentHash>,
         /// What the revert replaced, saved as a blob so it can be undone.
         replaced_hash: Option<ContentHash>,
-        /// The file no longer held the run's version and the user chose to
-        /// revert anyway.
+        /// The file no longer held the run's version and the user chose to revert anyway.
         forced: bool,
     },
     /// The user undid a revert: the run's version is back.
@@ -359,8 +354,7 @@ pub enum EventPayload {
         replaced_hash: Option<ContentHash>,
     },
     /// The user reverted some hunks of the run's change to a file (numbered
-    /// from 1 in the diff from before the run to what the file held); the
-    /// others stay.
+    /// from 1 in the diff from before the run to what the file held); the others stay.
     ArtifactHunksReverted {
         path: String,
         hunks: Vec<u32>,
@@ -374,6 +368,17 @@ pub enum EventPayload {
     },
     /// The user reviewed a file and kept the run's version.
     ArtifactKept { path: String },
+    /// The user kept some hunks of the run's change to a file (numbered
+    /// from 1 in the diff from before the run to what the file held):
+    /// reviewed, nothing on disk changes; the others are still undecided.
+    ArtifactHunksKept {
+        path: String,
+        hunks: Vec<u32>,
+        /// The kept hunks as a unified diff (cut to a few KB): what a
+        /// follow-up's model is told the user accepted.
+        #[serde(default)]
+        diff: String,
+    },
     /// The user edited the run's version of a file and kept their edit:
     /// the file holds `restored_hash`, the user's change, not the run's.
     ArtifactEdited {
@@ -438,8 +443,7 @@ pub enum EventPayload {
         refused: Vec<crate::worktree::WorktreeRefusal>,
     },
     /// The run's worktree folder and branch were removed: `discarded`
-    /// (its changes thrown away by the user) or pruned after it was
-    /// applied.
+    /// (its changes thrown away by the user) or pruned after it was applied.
     WorktreeRemoved { discarded: bool },
     /// A step of writing the main checkout for the run's worktree: an
     /// apply's or undo's intent, its outcome, or a removal's intent.
@@ -489,17 +493,4 @@ pub enum EventPayload {
         call_id: CallId,
         failure: crate::web::WebFailure,
     },
-}
-
-/// Three identical calls with identical results make a loop.
-pub const DEFAULT_MAX_REPEATED_CALLS: u32 = 3;
-
-/// Serde's `skip_serializing_if` for flags that are usually off, so events
-/// without them serialise as before.
-fn is_false(flag: &bool) -> bool {
-    !*flag
-}
-
-fn default_max_repeated_calls() -> u32 {
-    DEFAULT_MAX_REPEATED_CALLS
 }

@@ -254,7 +254,8 @@ impl Transition<'_> {
         self.require_tool_phase(call_id, &[ToolCallPhase::Started])
     }
 
-    pub(super) fn tool_call_completed(&mut self, call_id: &CallId) -> Result<(), ReduceError> {
+    pub(super) fn tool_call_completed(&mut self, result: &ToolResult) -> Result<(), ReduceError> {
+        let call_id = &result.call_id;
         self.require_status(&["running"])?;
         self.require_tool_phase(call_id, &[ToolCallPhase::Started])?;
         self.state.open_tool_calls.remove(call_id);

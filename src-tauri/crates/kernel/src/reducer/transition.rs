@@ -170,9 +170,7 @@ impl Transition<'_> {
             | EventPayload::CommandFinished { call_id, .. }
             | EventPayload::WebFetched { call_id, .. }
             | EventPayload::WebFetchFailed { call_id, .. } => self.tool_call_progressed(call_id),
-            EventPayload::ToolCallCompleted { result, .. } => {
-                self.tool_call_completed(&result.call_id)
-            }
+            EventPayload::ToolCallCompleted { result, .. } => self.tool_call_completed(result),
             EventPayload::ToolCallFailed { result } => self.tool_call_failed(result),
             EventPayload::McpServerStarted { .. }
             | EventPayload::McpServerUnavailable { .. }
@@ -185,6 +183,7 @@ impl Transition<'_> {
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactHunksReverted { .. }
             | EventPayload::ArtifactKept { .. }
+            | EventPayload::ArtifactHunksKept { .. }
             | EventPayload::ReviewIntended { .. }
             | EventPayload::ReviewAbandoned { .. }
             | EventPayload::RewindStarted { .. }

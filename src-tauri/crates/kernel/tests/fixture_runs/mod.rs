@@ -397,6 +397,11 @@ fn answer_and_review() -> Vec<EventPayload> {
             hunks: vec![2],
             rewound_to: None,
         },
+        EventPayload::ArtifactHunksKept {
+            path: "src/lib.rs".into(),
+            hunks: vec![1],
+            diff: "@@ -2,1 +2,1 @@\n-    x\n+    y\n".into(),
+        },
         EventPayload::ArtifactHunksReverted {
             path: "src/lib.rs".into(),
             hunks: vec![2],

@@ -254,6 +254,40 @@ impl Application {
         Ok(())
     }
 
+    /// Keeps hunks `hunks` (numbered from 1, as `revert_hunks` numbers
+    /// them) of the run's change to `path`: a review decision, recorded
+    /// with the hunks' text so a follow-up is told; the file is not touched.
+    pub fn keep_hunks(&self, run_id: RunId, path: &str, hunks: &[u32]) -> Result<(), AppError> {
+        let mut rec = self.settled_recorder(run_id)?;
+        let record = self.find_artifact(run_id, path)?;
+        if record.review == Review::Reverted {
+            return Err(AppError::Conflict(format!(
+                "{path} is reverted: re-apply it first"
+            )));
+        }
+        let text = |hash: &Option<ContentHash>| -> Result<String, AppError> {
+            let bytes = self.blob(hash)?.unwrap_or_default();
+            String::from_utf8(bytes).map_err(|_| {
+                AppError::InvalidInput(format!("{path} is not text: keep the whole file instead"))
+            })
+        };
+        let (before, now) = (text(&record.before)?, text(&record.now)?);
+        // The same numbering (and the same refusals) as a revert of them.
+        without_hunks(&before, &now, hunks)
+            .map_err(|e| AppError::InvalidInput(format!("{path}: {e}")))?;
+        let told = reverted_text(&before, &now, hunks);
+        let diff: Vec<&str> = told.iter().map(|(_, t)| t.as_str()).collect();
+        rec.record(
+            rec.last_seq(),
+            EventPayload::ArtifactHunksKept {
+                path: path.to_owned(),
+                hunks: hunks.to_vec(),
+                diff: diff.concat(),
+            },
+        )?;
+        Ok(())
+    }
+
     /// Settles a review the process stopped in the middle of, from the
     /// file as it is (like a tool write after a crash): it holds the
     /// version put back → the action took effect; what it replaced → it

@@ -219,3 +219,65 @@ async fn rewinding_the_first_run_of_a_thread_puts_back_what_its_follow_ups_did_t
         );
     }
 }
+
+#[tokio::test]
+async fn a_follow_up_is_told_of_a_kept_hunk_and_a_reverted_one_and_what_the_model_saw_stays_exact()
+{
+    let f = fixture();
+    std::fs::write(
+        f.ws.path().join("guide.md"),
+        "top\n1\n2\n3\n4\n5\n6\n7\n8\n9\nbottom\n",
+    )
+    .unwrap();
+    let parent = script(json!([
+        {"tool_call": {"tool_name": "write_file", "arguments": {"path": "guide.md", "content": "TOP\n1\n2\n3\n4\n5\n6\n7\n8\n9\nBOTTOM\n"}}},
+        {"final_answer": "written"}
+    ]));
+    let first = f
+        .app
+        .start_run(start("edit the guide", &f, &parent))
+        .unwrap();
+    f.app.wait_run(first).await.unwrap();
+    assert!(
+        f.app.keep_hunks(first, "guide.md", &[3]).is_err(),
+        "no hunk 3"
+    );
+    f.app.keep_hunks(first, "guide.md", &[1]).unwrap();
+    // Kept is a decision, not a write: the file is the run's version still.
+    assert_eq!(
+        std::fs::read_to_string(f.ws.path().join("guide.md")).unwrap(),
+        "TOP\n1\n2\n3\n4\n5\n6\n7\n8\n9\nBOTTOM\n"
+    );
+    f.app.revert_hunks(first, "guide.md", &[2], false).unwrap();
+    let follow = script(json!([{"final_answer": "ok"}]));
+    let mut start_follow = start("go on", &f, &follow);
+    start_follow.workspace = String::new();
+    let second = f
+        .app
+        .start_follow_up(
+            start_follow,
+            ThreadStart {
+                run_id: first,
+                at: None,
+            },
+        )
+        .unwrap();
+    f.app.wait_run(second).await.unwrap();
+    let sent = follow.calls();
+    let told = messages(&sent[0]);
+    let at = |needle: &str| {
+        told.iter()
+            .position(|m| m.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in {told:#?}"))
+    };
+    let kept = at("reviewed hunk 1 of your change to `guide.md` and kept it");
+    assert!(told[kept].contains("-top\n+TOP\n"), "{}", told[kept]);
+    let reverted = at("reverted hunk 2 of your change to `guide.md`");
+    assert!(
+        told[reverted].contains("-bottom\n+BOTTOM\n"),
+        "{}",
+        told[reverted]
+    );
+    assert!(at("written") < kept && kept < reverted && reverted < at("go on"));
+    assert_rebuilt_exactly(&f, second, &sent);
+}

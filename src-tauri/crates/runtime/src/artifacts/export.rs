@@ -37,7 +37,16 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
             out.extend(restored.iter().chain(replaced).cloned());
             continue;
         }
-        match &e.payload {
+        payload_hashes(&e.payload, &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The blobs one event names, review versions aside (taken by the caller).
+fn payload_hashes(payload: &EventPayload, out: &mut Vec<bearagent_kernel::ContentHash>) {
+    match payload {
             EventPayload::EffectIntended { before_hash, .. } => out.extend(before_hash.clone()),
             EventPayload::ArtifactRecorded {
                 before_hash,
@@ -101,14 +110,11 @@ pub(crate) fn referenced_hashes(events: &[EventEnvelope]) -> Vec<bearagent_kerne
             | EventPayload::ArtifactReverted { .. }
             | EventPayload::ArtifactReapplied { .. }
             | EventPayload::ArtifactHunksReverted { .. }
+            | EventPayload::ArtifactHunksKept { .. }
             | EventPayload::ArtifactRewound { .. }
             | EventPayload::ArtifactEdited { .. }
             | EventPayload::ReviewIntended { .. } => {}
         }
-    }
-    out.sort();
-    out.dedup();
-    out
 }
 
 /// "rewound the files to event 12 (3 files)", or its redo.
@@ -136,9 +142,8 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         EventPayload::ModelCallFailed { message, .. } => format!("model call failed: {message}"),
         EventPayload::ArtifactReverted { path, .. } => format!("reverted `{path}`"),
         EventPayload::ArtifactReapplied { path, .. } => format!("re-applied `{path}`"),
-        EventPayload::ArtifactHunksReverted { path, hunks, .. } => {
-            format!("reverted {} of `{path}`", bearagent_kernel::hunk_list(hunks))
-        }
+        EventPayload::ArtifactHunksReverted { path, hunks, .. }
+        | EventPayload::ArtifactHunksKept { path, hunks, .. } => hunks_line(&e.payload, path, hunks),
         EventPayload::ReviewAbandoned { path, reason } => {
             format!("revert or re-apply of `{path}` did not take effect: {reason}")
         }
@@ -205,6 +210,16 @@ fn timeline_line(e: &EventEnvelope) -> Option<String> {
         | EventPayload::ReviewIntended { .. } => return None,
     };
     Some(format!("- #{} {} — {}", e.seq, e.at, text))
+}
+
+/// "reverted hunk 2 of `a.md`", "kept hunks 1, 3 of `a.md`".
+fn hunks_line(p: &EventPayload, path: &str, hunks: &[u32]) -> String {
+    let verb = if matches!(p, EventPayload::ArtifactHunksKept { .. }) {
+        "kept"
+    } else {
+        "reverted"
+    };
+    format!("{verb} {} of `{path}`", bearagent_kernel::hunk_list(hunks))
 }
 
 /// "tool `x` requested", marked when the model wrote the call as text.

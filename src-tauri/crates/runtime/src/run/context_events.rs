@@ -92,14 +92,7 @@ fn push_items(
         EventPayload::RewindStarted { to, redo, paths } if flavour.reviews => {
             history.push(user(rewind_note(*to, *redo, paths)));
         }
-        EventPayload::ArtifactReverted { path, .. }
-        | EventPayload::ArtifactReapplied { path, .. }
-        | EventPayload::ArtifactHunksReverted { path, .. }
-        | EventPayload::ArtifactEdited { path, .. }
-            if flavour.reviews =>
-        {
-            history.push(user(review_note(path, payload)))
-        }
+        p if flavour.reviews && told_review(p).is_some() => history.extend(told_review(p).map(user)),
         EventPayload::ToolCallCompleted { result, .. }
         | EventPayload::ToolCallFailed { result } => history.push(previewed(result, caps)),
         EventPayload::RunStarted
@@ -137,6 +130,7 @@ fn push_items(
         | EventPayload::ArtifactReapplied { .. }
         | EventPayload::ArtifactHunksReverted { .. }
         | EventPayload::ArtifactKept { .. }
+        | EventPayload::ArtifactHunksKept { .. }
         | EventPayload::ReviewIntended { .. }
         | EventPayload::RewindStarted { .. }
         | EventPayload::ArtifactRewound { .. }
@@ -220,7 +214,19 @@ fn rewind_note(to: bearagent_kernel::EventSeq, redo: bool, paths: &[String]) -> 
     }
 }
 
-/// What the model is told of the user's review of a file after the run.
+/// What the model is told of the user's review of a file after the run
+/// (None: a review it is not told of, or no review).
+fn told_review(payload: &EventPayload) -> Option<String> {
+    match payload {
+        EventPayload::ArtifactReverted { path, .. }
+        | EventPayload::ArtifactReapplied { path, .. }
+        | EventPayload::ArtifactHunksReverted { path, .. }
+        | EventPayload::ArtifactHunksKept { path, .. }
+        | EventPayload::ArtifactEdited { path, .. } => Some(review_note(path, payload)),
+        _ => None,
+    }
+}
+
 fn review_note(path: &str, payload: &EventPayload) -> String {
     match payload {
         EventPayload::ArtifactReapplied { .. } => {
@@ -229,6 +235,12 @@ fn review_note(path: &str, payload: &EventPayload) -> String {
         EventPayload::ArtifactEdited { diff, .. } => format!(
             "[BearAgent] After that, the user edited your change to `{path}` and kept their version. \
              Build on it; do not undo it unless asked. Lines marked - were yours, + are the user's:\n{diff}"
+        ),
+        EventPayload::ArtifactHunksKept { hunks, diff, .. } => format!(
+            "[BearAgent] After that, the user reviewed {} of your change to `{path}` and kept {}. \
+             Build on it; do not undo it unless asked. Lines marked + are yours and stay:\n{diff}",
+            bearagent_kernel::hunk_list(hunks),
+            if hunks.len() == 1 { "it" } else { "them" }
         ),
         EventPayload::ArtifactHunksReverted { hunks, diff, .. } => format!(
             "[BearAgent] After that, the user reverted {} of your change to `{path}` (the rest stays). \
