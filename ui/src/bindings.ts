@@ -519,8 +519,7 @@ web_rules?: WebRule[] } |
 /**
  *  Project instructions (`AGENTS.md`) read for the model: the file's
  *  workspace-relative path and its content as the blob `blob` (cut to
- *  the cap when `truncated`), so "what the model saw" stays exact after
- *  the file changes.
+ *  the cap when `truncated`), so "what the model saw" stays exact after the file changes.
  */
 { type: "instructions_loaded"; path: string; blob: ContentHash; bytes: number; truncated: boolean } | 
 /**
@@ -608,10 +607,7 @@ network?: boolean } |
  *  record none): revert, re-apply and rewind put them back.
  */
 before_mode?: number | null; after_mode?: number | null; 
-/**
- *  The hook (its command) that made it; `call_id` is then its call
- *  or `hook#SEQ`.
- */
+/**  The hook (its command) that made it; `call_id` is then its call or `hook#SEQ`. */
 by_hook?: string | null } | 
 /**  Someone else changed a workspace file while the run was live. */
 { type: "external_change_observed"; path: string; hash: ContentHash | null } | 
@@ -680,15 +676,11 @@ signal: number | null; duration_ms: number; output: ContentHash | null;
 output_bytes: number; output_truncated: boolean; timed_out: boolean; cancelled: boolean; 
 /**  Files in the workspace it changed (each an artifact). */
 changed_files: number; 
-/**
- *  Changed files whose earlier version was too large to keep, so
- *  they cannot be reverted.
- */
+/**  Changed files whose earlier version was too large to keep, so they cannot be reverted. */
 unrevertable_files?: number; 
 /**
  *  The sandbox had no network, the command failed and its output
- *  reads like a refused network access: renderers name the setting
- *  that allows it.
+ *  reads like a refused network access: renderers name the setting that allows it.
  */
 network_refused?: boolean; 
 /**
@@ -711,24 +703,17 @@ removed_dirs?: string[];
 not_tracked?: NotTracked[] } | 
 /**  The user put a file back to how it was before the run. */
 { type: "artifact_reverted"; path: string; 
-/**
- *  What the file holds now (None: the run created it, so it was
- *  removed).
- */
+/**  What the file holds now (None: the run created it, so it was removed). */
 restored_hash: ContentHash | null; 
 /**  What the revert replaced, saved as a blob so it can be undone. */
 replaced_hash: ContentHash | null; 
-/**
- *  The file no longer held the run's version and the user chose to
- *  revert anyway.
- */
+/**  The file no longer held the run's version and the user chose to revert anyway. */
 forced: boolean } | 
 /**  The user undid a revert: the run's version is back. */
 { type: "artifact_reapplied"; path: string; restored_hash: ContentHash | null; replaced_hash: ContentHash | null } | 
 /**
  *  The user reverted some hunks of the run's change to a file (numbered
- *  from 1 in the diff from before the run to what the file held); the
- *  others stay.
+ *  from 1 in the diff from before the run to what the file held); the others stay.
  */
 { type: "artifact_hunks_reverted"; path: string; hunks: number[]; 
 /**
@@ -802,8 +787,7 @@ rewound_to?: EventSeq | null } |
 { type: "worktree_applied"; applied: string[]; merged: string[]; refused: WorktreeRefusal[] } | 
 /**
  *  The run's worktree folder and branch were removed: `discarded`
- *  (its changes thrown away by the user) or pruned after it was
- *  applied.
+ *  (its changes thrown away by the user) or pruned after it was applied.
  */
 { type: "worktree_removed"; discarded: boolean } | 
 /**
