@@ -16,14 +16,16 @@
 //   its detail and in its summary).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { makeSandbox, startDriver, launchApp, byTestId, screenshot, step, openWorkspace, repoRoot, WAIT } from "./harness.mjs";
 
 const CORPUS = join(repoRoot, "tests/replay-corpus/file-tools-read-write.bearagent-run");
-// The bundle's run (its manifest's run_id) and what it recorded.
-const RUN = "01a23a8c-66d2-76ce-8711-9993e4e966f5";
+// The bundle's run, read from its manifest (the corpus is remade when
+// requests change, and its runs get new ids), and what it recorded.
+const RUN = JSON.parse(execFileSync("tar", ["-xzOf", CORPUS, "manifest.json"], { encoding: "utf8" })).run_id;
 const GOAL = "compare the architecture notes in docs and write the conclusion to outputs/report.md";
 const ANSWER = "Wrote outputs/report.md comparing A and B.";
 // The copy is named unlike the corpus file: the notice names the file imported.
