@@ -293,12 +293,12 @@ main() {
                     first_input=$(jq -r 'select((.payload.type // .event.payload.type)=="model_call_completed")
                         | (.payload.usage.input // .event.payload.usage.input)' "$ws.events.jsonl" 2>/dev/null | head -n1)
                     [ -n "$first_input" ] || first_input=-
-                jq -r '.final_answer // ""' "$ws.inspect.json" > "$ws.answer.txt" 2>/dev/null || : > "$ws.answer.txt"
+                    jq -r '.final_answer // ""' "$ws.inspect.json" > "$ws.answer.txt" 2>/dev/null || : > "$ws.answer.txt"
                     if [ "$status" = succeeded ] && looks_like_tool_call "$ws.answer.txt"; then tool_as_answer=yes; fi
                 fi
                 if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then status="$status(timeout)"; fi
                 if check_task "$n" "$ws"; then check=pass; else check=fail; fi
-                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$model" "$mode" "$n" "$task" "$status" "$rc" \
+                printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$model" "$mode" "$n" "$task" "$status" "$rc" \
                     "$check" "$calls" "$tool_as_answer" "$secs" "$switched" "$first_input" >> "$RESULTS"
                 log "  -> status=$status exit=$rc check=$check calls=$calls tool-call-as-answer=$tool_as_answer mode-switched=$switched first-request=${first_input} tokens (${secs}s)"
             done

@@ -1,7 +1,8 @@
 //! Fenced JSON: a call (or an array of calls) in a ```json block, or a
 //! block with no language — often after a sentence ("I will read the
-//! file:"). Blocks in other languages are code, never calls; all blocks
-//! are returned so the bare scan skips them.
+//! file:"). Blocks in other languages are code, never calls (except a
+//! reply that is one such block holding only a call-shaped object); all
+//! blocks are returned so the bare scan skips them.
 
 use super::bare::scan;
 use super::shape::{calls_in, first_value, names_known_tool, Known, Wrapper};
@@ -35,12 +36,20 @@ pub(super) fn find(text: &str, known: &Known) -> (Vec<Found>, Vec<Range<usize>>)
         rest.trim().is_empty()
     };
     let mut found = Vec::new();
+    // A reply that is only the block means it as a call.
+    let whole = outside_is_empty && fences.len() == 1;
     for fence in &fences {
         if !CALL_LANGUAGES.contains(&fence.lang.to_ascii_lowercase().as_str()) {
+            // Code, never a call — unless the whole reply is one block
+            // holding one call-shaped object: small models fence their call
+            // as ```python, and an unknown name must be re-asked, not
+            // taken for the answer.
+            if whole {
+                found.extend(whole_value_in(&text[fence.body.clone()], known));
+            }
             continue;
         }
-        // A reply that is only the block means it as a call.
-        let wrapper = if outside_is_empty && fences.len() == 1 {
+        let wrapper = if whole {
             Wrapper::Whole
         } else {
             Wrapper::Implicit
@@ -67,6 +76,18 @@ fn calls_in_body(body: &str, known: &Known, wrapper: Wrapper) -> Vec<Found> {
             ))],
             None => scan(trimmed, &[], known, DIALECT),
         },
+    }
+}
+
+/// The call a block in another language is when its body is exactly one
+/// JSON value (call-shaped; else nothing).
+fn whole_value_in(body: &str, known: &Known) -> Vec<Found> {
+    let trimmed = body.trim();
+    match first_value(trimmed) {
+        Ok((value, used)) if trimmed[used..].trim().is_empty() => {
+            calls_in(&value, known, Wrapper::Whole, DIALECT)
+        }
+        _ => Vec::new(),
     }
 }
 
