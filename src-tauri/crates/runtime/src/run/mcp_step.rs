@@ -4,7 +4,7 @@
 
 use super::deps::{LoopDeps, RunGrants};
 use super::loop_guard::signature;
-use super::outcome::{result, ToolStepEnd};
+use super::outcome::{record_bounded as record_result, ToolStepEnd};
 use super::recorder::Recorder;
 use crate::live::LiveEvent;
 use crate::mcp::McpToolAdapter;
@@ -126,34 +126,6 @@ fn stored_images(
         });
     }
     Ok(refs)
-}
-
-/// The result, bounded like every tool's (head kept, size recorded).
-fn record_result(
-    rec: &mut Recorder,
-    cause: EventSeq,
-    call_id: &CallId,
-    (mut content, is_error, images): (String, bool, Vec<ImageRef>),
-    max: usize,
-) -> Result<EventSeq, AppError> {
-    let original_bytes = content.len() as u64;
-    let truncated = content.len() > max;
-    if truncated {
-        content.truncate(bearagent_tools::floor_char_boundary(&content, max));
-    }
-    let mut result = result(call_id, content, is_error);
-    result.images = images;
-    let payload = if is_error {
-        EventPayload::ToolCallFailed { result }
-    } else {
-        EventPayload::ToolCallCompleted {
-            result,
-            receipt: None,
-            truncated,
-            original_bytes,
-        }
-    };
-    rec.record(Some(cause), payload)
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use super::recorder::Recorder;
 use crate::AppError;
-use bearagent_kernel::{CallId, EventPayload, EventSeq, ToolResult};
+use bearagent_kernel::{CallId, EventPayload, EventSeq, ImageRef, ToolResult};
 
 pub enum ToolStepEnd {
     Continue,
@@ -17,6 +17,35 @@ pub(crate) fn result(call_id: &CallId, content: String, is_error: bool) -> ToolR
         is_error,
         images: Vec::new(),
     }
+}
+
+/// A room's result, bounded like every tool's (head kept, size recorded):
+/// completed, or failed when it is an error.
+pub(crate) fn record_bounded(
+    rec: &mut Recorder,
+    cause: EventSeq,
+    call_id: &CallId,
+    (mut content, is_error, images): (String, bool, Vec<ImageRef>),
+    max: usize,
+) -> Result<EventSeq, AppError> {
+    let original_bytes = content.len() as u64;
+    let truncated = content.len() > max;
+    if truncated {
+        content.truncate(bearagent_tools::floor_char_boundary(&content, max));
+    }
+    let mut result = result(call_id, content, is_error);
+    result.images = images;
+    let payload = if is_error {
+        EventPayload::ToolCallFailed { result }
+    } else {
+        EventPayload::ToolCallCompleted {
+            result,
+            receipt: None,
+            truncated,
+            original_bytes,
+        }
+    };
+    rec.record(Some(cause), payload)
 }
 
 /// The call failed before or instead of running: the model is told why.

@@ -14,7 +14,7 @@
 
 use super::deps::{LoopDeps, Route, RunGrants};
 use super::loop_guard::signature;
-use super::outcome::{result, ToolStepEnd};
+use super::outcome::{record_bounded, ToolStepEnd};
 use super::recorder::Recorder;
 use crate::config::web::domain_rules;
 use crate::AppError;
@@ -291,7 +291,9 @@ pub(crate) async fn execute_web(
     grants
         .loops
         .executed(signature, hash_bytes(content.as_bytes()));
-    record_result(rec, fact, &call_id, content, is_error, deps)?;
+    // Bounded like every tool's result; the whole body is the blob.
+    let max = deps.executor.limits.max_output_bytes;
+    record_bounded(rec, fact, &call_id, (content, is_error, Vec::new()), max)?;
     if matches!(outcome, Err(FetchError::Cancelled)) && deps.cancel.is_cancelled() {
         rec.record_user_cancel()?;
         return Ok(ToolStepEnd::RunEnded);
@@ -335,36 +337,6 @@ fn fetched(
         call_id: call_id.clone(),
         fetch,
     })
-}
-
-/// The result, bounded like every tool's (head kept, size recorded; the
-/// whole body is the blob).
-fn record_result(
-    rec: &mut Recorder,
-    cause: EventSeq,
-    call_id: &CallId,
-    mut content: String,
-    is_error: bool,
-    deps: &LoopDeps,
-) -> Result<EventSeq, AppError> {
-    let max = deps.executor.limits.max_output_bytes;
-    let original_bytes = content.len() as u64;
-    let truncated = content.len() > max;
-    if truncated {
-        content.truncate(bearagent_tools::floor_char_boundary(&content, max));
-    }
-    let result = result(call_id, content, is_error);
-    let payload = if is_error {
-        EventPayload::ToolCallFailed { result }
-    } else {
-        EventPayload::ToolCallCompleted {
-            result,
-            receipt: None,
-            truncated,
-            original_bytes,
-        }
-    };
-    rec.record(Some(cause), payload)
 }
 
 #[cfg(test)]
