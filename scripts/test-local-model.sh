@@ -221,6 +221,7 @@ looks_like_tool_call() {
     python3 - "$1" <<'EOF'
 import json, re, sys
 t = open(sys.argv[1], encoding="utf-8", errors="replace").read()
+t = t.replace('\\"', '"')  # a call still escaped as string content
 hit = (("\"name\"" in t and "\"arguments\"" in t)
        or "<tool_call>" in t or "</tool_call>" in t
        or "\"tool_name\"" in t or re.search(r'"type"\s*:\s*"tool_call"', t) is not None

@@ -61,6 +61,9 @@ pub(super) fn find(text: &str, known: &Known) -> (Vec<Found>, Vec<Range<usize>>)
 
 fn calls_in_body(body: &str, known: &Known, wrapper: Wrapper) -> Vec<Found> {
     let trimmed = body.trim();
+    if let Some(decoded) = string_escaped(trimmed) {
+        return calls_in_body(&decoded, known, wrapper);
+    }
     match first_value(trimmed) {
         Ok((value, used)) if trimmed[used..].trim().is_empty() => {
             calls_in(&value, known, wrapper, DIALECT)
@@ -83,12 +86,39 @@ fn calls_in_body(body: &str, known: &Known, wrapper: Wrapper) -> Vec<Found> {
 /// JSON value (call-shaped; else nothing).
 fn whole_value_in(body: &str, known: &Known) -> Vec<Found> {
     let trimmed = body.trim();
+    if let Some(decoded) = string_escaped(trimmed) {
+        return whole_value_in(&decoded, known);
+    }
     match first_value(trimmed) {
         Ok((value, used)) if trimmed[used..].trim().is_empty() => {
             calls_in(&value, known, Wrapper::Whole, DIALECT)
         }
         _ => Vec::new(),
     }
+}
+
+/// The JSON a body holds when the model wrote it still escaped as the
+/// inside of a string (`{\n  \"name\": …}`, seen from qwen2.5-coder
+/// 0.5B): only a body that is not JSON itself, opens an object or array,
+/// and decodes as a JSON string into text that is.
+fn string_escaped(body: &str) -> Option<String> {
+    if !body.contains("\\\"") || !(body.starts_with('{') || body.starts_with('[')) {
+        return None;
+    }
+    if first_value(body).is_ok() {
+        return None;
+    }
+    // Raw line breaks are not allowed inside a JSON string; the model's own
+    // are layout, so they may become escapes before decoding.
+    let quoted = format!(
+        "\"{}\"",
+        body.replace('\r', "\\r")
+            .replace('\n', "\\n")
+            .replace('\t', "\\t")
+    );
+    let decoded: String = serde_json::from_str(&quoted).ok()?;
+    let decoded = decoded.trim().to_owned();
+    first_value(&decoded).ok().map(|_| decoded)
 }
 
 /// The fenced blocks (``` or ~~~), an unclosed last one running to the end.
