@@ -191,6 +191,16 @@ pub struct ProfileEntry {
     /// server or tool (the server's own tool name), beats the tool's hint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcp_rules: Option<bearagent_kernel::McpRules>,
+    /// `true`: runs may hand tasks to helper runs (the `task` tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegate: Option<bool>,
+    /// How deep helpers may nest (1 to 4; default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegation_depth: Option<u32>,
+    /// The share of what a run has left that one helper reserves, in
+    /// percent (1 to 90; default 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegation_share: Option<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -174,9 +174,23 @@ pub fn profile(
     c.env = entry.command_env.clone().unwrap_or_default();
     c.rules = entry.command_rules.clone().unwrap_or_default();
     p.mcp_rules = entry.mcp_rules.clone().unwrap_or_default();
+    p.delegation = delegation_of(&entry);
     // One set of domain rules for every profile; recorded on each run.
     p.web_rules = config.web.rules.clone();
     Ok((p, entry.provider, entry.model))
+}
+
+/// The profile's delegation: on with `delegate = true`, or when it sets
+/// a depth or share (validated when the file was read).
+fn delegation_of(entry: &ProfileEntry) -> Option<bearagent_kernel::Delegation> {
+    let asked = entry.delegation_depth.is_some() || entry.delegation_share.is_some();
+    if entry.delegate == Some(false) || !(asked || entry.delegate == Some(true)) {
+        return None;
+    }
+    let mut d = bearagent_kernel::Delegation::default();
+    d.max_depth = entry.delegation_depth.unwrap_or(d.max_depth);
+    d.share_percent = entry.delegation_share.unwrap_or(d.share_percent);
+    Some(d)
 }
 
 #[cfg(test)]
@@ -269,5 +283,33 @@ max_wall_time_secs = 60
             RunProfile::default()
         );
         assert!(profile(&config(), "missing").is_err());
+    }
+
+    #[test]
+    fn a_profile_lets_runs_delegate_with_its_depth_and_share() {
+        let file = |body: &str| parse(Path::new("c.toml"), &format!("version = 1\n{body}"));
+        let delegation = |body: &str| profile(&file(body).unwrap(), "p").unwrap().0.delegation;
+        assert_eq!(delegation("[profiles.p]\napproval = \"ask\""), None);
+        assert_eq!(
+            delegation("[profiles.p]\ndelegate = true"),
+            Some(bearagent_kernel::Delegation::default())
+        );
+        let set = delegation("[profiles.p]\ndelegation_depth = 1\ndelegation_share = 50").unwrap();
+        assert_eq!((set.max_depth, set.share_percent), (1, 50));
+        assert_eq!(
+            delegation("[profiles.p]\ndelegate = false\ndelegation_depth = 3"),
+            None
+        );
+        for (bad, field) in [
+            ("delegation_depth = 0", "delegation_depth"),
+            ("delegation_depth = 9", "delegation_depth"),
+            ("delegation_share = 0", "delegation_share"),
+            ("delegation_share = 95", "delegation_share"),
+        ] {
+            let err = file(&format!("[profiles.p]\n{bad}"))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(&format!("profiles.p.{field}")), "{bad}: {err}");
+        }
     }
 }

@@ -122,7 +122,20 @@ fn validate_profile(
     if let Some(share) = profile.compact_at {
         compact_at_permille(share).map_err(|e| invalid(path, field("compact_at"), e))?;
     }
+    validate_delegation(profile).map_err(|(f, e)| invalid(path, field(f), e))?;
     validate_commands(profile).map_err(|(f, e)| invalid(path, field(f), e))
+}
+
+/// Helpers nest 1 to 4 deep and reserve 1 to 90 % each: deeper trees or a
+/// whole budget per child would leave the parent nothing to finish with.
+fn validate_delegation(p: &ProfileEntry) -> Result<(), (&'static str, String)> {
+    if p.delegation_depth.is_some_and(|d| !(1..=4).contains(&d)) {
+        return Err(("delegation_depth", "must be 1 to 4".into()));
+    }
+    if p.delegation_share.is_some_and(|s| !(1..=90).contains(&s)) {
+        return Err(("delegation_share", "must be 1 to 90 (percent)".into()));
+    }
+    Ok(())
 }
 
 /// The limits of a profile that must be above 0 when set, by field name.
