@@ -6,6 +6,7 @@
 //! review). The runs show in the app and in `bearagent runs` like any.
 //! Logs go to the log file; stdout carries only protocol messages.
 
+mod ask;
 mod choice;
 mod ctx;
 mod history;

@@ -4,18 +4,17 @@
 //! its end as the prompt's stop reason.
 
 use super::ctx::{app_error, invalid, Ctx};
-use super::permission;
 use super::sessions::Session;
 use super::updates::{self, text_content};
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, RequestPermissionRequest, SessionNotification, SessionUpdate,
-    StopReason, TextContent, ToolCallStatus,
+    ContentBlock, ContentChunk, SessionNotification, SessionUpdate, StopReason, TextContent,
+    ToolCallStatus,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{Client, Error};
 use bearagent_kernel::{
-    BudgetKind, CallId, EventEnvelope, EventPayload, EventSeq, HookDecision, HookEvent, RunId,
-    RunStatus, ToolCall,
+    BudgetKind, CallId, DelegatedBy, EventEnvelope, EventPayload, EventSeq, HookDecision,
+    HookEvent, RunId, RunStatus, ToolCall, TASK_TOOL,
 };
 use bearagent_runtime::{LiveEvent, ProposedChange, StartRun, ThreadStart};
 use std::collections::HashMap;
@@ -48,18 +47,26 @@ pub fn start(ctx: &Ctx, session: &Session, prompt: super::prompt::Prompt) -> Res
     started.map_err(|e| app_error(&e))
 }
 
-/// What the editor has been told of the run so far.
-struct Follower<'a> {
-    ctx: &'a Ctx,
-    conn: &'a ConnectionTo<Client>,
-    session_id: &'a str,
-    workspace: &'a str,
+/// What the editor has been told of the run and its helpers so far.
+pub(super) struct Follower<'a> {
+    pub(super) ctx: &'a Ctx,
+    pub(super) conn: &'a ConnectionTo<Client>,
+    pub(super) session_id: &'a str,
+    pub(super) workspace: &'a str,
     run: RunId,
-    cancel: &'a CancellationToken,
-    next: EventSeq,
-    calls: HashMap<CallId, ToolCall>,
-    changes: HashMap<CallId, ProposedChange>,
+    pub(super) cancel: &'a CancellationToken,
+    /// The prompt's run and its helper runs at any depth (delegation):
+    /// each with the next event the editor has not been told of.
+    followed: HashMap<RunId, Followed>,
+    pub(super) calls: HashMap<(RunId, CallId), ToolCall>,
+    pub(super) changes: HashMap<(RunId, CallId), ProposedChange>,
     outputs: HashMap<CallId, String>,
+}
+
+/// A run the prompt follows: its next event, and for a helper its label.
+struct Followed {
+    next: EventSeq,
+    label: Option<String>,
 }
 
 /// Follows `run` until it settles, telling the editor; the stop reason.
@@ -79,7 +86,13 @@ pub async fn follow(
         workspace: &session.workspace,
         run,
         cancel,
-        next: EventSeq::FIRST,
+        followed: HashMap::from([(
+            run,
+            Followed {
+                next: EventSeq::FIRST,
+                label: None,
+            },
+        )]),
         calls: HashMap::new(),
         changes: HashMap::new(),
         outputs: HashMap::new(),
@@ -100,11 +113,14 @@ pub async fn follow(
             }
         };
         match event {
-            Ok(LiveEvent::Committed(e)) if e.run_id == run => {
-                if e.seq > f.next {
-                    f.catch_up(Some(e.seq)).await?;
+            Ok(LiveEvent::Committed(e)) => {
+                let Some(next) = f.next_of(e.run_id) else {
+                    continue;
+                };
+                if e.seq > next {
+                    f.catch_up(e.run_id, Some(e.seq)).await?;
                 }
-                if e.seq == f.next {
+                if f.next_of(e.run_id) == Some(e.seq) {
                     f.committed(&e).await?;
                 }
             }
@@ -115,7 +131,7 @@ pub async fn follow(
                     missed = n,
                     "the ACP follower fell behind; reading the store"
                 );
-                f.catch_up(None).await?;
+                f.catch_up_all().await?;
             }
             Err(RecvError::Closed) => break,
         }
@@ -126,17 +142,65 @@ pub async fn follow(
 impl Follower<'_> {
     /// The run has ended and the editor was told all of it.
     fn settled(&self) -> bool {
+        let next = self.next_of(self.run).unwrap_or(EventSeq::FIRST);
         self.ctx.app.get_run(self.run).is_ok_and(|p| {
             let ended = p.status.is_terminal() || p.status == RunStatus::Interrupted;
-            ended && p.last_seq.get() < self.next.get()
+            ended && p.last_seq.get() < next.get()
         })
     }
 
-    /// Tells the editor the stored events it has not been told yet, up to
-    /// `through` (all of them without).
-    async fn catch_up(&mut self, through: Option<EventSeq>) -> Result<(), Error> {
+    /// The next event of `run` the editor has not been told of; None for a
+    /// run this prompt does not follow.
+    fn next_of(&self, run: RunId) -> Option<EventSeq> {
+        self.followed.get(&run).map(|f| f.next)
+    }
+
+    /// A helper a followed run's `task` call starts: its id is derived
+    /// from the call's, so it is known before its first event (and after
+    /// a lag that lost its `run_created`).
+    fn follow_helper(&mut self, run: RunId, call: &ToolCall) {
+        if call.tool_name.as_str() != TASK_TOOL {
+            return;
+        }
+        let label = call
+            .arguments
+            .get("description")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("helper");
+        let child = DelegatedBy::child_run_id(run, &call.call_id);
+        self.followed.entry(child).or_insert(Followed {
+            next: EventSeq::FIRST,
+            label: Some(format!("helper \"{label}\"")),
+        });
+    }
+
+    /// A call's title in the editor: a helper's calls are labelled with it.
+    pub(super) fn title(&self, run: RunId, headline: String) -> String {
+        match self.followed.get(&run).and_then(|f| f.label.as_deref()) {
+            Some(label) => format!("{label}: {headline}"),
+            None => headline,
+        }
+    }
+
+    /// Catches up every followed run from the store (after a lag).
+    async fn catch_up_all(&mut self) -> Result<(), Error> {
+        let mut done = std::collections::HashSet::new();
+        // Catching up may find new helpers; go until none is left.
+        while let Some(run) = self.followed.keys().find(|r| !done.contains(*r)).copied() {
+            done.insert(run);
+            self.catch_up(run, None).await?;
+        }
+        Ok(())
+    }
+
+    /// Tells the editor the stored events of `run` it has not been told
+    /// yet, up to `through` (all of them without).
+    async fn catch_up(&mut self, run: RunId, through: Option<EventSeq>) -> Result<(), Error> {
         loop {
-            let after = EventSeq(self.next.get() - 1);
+            let Some(next) = self.next_of(run) else {
+                return Ok(());
+            };
+            let after = EventSeq(next.get() - 1);
             let limit = through.map_or(500, |t| t.get().saturating_sub(after.get()).min(500));
             if limit == 0 {
                 return Ok(());
@@ -145,7 +209,7 @@ impl Follower<'_> {
             let events = self
                 .ctx
                 .app
-                .list_events(self.run, after, limit)
+                .list_events(run, after, limit)
                 .map_err(|e| app_error(&e))?;
             if events.is_empty() {
                 return Ok(());
@@ -156,7 +220,7 @@ impl Follower<'_> {
         }
     }
 
-    fn send(&self, update: SessionUpdate) -> Result<(), Error> {
+    pub(super) fn send(&self, update: SessionUpdate) -> Result<(), Error> {
         self.conn
             .send_notification(SessionNotification::new(self.session_id.to_owned(), update))
     }
@@ -184,22 +248,26 @@ impl Follower<'_> {
     }
 
     async fn committed(&mut self, e: &EventEnvelope) -> Result<(), Error> {
-        if e.seq < self.next {
-            return Ok(());
+        let run = e.run_id;
+        match self.followed.get_mut(&run) {
+            Some(f) if e.seq >= f.next => f.next = e.seq.next(),
+            _ => return Ok(()),
         }
-        self.next = e.seq.next();
         match &e.payload {
             EventPayload::ToolCallRequested { call, .. } => {
-                if let Ok(Some(change)) = self.ctx.app.proposed_change(self.run, call) {
-                    self.changes.insert(call.call_id.clone(), change);
+                self.follow_helper(run, call);
+                let key = (run, call.call_id.clone());
+                if let Ok(Some(change)) = self.ctx.app.proposed_change(run, call) {
+                    self.changes.insert(key.clone(), change);
                 }
-                self.calls.insert(call.call_id.clone(), call.clone());
-                let shown = updates::tool_call(self.run, call, self.workspace);
+                self.calls.insert(key, call.clone());
+                let mut shown = updates::tool_call(run, call, self.workspace);
+                shown.title = self.title(run, shown.title);
                 self.send(SessionUpdate::ToolCall(shown))
             }
-            EventPayload::ApprovalRequested { call_id, .. } => self.ask(call_id).await,
+            EventPayload::ApprovalRequested { call_id, .. } => self.ask(run, call_id).await,
             EventPayload::ToolCallStarted { call_id } => {
-                let id = updates::call_id(self.run, call_id);
+                let id = updates::call_id(run, call_id);
                 let update = updates::status(&id, ToolCallStatus::InProgress, vec![]);
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
@@ -210,7 +278,7 @@ impl Follower<'_> {
                 // What the write did, from its receipt: the diff computed
                 // when it was requested may already see the write itself
                 // (a call not asked about runs before we look).
-                let asked = self.changes.remove(id);
+                let asked = self.changes.remove(&(run, id.clone()));
                 let done = receipt
                     .as_ref()
                     .and_then(|r| self.ctx.app.recorded_change(id, r).ok())
@@ -221,7 +289,7 @@ impl Follower<'_> {
                     .collect();
                 content.push(text_content(&result.content));
                 let update = updates::status(
-                    &updates::call_id(self.run, id),
+                    &updates::call_id(run, id),
                     ToolCallStatus::Completed,
                     content,
                 );
@@ -229,17 +297,20 @@ impl Follower<'_> {
             }
             EventPayload::ToolCallFailed { result } => {
                 let content = vec![text_content(&result.content)];
-                let id = updates::call_id(self.run, &result.call_id);
+                let id = updates::call_id(run, &result.call_id);
                 let update = updates::status(&id, ToolCallStatus::Failed, content);
                 self.send(SessionUpdate::ToolCallUpdate(update))
             }
             // The fetch's facts (URLs, status, size, digest) while its
             // result, the page's text, follows as the completion.
-            EventPayload::WebFetched { call_id, fetch } => self.progress(call_id, &fetch.line()),
-            EventPayload::WebFetchFailed { call_id, failure } => {
-                self.progress(call_id, &failure.line())
+            EventPayload::WebFetched { call_id, fetch } => {
+                self.progress(run, call_id, &fetch.line())
             }
-            EventPayload::TodoUpdated { items } => {
+            EventPayload::WebFetchFailed { call_id, failure } => {
+                self.progress(run, call_id, &failure.line())
+            }
+            // The editor's plan is the prompt's run's, not a helper's.
+            EventPayload::TodoUpdated { items } if run == self.run => {
                 self.send(SessionUpdate::Plan(updates::plan(items)))
             }
             _ => Ok(()),
@@ -247,55 +318,10 @@ impl Follower<'_> {
     }
 
     /// An in-progress update of a call with one line of text.
-    fn progress(&self, call_id: &CallId, text: &str) -> Result<(), Error> {
-        let id = updates::call_id(self.run, call_id);
+    fn progress(&self, run: RunId, call_id: &CallId, text: &str) -> Result<(), Error> {
+        let id = updates::call_id(run, call_id);
         let update = updates::status(&id, ToolCallStatus::InProgress, vec![text_content(text)]);
         self.send(SessionUpdate::ToolCallUpdate(update))
-    }
-
-    /// Asks the editor about a call and records its answer; a cancelled
-    /// prompt stops waiting (the run's cancellation answers it).
-    async fn ask(&mut self, call_id: &CallId) -> Result<(), Error> {
-        let Some(call) = self.calls.get(call_id) else {
-            return Ok(());
-        };
-        let mut content = Vec::new();
-        if let Some(change) = self.changes.get(call_id) {
-            content.push(updates::diff_content(change, self.workspace));
-        }
-        let shown = updates::tool_call(self.run, call, self.workspace);
-        let id = updates::call_id(self.run, call_id);
-        let update = updates::status(&id, ToolCallStatus::Pending, content);
-        let mut fields = update.fields;
-        fields.title = Some(shown.title);
-        fields.kind = Some(shown.kind);
-        fields.raw_input = shown.raw_input;
-        let request = RequestPermissionRequest::new(
-            self.session_id.to_owned(),
-            agent_client_protocol::v1::schema::ToolCallUpdate::new(id, fields),
-            permission::options(),
-        );
-        let answer = tokio::select! {
-            a = self.conn.send_request(request).block_task() => a,
-            _ = self.cancel.cancelled() => return Ok(()),
-        };
-        let decision = match answer {
-            Ok(response) => permission::decision(&response.outcome),
-            Err(e) => {
-                tracing::warn!(error = ?e, "the editor did not answer a permission request");
-                permission::decision(
-                    &agent_client_protocol::v1::schema::RequestPermissionOutcome::Cancelled,
-                )
-            }
-        };
-        if let Err(e) = self
-            .ctx
-            .app
-            .decide_approval(self.run, call_id.as_str(), decision)
-        {
-            tracing::warn!(error = %e, "a permission answer came too late");
-        }
-        Ok(())
     }
 }
 
