@@ -247,6 +247,10 @@ impl ProfileView {
                     .compact_at_permille
                     .map(|p| f64::from(p) / 1000.0),
                 mcp_rules: Some(self.mcp_rules).filter(|r| !r.is_empty()),
+                // Kept from the file by `save_profile` (not on the form).
+                delegate: None,
+                delegation_depth: None,
+                delegation_share: None,
             },
         )
     }

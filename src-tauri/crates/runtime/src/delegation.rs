@@ -33,24 +33,33 @@ use crate::run::recorder::Recorder;
 use crate::AppError;
 use bearagent_kernel::{DelegatedBy, EventPayload};
 use bearagent_tools::Registry;
+use bearagent_tools::WorkspaceRoot;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tracing::Instrument;
 
 /// The tools a run gets, from its `RunCreated`: a child only the reading
 /// ones; `task` for a run that may delegate. Live and in a replay alike.
 pub(crate) fn registry_for(base: &Registry, created: Option<&EventPayload>) -> Arc<Registry> {
-    let (child, delegates) = match created {
+    let (child, writes, delegates) = match created {
         Some(EventPayload::RunCreated {
             delegated_by,
             delegation,
+            worktree,
             ..
-        }) => (delegated_by.is_some(), delegation.is_some()),
-        _ => (false, false),
+        }) => (
+            delegated_by.is_some(),
+            worktree.is_some(),
+            delegation.is_some(),
+        ),
+        _ => (false, false, false),
     };
-    let registry = if child {
-        base.read_only()
-    } else {
-        base.clone()
+    // A child with a worktree was asked to write (`write: true`): it writes
+    // there, the only place it can.
+    let registry = match (child, writes) {
+        (false, _) => base.clone(),
+        (true, false) => base.read_only(),
+        (true, true) => base.for_writing_child(),
     };
     Arc::new(if delegates {
         registry.with_task()
@@ -60,7 +69,12 @@ pub(crate) fn registry_for(base: &Registry, created: Option<&EventPayload>) -> A
 }
 
 /// Starts child runs in the parent's process (see the module docs).
-pub(crate) struct Spawner;
+pub(crate) struct Spawner {
+    /// Where a writing child's worktree is made, or why it cannot be.
+    pub worktrees_dir: Result<PathBuf, String>,
+    /// BearAgent's own folders, refused inside a writing child's worktree.
+    pub own_folders: Vec<PathBuf>,
+}
 
 impl ChildRunner for Spawner {
     fn start(
@@ -69,7 +83,11 @@ impl ChildRunner for Spawner {
         rec: &Recorder,
         child: ChildSpec,
     ) -> Result<RunningChild, AppError> {
-        let created = child_created(rec, &child)?;
+        let mut created = child_created(rec, &child)?;
+        let workspace = match child.write {
+            true => self.writing_place(&child, &mut created)?,
+            false => parent.workspace.clone(),
+        };
         let mut crec = Recorder::new(
             rec.store().clone(),
             rec.clock().clone(),
@@ -88,7 +106,7 @@ impl ChildRunner for Spawner {
             registry,
             executor: parent.executor.clone(),
             approvals: parent.approvals.clone(),
-            workspace: parent.workspace.clone(),
+            workspace,
             profile: RunProfile {
                 budgets: child.budgets,
                 delegation,
@@ -123,6 +141,52 @@ impl ChildRunner for Spawner {
     }
 }
 
+impl Spawner {
+    /// A writing child's own worktree, made of the parent's workspace (its
+    /// uncommitted changes carried; of the parent's worktree when it runs
+    /// in one) and named in its `RunCreated`; the root its tools work in.
+    fn writing_place(
+        &self,
+        child: &ChildSpec,
+        created: &mut EventPayload,
+    ) -> Result<WorkspaceRoot, AppError> {
+        let dir = self.worktrees_dir.as_ref().map_err(|e| {
+            AppError::InvalidInput(format!("no place for the helper's worktree: {e}"))
+        })?;
+        let EventPayload::RunCreated {
+            workspace_path,
+            worktree,
+            ..
+        } = created
+        else {
+            return Err(AppError::Corrupt("a child without RunCreated".into()));
+        };
+        let (repo, source) = match worktree.take() {
+            Some(w) => (PathBuf::from(w.repo), PathBuf::from(w.path)),
+            None => (
+                PathBuf::from(&*workspace_path),
+                PathBuf::from(&*workspace_path),
+            ),
+        };
+        let request = crate::worktrees::WorktreeRequest {
+            name: None,
+            base: None,
+            carry_changes: true,
+        };
+        let made =
+            crate::worktrees::create::make_worktree(&repo, &source, child.run_id, &request, dir)?;
+        let root = WorkspaceRoot::new(Path::new(&made.path))
+            .map(|r| r.protecting(&self.own_folders))
+            .map_err(|e| AppError::InvalidInput(format!("the helper's worktree: {e}")));
+        if root.is_err() {
+            crate::worktrees::create::remove_quietly(&repo, Path::new(&made.path), &made.branch);
+        }
+        *workspace_path = made.path.clone();
+        *worktree = Some(made);
+        root
+    }
+}
+
 /// The child's `RunCreated`: the parent's settings (provider, approval
 /// mode, sandbox and rules — never more than the parent's), its own goal
 /// and carved budget, the link to its parent, and delegation only while
@@ -146,6 +210,7 @@ fn child_created(rec: &Recorder, child: &ChildSpec) -> Result<EventPayload, AppE
         plan_mode,
         config_versions,
         learned,
+        worktree,
         ..
     }) = rec.events().first().map(|e| e.payload.clone())
     else {
@@ -176,7 +241,9 @@ fn child_created(rec: &Recorder, child: &ChildSpec) -> Result<EventPayload, AppE
         }),
         delegation: delegation.filter(|d| d.allows_child_at(child.depth)),
         images: Vec::new(),
-        worktree: None,
+        // The parent's, for a writing child to make its own of (replaced
+        // there); a read-only child reads where its parent works.
+        worktree: worktree.filter(|_| child.write),
         plan_mode,
         config_versions,
         learned,

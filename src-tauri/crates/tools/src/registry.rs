@@ -92,13 +92,22 @@ impl Registry {
     /// reads, without `task` (a child that may delegate gets it back with
     /// [`Registry::with_task`]).
     pub fn read_only(&self) -> Self {
+        let mut registry = self.for_writing_child();
+        registry
+            .tools
+            .retain(|_, t| t.tool().spec().effect == crate::spec::Effect::ReadOnly);
+        registry
+    }
+
+    /// The tools of a child that writes in its own worktree: the workspace
+    /// tools, without `task` (added back while its depth allows) or
+    /// `web_fetch` (a child's prompt is the parent model's words, so a URL
+    /// in it is nobody's the user wrote).
+    pub fn for_writing_child(&self) -> Self {
         let tools = self
             .tools
             .iter()
-            // No `web_fetch` either: a child's prompt is the parent model's
-            // words, so a URL in it is nobody's the user wrote.
             .filter(|(_, t)| !matches!(t, Registered::Task(_) | Registered::Web(_)))
-            .filter(|(_, t)| t.tool().spec().effect == crate::spec::Effect::ReadOnly)
             .map(|(name, t)| (name.clone(), t.clone()))
             .collect();
         Self { tools }

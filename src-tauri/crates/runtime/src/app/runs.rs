@@ -244,7 +244,10 @@ impl Application {
             ancestors: Arc::new(Vec::new()),
             hooks: Arc::default(),
             web: self.fetcher(),
-            children: Some(Arc::new(crate::delegation::Spawner)),
+            children: Some(Arc::new(crate::delegation::Spawner {
+                worktrees_dir: self.worktrees_dir().map_err(|e| e.to_string()),
+                own_folders: self.own_folders(),
+            })),
             ledger: Arc::default(),
         };
         let span = tracing::info_span!("run", %run_id);

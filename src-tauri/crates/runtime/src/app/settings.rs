@@ -180,6 +180,10 @@ impl Application {
                 entry.context_profile = entry
                     .context_profile
                     .or_else(|| old.context_profile.clone());
+                // The form does not show delegation yet: keep the file's.
+                entry.delegate = entry.delegate.or(old.delegate);
+                entry.delegation_depth = entry.delegation_depth.or(old.delegation_depth);
+                entry.delegation_share = entry.delegation_share.or(old.delegation_share);
             }
             c.profiles.insert(name, entry);
             Ok(())
@@ -292,7 +296,7 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         std::fs::write(
             home.path().join("config.toml"),
-            "version = 1\n[profiles.careful]\nmodel = \"m1\"\nmax_repeated_calls = 7\nmax_invalid_outputs = 4\n",
+            "version = 1\n[profiles.careful]\nmodel = \"m1\"\nmax_repeated_calls = 7\nmax_invalid_outputs = 4\ndelegate = true\ndelegation_share = 40\n",
         )
         .unwrap();
         let clock = FixedClock(Timestamp::from_unix_millis(1_800_000_000_000).unwrap());
@@ -309,5 +313,6 @@ mod tests {
         assert_eq!(saved.model.as_deref(), Some("m1"));
         assert_eq!(saved.max_repeated_calls, Some(7));
         assert_eq!(saved.max_invalid_outputs, Some(4));
+        assert_eq!((saved.delegate, saved.delegation_share), (Some(true), Some(40)));
     }
 }

@@ -226,7 +226,7 @@ impl Application {
 
     /// Where new worktrees go: the config's `worktrees_dir`, or
     /// `worktrees` in the data folder.
-    fn worktrees_dir(&self) -> Result<PathBuf, AppError> {
+    pub(crate) fn worktrees_dir(&self) -> Result<PathBuf, AppError> {
         Ok(match self.config()?.worktrees_dir {
             Some(dir) => dir,
             None => self.home().join("worktrees"),

@@ -37,10 +37,18 @@ pub(crate) fn report(
         .final_answer
         .clone()
         .unwrap_or_else(|| "(no answer: the helper did not finish)".to_owned());
+    let place = worktree_of(events).map_or_else(String::new, |w| {
+        format!(
+            "its changes are in its own worktree {} (branch {}), not in your workspace: \
+             the user reviews them and applies or discards them (the app's Changes, or \
+             `bearagent apply {}` / `bearagent discard {}`)\n",
+            w.path, w.branch, child.run_id, child.run_id
+        )
+    });
     let content = format!(
         "helper \"{description}\" (run {}) {status}\n\
          spent: {} model calls, {} tool calls, {} input + {} output tokens{cost}\n\
-         files read: {}\nfiles changed: {}\nanswer:\n{answer}",
+         files read: {}\nfiles changed: {}\n{place}answer:\n{answer}",
         child.run_id,
         child.model_calls,
         child.tool_calls,
@@ -56,6 +64,14 @@ pub(crate) fn report(
             ..child.spent(child.updated_at)
         },
         content,
+    }
+}
+
+/// The worktree a writing child worked in (from its `RunCreated`).
+fn worktree_of(events: &[EventEnvelope]) -> Option<&bearagent_kernel::Worktree> {
+    match events.first().map(|e| &e.payload) {
+        Some(EventPayload::RunCreated { worktree, .. }) => worktree.as_ref(),
+        _ => None,
     }
 }
 

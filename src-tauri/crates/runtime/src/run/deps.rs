@@ -68,6 +68,8 @@ pub(crate) struct ChildSpec {
     pub depth: u32,
     /// A child of the parent's token: cancelling the parent ends the child.
     pub cancel: CancellationToken,
+    /// It may change files: in its own git worktree, never the parent's.
+    pub write: bool,
 }
 
 /// A child run whose loop runs in the background.

@@ -88,6 +88,7 @@ pub(super) fn start_task(
         budgets,
         depth,
         cancel: deps.cancel.child_token(),
+        write: args.get("write").and_then(|v| v.as_bool()).unwrap_or(false),
     };
     let started = after.record_start(rec, &spec.call_id)?;
     let pending = PendingTask {
@@ -100,7 +101,10 @@ pub(super) fn start_task(
         running: None,
     };
     let running = match (rec.tape().is_some(), &deps.children) {
-        (true, _) => None,
+        (true, _) => match replayed_start_failure(rec, &pending)? {
+            Some(why) => return fail(rec, started, &pending.call_id, why),
+            None => None,
+        },
         (false, Some(children)) => match children.start(deps, rec, spec) {
             Ok(running) => Some(running),
             Err(e) => {
@@ -118,6 +122,22 @@ pub(super) fn start_task(
     }
     grants.tasks.push(PendingTask { running, ..pending });
     Ok(ToolStepEnd::Continue)
+}
+
+/// In a replay: the failure recorded when the child could not start (it
+/// has no run then), recorded again at the same place — the child's own
+/// record is what a replay reads otherwise, and there is none.
+fn replayed_start_failure(rec: &Recorder, task: &PendingTask) -> Result<Option<String>, AppError> {
+    if rec.store().get_run(task.child_id)?.is_some() {
+        return Ok(None);
+    }
+    let next = rec.tape().and_then(|t| t.ahead().first());
+    Ok(next.and_then(|e| match &e.payload {
+        EventPayload::ToolCallFailed { result } if result.call_id == task.call_id => {
+            Some(result.content.clone())
+        }
+        _ => None,
+    }))
 }
 
 /// Waits for the turn's children and records each one's report as its

@@ -1,8 +1,9 @@
 //! `task`: the model hands a piece of work to a child run (delegation,
 //! issue 54). The tool only reads and checks its arguments; the runtime
 //! starts the child, whose own calls walk their own policy. Its effect is
-//! read-only: a child gets read tools only (a writing child is not
-//! offered yet, so `write: true` is refused at prepare, saying so).
+//! read-only for this workspace: a child gets read tools only, and a child
+//! with `write: true` writes in its own git worktree, never here (its
+//! changes reach the workspace only when the user applies them).
 
 use super::common::make_spec;
 use crate::args::Args;
@@ -34,7 +35,7 @@ impl Task {
                 "description": {"type": "string", "description": "A short label for the task (a few words), shown to the user."},
                 "prompt": {"type": "string", "description": "Everything the helper needs: it sees this prompt and the workspace's instructions, nothing of your conversation."},
                 "profile": {"type": "string", "description": "The profile the helper runs with (default: yours)."},
-                "write": {"type": "boolean", "description": "Whether the helper may change files (default false: it only reads)."}
+                "write": {"type": "boolean", "description": "Whether the helper may change files (default false: it only reads). A writing helper works in its own copy of the repository (a git worktree); its changes reach the workspace only when the user applies them."}
             },
             "required": ["description", "prompt"],
             "additionalProperties": false
@@ -78,24 +79,20 @@ impl Tool for Task {
             return Err(ArgumentError::invalid("prompt", "must not be blank"));
         }
         let profile = a.optional_str("profile")?;
-        // Worktree children are the next step of issue 54; until then a
-        // writing child is refused rather than silently made read-only.
-        if a.bool_or("write", false)? {
-            return Err(ArgumentError::invalid(
-                "write",
-                "helpers that write are not available yet; ask for a read-only task and make the changes yourself",
-            ));
-        }
+        let write = a.bool_or("write", false)?;
         let normalised = json!({
             "description": description,
             "prompt": prompt,
             "profile": profile,
-            "write": false,
+            "write": write,
         });
-        let tool = self.spec.name.clone();
+        let summary = match write {
+            true => format!("start a helper that writes in its own worktree: {description}"),
+            false => format!("start a read-only helper: {description}"),
+        };
         Ok(PreparedCall::read_only(
-            tool,
-            format!("start a read-only helper: {description}"),
+            self.spec.name.clone(),
+            summary,
             normalised,
         ))
     }
@@ -125,7 +122,14 @@ mod tests {
         assert!(prepare(json!({"description": "x"})).is_err());
         assert!(prepare(json!({"description": " ", "prompt": "p"})).is_err());
         assert!(prepare(json!({"description": "x", "prompt": "p", "extra": 1})).is_err());
-        let e = prepare(json!({"description": "x", "prompt": "p", "write": true})).unwrap_err();
-        assert!(e.to_string().contains("not available yet"), "{e}");
+        assert!(prepare(json!({"description": "x", "prompt": "p", "write": "yes"})).is_err());
+    }
+
+    #[test]
+    fn a_writing_task_says_it_writes_in_its_own_worktree() {
+        let p =
+            prepare(json!({"description": "fix", "prompt": "fix a.md", "write": true})).unwrap();
+        assert_eq!(p.args()["write"], true);
+        assert!(p.summary().contains("own worktree"), "{}", p.summary());
     }
 }
