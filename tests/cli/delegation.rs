@@ -246,6 +246,20 @@ fn a_parent_starts_three_read_only_children_in_one_turn() {
             .all(|l| l.trim_start().starts_with('└')),
         "{listed}"
     );
+    // `events --children` prints the tree from the store: each child's
+    // events indented and labelled, in time order after its task's start.
+    let tree = env.bearagent(&["events", &parent_id, "--children"]);
+    let tree = String::from_utf8(tree.stdout).unwrap();
+    for label in ["A", "B", "C"] {
+        let line = format!("    [read {label}] ");
+        assert!(tree.lines().any(|l| l.starts_with(&line)), "{tree}");
+    }
+    let json = env.json_lines(&["events", &parent_id, "--children", "--json"]);
+    let child_events: Vec<&Value> = json.iter().filter(|l| l["kind"] == "child_event").collect();
+    assert!(child_events.len() >= 3 * 4, "{json:?}");
+    assert!(child_events.iter().all(|l| l["depth"] == 1));
+    let plain = env.json_lines(&["events", &parent_id, "--json"]);
+    assert!(plain.iter().all(|l| l["kind"] != "child_event"));
     env.assert_replays(&result);
 }
 

@@ -394,6 +394,10 @@ pub struct EventsArgs {
     pub limit: u32,
     #[arg(long)]
     pub json: bool,
+    /// With its helpers' events (delegation), at any depth, in time order:
+    /// indented and labelled, or `child_event` lines with --json.
+    #[arg(long)]
+    pub children: bool,
 }
 
 #[derive(Debug, Args)]

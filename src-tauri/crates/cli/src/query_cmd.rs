@@ -85,6 +85,9 @@ pub fn events(app: &Application, q: EventsArgs) -> Exit {
                 Ok(first) => first.first().map(|e| e.at),
                 Err(e) => return exit::report(&e),
             };
+            if q.children {
+                return crate::run_tree::print_with_children(app, &events, started, q.json);
+            }
             let mut timeline = Timeline::new(started);
             for e in &events {
                 if q.json {

@@ -2,7 +2,8 @@
 //! child's events are printed indented under the parent's timeline, and
 //! its approval requests are answered at the same prompt, labelled with
 //! the child's description. `bearagent runs` lists children under their
-//! parent the same way.
+//! parent the same way, and `bearagent events --children` prints a
+//! finished tree from the store.
 
 use crate::render;
 use crate::run_approval::{handle, Flow};
@@ -151,4 +152,74 @@ pub(crate) fn runs_line(
             render::run_summary_line(r)
         ),
     }
+}
+
+/// A run's `events` page with every descendant's events (found from the
+/// `task` calls: a child's id is derived from its parent's and the call's),
+/// merged in time order; a child's line indented and labelled as `run`
+/// prints it live.
+pub(crate) fn print_with_children(
+    app: &Application,
+    events: &[EventEnvelope],
+    started: Option<bearagent_kernel::Timestamp>,
+    json: bool,
+) -> crate::exit::Exit {
+    let mut lines: Vec<(u32, Option<String>, EventEnvelope)> =
+        events.iter().map(|e| (0, None, e.clone())).collect();
+    let mut parents: Vec<(u32, Vec<EventEnvelope>)> = vec![(0, events.to_vec())];
+    while let Some((depth, of)) = parents.pop() {
+        for (child, label) in children_in(&of) {
+            let found = match app.list_events(child, bearagent_kernel::EventSeq(0), 100_000) {
+                Ok(found) => found,
+                // A helper that could not start has no run: its call's
+                // failure in the parent says why.
+                Err(e) if e.code() == bearagent_runtime::ErrorCode::NotFound => continue,
+                Err(e) => return crate::exit::report(&e),
+            };
+            lines.extend(
+                found
+                    .iter()
+                    .map(|e| (depth + 1, Some(label.clone()), e.clone())),
+            );
+            parents.push((depth + 1, found));
+        }
+    }
+    // Stable: a run's own events keep their order at equal times.
+    lines.sort_by_key(|(_, _, e)| e.at);
+    let mut timeline = Timeline::new(started);
+    for (depth, label, e) in &lines {
+        match (json, label) {
+            (true, None) => println!("{}", render::event_json(e)),
+            (true, Some(_)) => println!(
+                "{}",
+                serde_json::json!({"kind": "child_event", "depth": depth, "event": e})
+            ),
+            (false, None) => println!("{}", timeline.line(e)),
+            (false, Some(label)) => println!(
+                "{}[{label}] {}",
+                "    ".repeat(*depth as usize),
+                timeline.line(e)
+            ),
+        }
+    }
+    crate::exit::Exit::Succeeded
+}
+
+/// The children the `task` calls among `events` started, with their labels.
+fn children_in(events: &[EventEnvelope]) -> Vec<(RunId, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            EventPayload::ToolCallRequested { call, .. }
+                if call.tool_name.as_str() == bearagent_kernel::TASK_TOOL =>
+            {
+                let label = call.arguments.get("description").and_then(|d| d.as_str());
+                Some((
+                    bearagent_kernel::DelegatedBy::child_run_id(e.run_id, &call.call_id),
+                    label.unwrap_or("helper").to_owned(),
+                ))
+            }
+            _ => None,
+        })
+        .collect()
 }

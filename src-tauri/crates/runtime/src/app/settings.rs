@@ -313,6 +313,9 @@ mod tests {
         assert_eq!(saved.model.as_deref(), Some("m1"));
         assert_eq!(saved.max_repeated_calls, Some(7));
         assert_eq!(saved.max_invalid_outputs, Some(4));
-        assert_eq!((saved.delegate, saved.delegation_share), (Some(true), Some(40)));
+        assert_eq!(
+            (saved.delegate, saved.delegation_share),
+            (Some(true), Some(40))
+        );
     }
 }
