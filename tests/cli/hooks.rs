@@ -222,3 +222,32 @@ fn a_workspace_cannot_configure_approvals_or_the_sandbox_through_its_hooks_file(
     let stderr = String::from_utf8_lossy(&trust.stderr);
     assert!(stderr.contains("cannot be trusted"), "{stderr}");
 }
+
+#[test]
+fn a_post_tool_use_hook_sees_a_helpers_report() {
+    let env = support::env();
+    env.write("notes.txt", "tool output marker 7f3a\n");
+    user_hooks(
+        &env,
+        &[("post.py", POST)],
+        "[[hooks.PostToolUse]]\nmatcher = \"task\"\ncommand = \"{post.py}\"\n",
+    );
+    let run = env.run(
+        json!([
+            {"tool_call": {"tool_name": "task", "call_id": "t1", "arguments": {
+                "description": "read the notes", "prompt": "Read notes.txt."}}},
+            {"tool_call": {"tool_name": "read_file", "arguments": {"path": "notes.txt"}}},
+            {"final_answer": "the helper's marker answer"},
+            {"final_answer": "done"}
+        ]),
+        &["--approve", "all", "--delegate"],
+        "delegate the reading",
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let saw = env.read("post-saw.txt").unwrap();
+    assert!(saw.starts_with("task: helper \"read the notes\""), "{saw}");
+    assert!(saw.contains("the helper's marker answer"), "{saw}");
+    let post = payloads(&run, "hook_ran");
+    assert_eq!(post.len(), 1, "{post:?}");
+    assert_eq!(post[0]["call_id"], "t1");
+}

@@ -164,9 +164,28 @@ pub(crate) async fn finish_tasks(
         if let Ok(mut ledger) = deps.ledger.lock() {
             ledger.settle(&task.budgets, child.spent);
         }
+        let succeeded = child.succeeded;
         record_result(rec, &task, child)?;
+        // Like any call that succeeded: the PostToolUse hooks see the
+        // helper's report (its room returned before there was one).
+        if let Some(call) = succeeded
+            .then(|| requested_call(rec, &task.call_id))
+            .flatten()
+        {
+            super::hook_step::post_tool_use(rec, deps, grants, &call).await?;
+        }
     }
     Ok(())
+}
+
+/// The call as this run requested it.
+fn requested_call(rec: &Recorder, call_id: &CallId) -> Option<bearagent_kernel::ToolCall> {
+    rec.events().iter().rev().find_map(|e| match &e.payload {
+        EventPayload::ToolCallRequested { call, .. } if &call.call_id == call_id => {
+            Some(call.clone())
+        }
+        _ => None,
+    })
 }
 
 /// The run ended before its children reported (a later call of the turn
