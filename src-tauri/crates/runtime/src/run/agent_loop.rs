@@ -55,6 +55,13 @@ pub async fn drive(mut rec: Recorder, deps: LoopDeps, start: LoopStart) -> Resul
         ..RunGrants::default()
     };
     let mut invalid_outputs = 0u32;
+    if let LoopStart::Resumed { .. } = &start {
+        // Children that ran before the restart count in the budget checks.
+        let earlier = task_step::resumed_ledger(&rec)?;
+        if let Ok(mut ledger) = deps.ledger.lock() {
+            *ledger = earlier;
+        }
+    }
     if let LoopStart::Resumed {
         asked,
         call,

@@ -4,7 +4,10 @@
 //! (issue 54). Floor 0 of `run/`: a fact the stop guard and the task room
 //! read.
 
-use bearagent_kernel::{Budgets, Delegation, Spent, TokenUsage};
+use bearagent_kernel::{
+    Budgets, DelegatedBy, Delegation, EventEnvelope, EventPayload, RunId, Spent, TokenUsage,
+    TASK_TOOL,
+};
 
 /// The children's share of one run's budget.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -97,9 +100,64 @@ impl Ledger {
     }
 }
 
+/// The ledger of a run resumed in a new process: what the children its
+/// recorded `task` calls started spent before (their spend is in their
+/// own records; `spent_of` reads one, None for a child never started).
+/// Without it a resumed parent would count none of it.
+pub(crate) fn of_earlier_children<E>(
+    run: RunId,
+    events: &[EventEnvelope],
+    mut spent_of: impl FnMut(RunId) -> Result<Option<Spent>, E>,
+) -> Result<Ledger, E> {
+    let mut ledger = Ledger::default();
+    for e in events {
+        if let EventPayload::ToolCallRequested { call, .. } = &e.payload {
+            if call.tool_name.as_str() == TASK_TOOL {
+                let child = DelegatedBy::child_run_id(run, &call.call_id);
+                if let Some(spent) = spent_of(child)? {
+                    ledger.spent = plus(ledger.spent, spent);
+                }
+            }
+        }
+    }
+    Ok(ledger)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resumed_run_counts_what_its_earlier_children_spent() {
+        let run = RunId::new();
+        let call = |id: &str, tool: &str| EventPayload::ToolCallRequested {
+            call: bearagent_kernel::ToolCall::new(id, tool, serde_json::json!({})).unwrap(),
+            parsed_from_text: None,
+        };
+        let events = bearagent_kernel::testkit::envelopes(vec![
+            call("t1", TASK_TOOL),
+            call("r1", "read_file"),
+            call("t2", TASK_TOOL),
+            call("t3", TASK_TOOL),
+        ]);
+        let started = [
+            DelegatedBy::child_run_id(run, &bearagent_kernel::CallId::new("t1").unwrap()),
+            DelegatedBy::child_run_id(run, &bearagent_kernel::CallId::new("t2").unwrap()),
+        ];
+        let mut asked = Vec::new();
+        let ledger = of_earlier_children::<()>(run, &events, |child| {
+            asked.push(child);
+            Ok(started.contains(&child).then_some(Spent {
+                model_calls: 2,
+                tool_calls: 3,
+                ..Spent::default()
+            }))
+        })
+        .unwrap();
+        assert_eq!(asked.len(), 3, "one lookup per task call");
+        assert_eq!((ledger.spent.model_calls, ledger.spent.tool_calls), (4, 6));
+        assert_eq!(ledger.reserved, Spent::default());
+    }
 
     #[test]
     fn children_carved_one_after_another_never_hold_more_than_is_left() {

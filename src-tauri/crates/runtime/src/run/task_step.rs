@@ -140,6 +140,18 @@ fn replayed_start_failure(rec: &Recorder, task: &PendingTask) -> Result<Option<S
     }))
 }
 
+/// The ledger of a run resumed in this process: what its children spent
+/// before (see [`super::ledger::of_earlier_children`]).
+pub(crate) fn resumed_ledger(rec: &Recorder) -> Result<super::ledger::Ledger, AppError> {
+    let store = rec.store();
+    super::ledger::of_earlier_children(rec.run_id(), rec.events(), |child| {
+        Ok::<_, AppError>(store.get_run(child)?.map(|p| Spent {
+            elapsed_ms: 0,
+            ..p.spent(p.updated_at)
+        }))
+    })
+}
+
 /// Waits for the turn's children and records each one's report as its
 /// call's result, in call order. Cancelling the run cancels the children
 /// (their tokens are the run's children), so this returns promptly then.
