@@ -199,6 +199,10 @@ pub struct ProfileView {
     pub commands: CommandSettings,
     /// Per MCP server (`server`) or tool (`server.tool`): allow/ask/deny.
     pub mcp_rules: bearagent_kernel::McpRules,
+    /// Helpers (config `delegate`, depth and share): kept as they are when
+    /// the profile is saved (absent: the profile's runs do not delegate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegation: Option<bearagent_kernel::Delegation>,
 }
 
 impl ProfileView {
@@ -211,6 +215,7 @@ impl ProfileView {
             context_caps: p.context,
             commands: p.commands,
             mcp_rules: p.mcp_rules,
+            delegation: p.delegation,
         }
     }
 
@@ -247,6 +252,9 @@ impl ProfileView {
                     .compact_at_permille
                     .map(|p| f64::from(p) / 1000.0),
                 mcp_rules: Some(self.mcp_rules).filter(|r| !r.is_empty()),
+                delegate: self.delegation.map(|_| true),
+                delegation_depth: self.delegation.map(|d| d.max_depth),
+                delegation_share: self.delegation.map(|d| d.share_percent),
             },
         )
     }
