@@ -193,7 +193,7 @@ test("the run list puts helpers under the run that started them; the form's Help
     ]);
     const tag = page.locator(`[data-testid="run-row"][data-run-id="${grand}"] [data-testid="run-helper-tag"]`);
     assert.equal(await tag.getAttribute("data-parent-run-id"), child);
-    assert.match(await tag.innerText(), /read A/);
+    assert.match(await tag.getAttribute("title"), /Helper "read A"/);
     await shot(page, "helpers-run-list");
 
     // The form: Helpers off by default, on sends `delegate`.
