@@ -358,3 +358,38 @@ impl RememberedRuleView {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod delegation_tests {
+    use super::*;
+
+    #[test]
+    fn a_profiles_helpers_survive_a_save_from_the_settings_form() {
+        let helped = RunProfile {
+            name: "helped".into(),
+            delegation: Some(bearagent_kernel::Delegation {
+                max_depth: 3,
+                share_percent: 40,
+            }),
+            ..RunProfile::default()
+        };
+        let (_, entry) = ProfileView::from_profile(helped, None).into_entry();
+        assert_eq!(
+            (
+                entry.delegate,
+                entry.delegation_depth,
+                entry.delegation_share
+            ),
+            (Some(true), Some(3), Some(40))
+        );
+        let (_, plain) = ProfileView::from_profile(RunProfile::default(), None).into_entry();
+        assert_eq!(
+            (
+                plain.delegate,
+                plain.delegation_depth,
+                plain.delegation_share
+            ),
+            (None, None, None)
+        );
+    }
+}
