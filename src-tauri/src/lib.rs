@@ -48,6 +48,7 @@ macro_rules! ipc_commands {
             commands::runs::command_output,
             commands::runs::decide_approval,
             commands::runs::search_runs,
+            commands::runs::helper_runs,
             commands::runs::get_run,
             commands::runs::list_events,
             commands::runs::model_context,

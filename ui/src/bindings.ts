@@ -28,6 +28,8 @@ export const commands = {
 	commandOutput: (runId: string, callId: string) => typedError<string, ApiError>(__TAURI_INVOKE("command_output", { runId, callId })),
 	decideApproval: (runId: string, callId: string, decision: DecisionInput) => typedError<null, ApiError>(__TAURI_INVOKE("decide_approval", { runId, callId, decision })),
 	searchRuns: (filter: RunFilterInput) => typedError<RunSummaryView[], ApiError>(__TAURI_INVOKE("search_runs", { filter })),
+	/**  The run's helpers (delegation), parents before their children. */
+	helperRuns: (runId: string) => typedError<HelperRunView[], ApiError>(__TAURI_INVOKE("helper_runs", { runId })),
 	getRun: (runId: string) => typedError<RunDetailView, ApiError>(__TAURI_INVOKE("get_run", { runId })),
 	/**  Events after `after_seq`, oldest first: how a window catches up. */
 	listEvents: (runId: string, afterSeq: number, limit: number) => typedError<EventPage, ApiError>(__TAURI_INVOKE("list_events", { runId, afterSeq, limit })),
@@ -396,6 +398,17 @@ export type DecisionInput = {
 export type DelegatedBy = {
 	run_id: RunId,
 	call_id: CallId,
+	depth: number,
+	description: string,
+};
+
+/**
+ *  The run and `task` call that started a helper, its depth (1: a child
+ *  of a top-level run) and the description its parent gave it.
+ */
+export type DelegatedByView = {
+	runId: string,
+	callId: string,
 	depth: number,
 	description: string,
 };
@@ -852,6 +865,16 @@ export type FinalAnswer = {
 	content: string,
 };
 
+/**
+ *  One helper of a run (at any depth): its summary, whose `delegatedBy`
+ *  names its parent, and the approval it waits on (answered with its own
+ *  run id).
+ */
+export type HelperRunView = {
+	run: RunSummaryView,
+	pendingApproval: PendingApproval | null,
+};
+
 /**  One item of the conversation history sent to a model. */
 export type HistoryItem = {
 	type: "message",
@@ -1228,6 +1251,11 @@ export type ProfileView = {
 	commands: CommandSettings,
 	/**  Per MCP server (`server`) or tool (`server.tool`): allow/ask/deny. */
 	mcpRules: { [key in string]: RuleDecision },
+	/**
+	 *  Helpers (config `delegate`, depth and share): kept as they are when
+	 *  the profile is saved (absent: the profile's runs do not delegate).
+	 */
+	delegation?: Delegation | null,
 };
 
 export type ProjectHookView = {
@@ -1525,6 +1553,8 @@ export type RunSummaryView = {
 	costMicroUsd: number | null,
 	/**  The run this one follows up or forks (part of its thread). */
 	parentRunId: string | null,
+	/**  The run whose `task` call started this one (a helper). */
+	delegatedBy?: DelegatedByView | null,
 	/**  The model's todo list, when it keeps one: steps done of steps. */
 	todo?: TodoCountView | null,
 	/**
@@ -1601,6 +1631,8 @@ export type StartRunRequest = {
 	worktree?: WorktreeInput | null,
 	/**  Plan first: the run only reads, and its answer is the plan. */
 	planMode?: boolean,
+	/**  Helpers: the run may hand work to read-only child runs (`task`). */
+	delegate?: boolean,
 };
 
 export type StartedRun = {

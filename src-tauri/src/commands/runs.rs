@@ -1,6 +1,7 @@
 //! Run commands: start (or start the demo), cancel, decide approvals, read
 //! runs and events, show what the model saw, quit.
 
+use crate::dto::helpers::HelperRunView;
 use crate::dto::runs::{
     parse_run_id, DecisionInput, EventPage, ModelContextView, RunDetailView, RunFilterInput,
     StartRunRequest, StartedRun,
@@ -65,6 +66,18 @@ pub async fn decide_approval(
         decision.into_decision(),
         remember,
     )?)
+}
+
+/// The run's helpers (delegation), parents before their children.
+#[tauri::command]
+#[specta::specta]
+#[instrument(skip(state))]
+pub async fn helper_runs(
+    state: State<'_, AppState>,
+    run_id: String,
+) -> Result<Vec<HelperRunView>, ApiError> {
+    let helpers = state.app()?.helper_runs(parse_run_id(&run_id)?)?;
+    Ok(helpers.into_iter().map(HelperRunView::from).collect())
 }
 
 #[tauri::command]

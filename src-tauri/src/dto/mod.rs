@@ -128,6 +128,9 @@ pub struct RunSummaryView {
     pub cost_micro_usd: Option<u64>,
     /// The run this one follows up or forks (part of its thread).
     pub parent_run_id: Option<String>,
+    /// The run whose `task` call started this one (a helper).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delegated_by: Option<DelegatedByView>,
     /// The model's todo list, when it keeps one: steps done of steps.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub todo: Option<TodoCountView>,
@@ -169,6 +172,7 @@ impl From<RunSummary> for RunSummaryView {
             created_at: r.created_at.to_rfc3339(),
             updated_at: r.updated_at.to_rfc3339(),
             parent_run_id: r.parent_run_id.map(|p| p.to_string()),
+            delegated_by: r.delegated_by.map(Into::into),
             todo: r.todo.map(|(done, total)| TodoCountView { done, total }),
             imported_from: r.imported_from,
             model_calls: r.model_calls,
@@ -180,7 +184,30 @@ impl From<RunSummary> for RunSummaryView {
     }
 }
 
+/// The run and `task` call that started a helper, its depth (1: a child
+/// of a top-level run) and the description its parent gave it.
+#[derive(Debug, Clone, Serialize, specta::Type)]
+#[serde(rename_all = "camelCase")]
+pub struct DelegatedByView {
+    pub run_id: String,
+    pub call_id: String,
+    pub depth: u32,
+    pub description: String,
+}
+
+impl From<bearagent_kernel::DelegatedBy> for DelegatedByView {
+    fn from(d: bearagent_kernel::DelegatedBy) -> Self {
+        Self {
+            run_id: d.run_id.to_string(),
+            call_id: d.call_id.to_string(),
+            depth: d.depth,
+            description: d.description,
+        }
+    }
+}
+
 pub mod artifacts;
+pub mod helpers;
 pub mod hooks;
 pub mod local;
 pub mod mcp;

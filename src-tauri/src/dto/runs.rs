@@ -43,6 +43,9 @@ pub struct StartRunRequest {
     /// Plan first: the run only reads, and its answer is the plan.
     #[serde(default)]
     pub plan_mode: bool,
+    /// Helpers: the run may hand work to read-only child runs (`task`).
+    #[serde(default)]
+    pub delegate: bool,
 }
 
 impl StartRunRequest {
@@ -57,6 +60,7 @@ impl StartRunRequest {
             images: image_inputs(self.images)?,
             worktree: self.worktree.map(Into::into),
             plan_mode: self.plan_mode,
+            delegate: self.delegate,
         })
     }
 }

@@ -199,6 +199,10 @@ pub struct ProfileView {
     pub commands: CommandSettings,
     /// Per MCP server (`server`) or tool (`server.tool`): allow/ask/deny.
     pub mcp_rules: bearagent_kernel::McpRules,
+    /// Helpers (config `delegate`, depth and share): kept as they are when
+    /// the profile is saved (absent: the profile's runs do not delegate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegation: Option<bearagent_kernel::Delegation>,
 }
 
 impl ProfileView {
@@ -211,6 +215,7 @@ impl ProfileView {
             context_caps: p.context,
             commands: p.commands,
             mcp_rules: p.mcp_rules,
+            delegation: p.delegation,
         }
     }
 
@@ -247,10 +252,9 @@ impl ProfileView {
                     .compact_at_permille
                     .map(|p| f64::from(p) / 1000.0),
                 mcp_rules: Some(self.mcp_rules).filter(|r| !r.is_empty()),
-                // Kept from the file by `save_profile` (not on the form).
-                delegate: None,
-                delegation_depth: None,
-                delegation_share: None,
+                delegate: self.delegation.map(|_| true),
+                delegation_depth: self.delegation.map(|d| d.max_depth),
+                delegation_share: self.delegation.map(|d| d.share_percent),
             },
         )
     }
@@ -352,5 +356,40 @@ impl RememberedRuleView {
                 at: r.at,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod delegation_tests {
+    use super::*;
+
+    #[test]
+    fn a_profiles_helpers_survive_a_save_from_the_settings_form() {
+        let helped = RunProfile {
+            name: "helped".into(),
+            delegation: Some(bearagent_kernel::Delegation {
+                max_depth: 3,
+                share_percent: 40,
+            }),
+            ..RunProfile::default()
+        };
+        let (_, entry) = ProfileView::from_profile(helped, None).into_entry();
+        assert_eq!(
+            (
+                entry.delegate,
+                entry.delegation_depth,
+                entry.delegation_share
+            ),
+            (Some(true), Some(3), Some(40))
+        );
+        let (_, plain) = ProfileView::from_profile(RunProfile::default(), None).into_entry();
+        assert_eq!(
+            (
+                plain.delegate,
+                plain.delegation_depth,
+                plain.delegation_share
+            ),
+            (None, None, None)
+        );
     }
 }

@@ -36,6 +36,7 @@ pub mod watch;
 pub mod worktrees;
 
 pub use app::compact::Compacted;
+pub use app::helper_runs::HelperRun;
 pub use app::images::RunImage;
 pub use app::local_servers::AddedProvider;
 pub use app::mcp::McpServerTest;

@@ -42,6 +42,8 @@ pub struct RunSummary {
     pub cost_micro_usd: Option<u64>,
     /// The run this one follows up or forks.
     pub parent_run_id: Option<RunId>,
+    /// The run whose `task` call started this one (a helper).
+    pub delegated_by: Option<bearagent_kernel::DelegatedBy>,
     /// The model's todo list: (steps done, steps), when it keeps one.
     pub todo: Option<(u32, u32)>,
     /// The bundle it was imported from: another machine's record,
@@ -66,6 +68,7 @@ impl From<RunProjection> for RunSummary {
             output_tokens: p.usage.output,
             cost_micro_usd: p.cost_micro_usd,
             parent_run_id: p.parent.map(|p| p.run_id),
+            delegated_by: p.delegated_by,
             todo: (!p.todo.is_empty()).then(|| {
                 let done = p
                     .todo

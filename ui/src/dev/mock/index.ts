@@ -14,7 +14,7 @@ import { MockLiveFeed } from "./live";
 import { adoptAnswers, playBack, SeqMap } from "./playback";
 import { MockRunEngine, type MockRun, type NewRun } from "./runEngine";
 import { MockReview } from "./review";
-import { checkOwnedHere, checkStart, commandOutput, detail, listEvents, modelContext, pendingChange, runOf, search, seedFromSummary } from "./runs";
+import { checkOwnedHere, checkStart, commandOutput, detail, helperRuns, listEvents, modelContext, pendingChange, runOf, search, seedFromSummary, seedRun } from "./runs";
 import { createdOf, localise, SCENARIOS, scenarioFor, takesFor, takeToContinue, type RecordedRun, type ScenarioName, type Take } from "./scenario";
 import { checkReply, parentsFirst, replySpec, threadOf } from "./threads";
 import { priceFromView } from "./projection";
@@ -362,6 +362,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
             return remembered.forget(String(input.id));
           case "search_runs":
             return search(engine, input.filter as never, imported);
+          case "helper_runs":
+            return helperRuns(engine, String(input.runId), imported);
           case "get_run":
             return detail(engine, String(input.runId), imported);
           case "list_events":
@@ -438,22 +440,8 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
     releaseModelCall: () => engine.releaseModelCall(),
     storeImage: async (name: string, dataBase64: string) => (await images.store([{ name, dataBase64 }], { name: "test", model: "test", vision: true }))[0],
     releaseCommand: () => engine.releaseCommand(),
-    seedRun(workspacePath: string, goal: string, payloads: EventPayload[], options = {}) {
-      const workspace = workspaces.get(normalise(workspacePath)) ?? open(workspacePath);
-      const run = engine.create({
-        workspace,
-        goal,
-        provider: "openai",
-        model: "gpt-4.1",
-        profile: "default",
-        approvalMode: "ask_writes",
-        budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
-        commands: options.commands,
-      });
-      for (const payload of payloads) engine.commit(run, payload, run.events.length, { silent: true });
-      for (const [callId, output] of Object.entries(options.outputs ?? {})) run.outputs.set(callId, output);
-      return run.id;
-    },
+    seedRun: (workspacePath: string, goal: string, payloads: EventPayload[], options = {}) =>
+      seedRun(engine, workspaces.get(normalise(workspacePath)) ?? open(workspacePath), goal, payloads, options),
     appendEvent(runId: string, payload: EventPayload, options: { silent?: boolean } = {}) {
       const run = runOf(engine, runId);
       return engine.commit(run, payload, run.events.length, options).seq;

@@ -8,6 +8,7 @@ import type {
   Budgets,
   CommandSettings,
   DecisionInput,
+  DelegatedBy,
   EventEnvelope,
   EventPayload,
   ImageRef,
@@ -84,6 +85,8 @@ export interface NewRun {
   worktree?: Worktree | null;
   /** Plan first: recorded as `plan_mode` on its `run_created`. */
   planMode?: boolean;
+  /** A helper: the run and `task` call that started it, on its `run_created`. */
+  delegatedBy?: DelegatedBy;
   /** The recorded run's `run_created`: its settings, with this run's goal, ids, provider and parent. */
   recorded?: Extract<EventPayload, { type: "run_created" }>;
 }
@@ -123,6 +126,7 @@ export class MockRunEngine {
       ...(spec.images && spec.images.length > 0 ? { images: spec.images } : {}),
       ...(spec.worktree ? { worktree: spec.worktree } : {}),
       ...(spec.planMode ? { plan_mode: true } : {}),
+      ...(spec.delegatedBy ? { delegated_by: spec.delegatedBy } : {}),
     };
     const payload: EventPayload = spec.recorded
       ? { ...spec.recorded, ...own }

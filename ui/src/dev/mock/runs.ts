@@ -1,6 +1,10 @@
 // Development-only: run commands of the mock backend on top of the engine.
 import type {
   BudgetKind,
+  CommandSettings,
+  DelegatedBy,
+  EventPayload,
+  HelperRunView,
   EventEnvelope,
   EventPage,
   ModelContextView,
@@ -64,7 +68,75 @@ export function search(engine: MockRunEngine, filter: RunFilterInput, imported: 
     .filter((p) => text === "" || p.goal.toLowerCase().includes(text))
     .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.run_id.localeCompare(a.run_id))
     .slice(0, filter.limit ?? 100)
-    .map((p) => withSource(summary(p), imported(p.run_id)));
+    .map((p) => withSource(listed(engine, p.run_id), imported(p.run_id)));
+}
+
+/** The run that started a run (its `run_created`'s `delegated_by`), if a `task` call did. */
+function delegatedByOf(run: MockRun): DelegatedBy | null {
+  const created = run.events[0]?.payload;
+  return created?.type === "run_created" ? (created.delegated_by ?? null) : null;
+}
+
+/** A run as the list shows it: a helper names the run and call that started it. */
+function listed(engine: MockRunEngine, runId: string): RunSummaryView {
+  const run = runOf(engine, runId);
+  const by = delegatedByOf(run);
+  return { ...summary(run.projection), ...(by ? { delegatedBy: { runId: by.run_id, callId: by.call_id, depth: by.depth, description: by.description } } : {}) };
+}
+
+/** Like `helper_runs`: the runs the run's `task` calls started, and theirs, parents first. */
+export function helperRuns(engine: MockRunEngine, runId: string, imported: ImportedFrom): HelperRunView[] {
+  runOf(engine, runId);
+  const out: HelperRunView[] = [];
+  const parents = [runId];
+  for (let parent = parents.shift(); parent !== undefined; parent = parents.shift()) {
+    for (const run of engine.runs.values()) {
+      if (delegatedByOf(run)?.run_id !== parent) continue;
+      parents.push(run.id);
+      out.push({ run: withSource(listed(engine, run.id), imported(run.id)), pendingApproval: structuredClone(run.projection.pending_approval) });
+    }
+  }
+  return out;
+}
+
+/** What a test's seeded run may have besides its events (see `MockHooks.seedRun`). */
+export interface SeedOptions {
+  commands?: CommandSettings;
+  outputs?: Record<string, string>;
+  delegatedBy?: DelegatedBy;
+  answers?: boolean;
+}
+
+/** A test's run, stored with these events; with `answers`, the user's decision on its pending approval is committed as its loop would. */
+export function seedRun(engine: MockRunEngine, workspace: WorkspaceView, goal: string, payloads: EventPayload[], options: SeedOptions): string {
+  const run = engine.create({
+    workspace,
+    goal,
+    provider: "openai",
+    model: "gpt-4.1",
+    profile: "default",
+    approvalMode: "ask_writes",
+    budgets: { max_model_calls: 50, max_tool_calls: 100, max_input_tokens: 2_000_000, max_output_tokens: 200_000, max_wall_time_ms: 1_800_000, max_cost_micro_usd: null },
+    commands: options.commands,
+    delegatedBy: options.delegatedBy,
+  });
+  for (const payload of payloads) engine.commit(run, payload, run.events.length, { silent: true });
+  for (const [callId, output] of Object.entries(options.outputs ?? {})) run.outputs.set(callId, output);
+  if (options.answers) answerNext(engine, run);
+  return run.id;
+}
+
+/** The run's next decision commits its grant or denial (and waits for the one after). */
+function answerNext(engine: MockRunEngine, run: MockRun): void {
+  run.waiting = (decision) => {
+    const asked = run.projection.pending_approval;
+    if (!asked || decision === "cancel") return;
+    const { call_id } = asked;
+    const by = "user";
+    const scope = decision.scope;
+    engine.commit(run, decision.approve ? { type: "approval_granted", call_id, by, scope } : { type: "approval_denied", call_id, by, scope, reason: decision.reason ?? null });
+    answerNext(engine, run);
+  };
 }
 
 export function checkStart(request: StartRunRequest, workspace: WorkspaceView | undefined, providerKnown: boolean, priced: boolean): WorkspaceView {

@@ -1,12 +1,12 @@
 // Development-only: the fixture a test can set with `page.addInitScript`
 // (`window.__BEARAGENT_MOCK_SEED__`) and the hooks it can call
 // (`window.__bearagentMock`).
-import type { CommandSettings, EventPayload, ImageRef, LocalServerView, ProjectHookView, WorkspaceView } from "../../bindings";
+import type { EventPayload, ImageRef, LocalServerView, ProjectHookView, WorkspaceView } from "../../bindings";
 import type { SettingsView } from "../../lib/settings/types";
 import type { MockRunFile, MockRunFileSeed } from "./bundles";
 import type { MockProjectHooksSeed } from "./hooks";
 import type { ScenarioName } from "./scenario";
-import type { SeededRun } from "./runs";
+import type { SeededRun, SeedOptions } from "./runs";
 import { DEFAULT_LOCAL_SERVERS } from "./settings";
 
 export interface MockSeed {
@@ -89,8 +89,11 @@ export interface MockHooks {
   storeImage(name: string, dataBase64: string): Promise<ImageRef>;
   /** Let the next command waiting for its end finish (with `gateCommands`). */
   releaseCommand(): void;
-  /** Store a run with these events (after its run_created) without pushing them; `commands` go in its run_created. */
-  seedRun(workspacePath: string, goal: string, payloads: EventPayload[], options?: { commands?: CommandSettings; outputs?: Record<string, string> }): string;
+  /**
+   * Store a run with these events (after its run_created) without pushing them; `commands` and `delegatedBy`
+   * (a helper) go in its run_created; with `answers`, a decision on its pending approval commits its answer.
+   */
+  seedRun(workspacePath: string, goal: string, payloads: EventPayload[], options?: SeedOptions): string;
   /** Commit one more event; pushed unless `silent`. Returns its seq. */
   appendEvent(runId: string, payload: EventPayload, options?: { silent?: boolean }): number;
   /** Push an already stored event again (duplicates, reordering). */

@@ -4,6 +4,7 @@ import type {
   CompactedView,
   DecisionInput,
   EventPage,
+  HelperRunView,
   ImageUpload,
   LiveUpdate,
   ModelContextView,
@@ -34,6 +35,8 @@ export interface RunsApi {
   cancel(runId: string): Promise<Outcome<null>>;
   decide(runId: string, callId: string, decision: DecisionInput): Promise<Outcome<null>>;
   search(filter: RunFilterInput): Promise<Outcome<RunSummaryView[]>>;
+  /** The run's helpers (child runs its `task` calls started, and theirs), parents first. */
+  helpers(runId: string): Promise<Outcome<HelperRunView[]>>;
   get(runId: string): Promise<Outcome<RunDetailView>>;
   listEvents(runId: string, afterSeq: number, limit: number): Promise<Outcome<EventPage>>;
   modelContext(runId: string, requestedSeq: number): Promise<Outcome<ModelContextView>>;
@@ -98,6 +101,7 @@ export const tauriRunsApi: RunsApi = {
   cancel: (runId) => call(() => commands.cancelRun(runId)),
   decide: (runId, callId, decision) => call(() => commands.decideApproval(runId, callId, decision)),
   search: (filter) => call(() => commands.searchRuns(filter)),
+  helpers: (runId) => call(() => commands.helperRuns(runId)),
   get: (runId) => call(() => commands.getRun(runId)),
   listEvents: (runId, afterSeq, limit) => call(() => commands.listEvents(runId, afterSeq, limit)),
   modelContext: (runId, requestedSeq) => call(() => commands.modelContext(runId, requestedSeq)),

@@ -99,6 +99,13 @@ describe("new run form", () => {
     expect(buildStartRequest("ws-1", form).request?.worktree).toBeNull();
   });
 
+  it("sends Helpers only when the switch is on", () => {
+    const form = { ...defaultNewRunForm("openai"), goal: "survey the code" };
+    expect(buildStartRequest("ws-1", form).request).not.toHaveProperty("delegate");
+    form.delegate = true;
+    expect(buildStartRequest("ws-1", form).request?.delegate).toBe(true);
+  });
+
   it("sends the goal's images with it", () => {
     const form = { ...defaultNewRunForm("openai"), goal: "make it look like this" };
     const images = [{ name: "mockup.png", dataBase64: "iVBORw0KGgo=" }];

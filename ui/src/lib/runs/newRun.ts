@@ -21,7 +21,11 @@ export interface NewRunForm {
   worktree: WorktreeForm;
   /** "Plan first": the run only reads and ends with a plan to approve. */
   planMode: boolean;
+  /** "Helpers": the run may hand work to read-only child runs (the `task` tool). */
+  delegate: boolean;
 }
+
+export const HELPERS_HINT = "The run may hand parts of the work to read-only helper runs; their approvals are asked here.";
 
 export interface NewRunErrors {
   goal?: string;
@@ -31,7 +35,7 @@ export interface NewRunErrors {
 }
 
 export function defaultNewRunForm(provider: string): NewRunForm {
-  return { goal: "", provider, approvalMode: "ask_writes", budgets: budgetsToForm(DEFAULT_BUDGETS), worktree: defaultWorktreeForm(), planMode: false };
+  return { goal: "", provider, approvalMode: "ask_writes", budgets: budgetsToForm(DEFAULT_BUDGETS), worktree: defaultWorktreeForm(), planMode: false, delegate: false };
 }
 
 /** The cost field's hint when the chosen provider has no price. */
@@ -81,6 +85,7 @@ export function buildStartRequest(
       images,
       worktree: worktreeInput(form.worktree),
       ...(form.planMode ? { planMode: true } : {}),
+      ...(form.delegate ? { delegate: true } : {}),
     },
   };
 }

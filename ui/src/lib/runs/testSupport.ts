@@ -1,6 +1,6 @@
 // Test doubles for the runs port (imported by *.test.ts only).
 import { vi } from "vitest";
-import type { Value, CommandOutputPushed, CompactedView, EventEnvelope, EventPayload, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunImageView, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
+import type { Value, CommandOutputPushed, CompactedView, EventEnvelope, EventPayload, HelperRunView, ModelTextDiscarded, ModelTextPushed, RunAborted, RunDetailView, RunEventPushed, RunImageView, RunProjection, RunSummaryView, StartedRun, ThreadRunView } from "../../bindings";
 import type { Outcome } from "../ipc/outcome";
 import type { RunsApi } from "./api";
 import type { ToolCardItem } from "./conversation";
@@ -72,6 +72,7 @@ export function fakeRunsApi(stored: EventEnvelope[] = []) {
     cancel: vi.fn(async () => ok(null)),
     decide: vi.fn(async (): Promise<Outcome<null>> => ok(null)),
     search: vi.fn(async (): Promise<Outcome<RunSummaryView[]>> => ok([])),
+    helpers: vi.fn(async (): Promise<Outcome<HelperRunView[]>> => ok([])),
     get: vi.fn(async (): Promise<Outcome<RunDetailView>> => ok(detail)),
     listEvents: vi.fn(async (_runId: string, afterSeq: number, limit: number) => {
       const page = events.filter((e) => e.seq > afterSeq).sort((a, b) => a.seq - b.seq).slice(0, limit);

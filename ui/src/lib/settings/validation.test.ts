@@ -143,6 +143,13 @@ describe("profile validation", () => {
     expect(validateProfile(profileToForm(stored)).profile).toEqual(stored);
   });
 
+  it("keeps a profile's helpers (config delegate) when it is saved from the form, and adds none", () => {
+    const plain = validateProfile({ ...emptyProfileForm("openai"), name: "plain" }).profile!;
+    expect(plain).not.toHaveProperty("delegation");
+    const helped = { ...plain, name: "helped", delegation: { max_depth: 3, share_percent: 40 } };
+    expect(validateProfile(profileToForm(helped)).profile).toEqual(helped);
+  });
+
   it("compacts at 0.85 by default; the share is validated only while compaction is on", () => {
     const form = { ...emptyProfileForm("openai"), name: "long" };
     expect(form).toMatchObject({ compaction: true, compactAt: "0.85" });

@@ -1,5 +1,5 @@
 import { DEMO_PROVIDER } from "../../bindings";
-import type { ApprovalMode, CommandRule, CommandSettings, PriceView, RuleDecision, ToolModeView } from "../../bindings";
+import type { ApprovalMode, CommandRule, CommandSettings, Delegation, PriceView, RuleDecision, ToolModeView } from "../../bindings";
 import { DEFAULT_BUDGETS, MAX_USD, budgetsToForm, parseBudgets, parsePositiveInteger, parseUsd, type BudgetErrors, type BudgetForm } from "../runs/budgets";
 import { DEFAULT_COMPACT_AT_PERMILLE, compactionToForm, contextWindowToText, parseCompaction, parseContextWindow } from "./context";
 import { mcpRulesToForm, validateMcpRules, type McpRuleForm } from "./mcp";
@@ -277,6 +277,8 @@ export interface ProfileForm {
   commands: CommandForm;
   /** Per MCP server or `server.tool`: allow / ask / deny. */
   mcpRules: McpRuleForm[];
+  /** The profile's helpers (config `delegate`), kept as they are: the form does not edit them. */
+  delegation?: Delegation | null;
 }
 
 export type ProfileErrors = Partial<Record<"name" | "maxContextBytes" | "maxToolResultBytes" | "compactAt", string>> & {
@@ -313,6 +315,7 @@ export function profileToForm(p: ProfileSettings): ProfileForm {
     ...compactionToForm(p.contextCaps.compact_at_permille),
     commands: commandsToForm(p.commands),
     mcpRules: mcpRulesToForm(p.mcpRules),
+    delegation: p.delegation ?? null,
   };
 }
 
@@ -345,6 +348,7 @@ export function validateProfile(form: ProfileForm): { profile: ProfileSettings; 
       contextCaps: { max_context_bytes: contextBytes, max_tool_result_bytes: toolBytes, compact_at_permille: compaction.value },
       commands: commands.commands,
       mcpRules: mcpRules.rules,
+      ...(form.delegation ? { delegation: form.delegation } : {}),
     },
   };
 }

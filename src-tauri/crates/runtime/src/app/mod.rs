@@ -7,6 +7,7 @@ pub(crate) mod compact;
 mod demo;
 mod export;
 mod held_secrets;
+pub(crate) mod helper_runs;
 pub(crate) mod images;
 pub(crate) mod local_run;
 pub(crate) mod local_servers;

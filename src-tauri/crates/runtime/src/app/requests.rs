@@ -28,6 +28,10 @@ pub struct RunRequest {
     pub worktree: Option<crate::worktrees::WorktreeRequest>,
     /// Plan first (the form's "Plan first" switch).
     pub plan_mode: bool,
+    /// Helpers (the form's "Helpers" switch): the run may start child runs
+    /// with the `task` tool, at the profile's depth and share (or the
+    /// defaults). Off leaves the profile's own `delegate` as it is.
+    pub delegate: bool,
 }
 
 /// A run, whether its loop runs in this process, and which process owns it.
@@ -53,6 +57,9 @@ impl Application {
         profile.approval_mode = request.approval_mode;
         profile.budgets = request.budgets;
         profile.plan_mode = request.plan_mode;
+        if request.delegate {
+            profile.delegation = Some(profile.delegation.unwrap_or_default());
+        }
         let start = StartRun {
             workspace,
             goal: request.goal,
@@ -118,6 +125,7 @@ mod tests {
                 images: Vec::new(),
                 worktree: None,
                 plan_mode: false,
+                delegate: false,
             })
             .await
             .unwrap();
@@ -136,9 +144,39 @@ mod tests {
                 images: Vec::new(),
                 worktree: None,
                 plan_mode: false,
+                delegate: false,
             })
             .await;
         assert!(unknown.is_err());
+        let helped = app
+            .start_requested_run(RunRequest {
+                workspace_id: workspace.id,
+                goal: "hello".into(),
+                provider: "demo".into(),
+                profile: None,
+                approval_mode: ApprovalMode::AllowAll,
+                budgets,
+                images: Vec::new(),
+                worktree: None,
+                plan_mode: false,
+                delegate: true,
+            })
+            .await
+            .unwrap();
+        let created = app
+            .list_events(helped, bearagent_kernel::EventSeq(0), 1)
+            .unwrap();
+        assert!(
+            matches!(
+                &created[0].payload,
+                bearagent_kernel::EventPayload::RunCreated { delegation: Some(d), .. }
+                    if *d == bearagent_kernel::Delegation::default()
+            ),
+            "the Helpers switch lets the run delegate: {:?}",
+            created[0].payload
+        );
+        app.cancel_run(helped).ok();
+        app.wait_run(helped).await.unwrap();
         app.cancel_run(run).ok();
         app.wait_run(run).await.unwrap();
         let exported = app.export_run_to_data_folder(run).unwrap();
