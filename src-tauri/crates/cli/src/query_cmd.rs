@@ -86,7 +86,7 @@ pub fn events(app: &Application, q: EventsArgs) -> Exit {
                 Err(e) => return exit::report(&e),
             };
             if q.children {
-                return crate::run_tree::print_with_children(app, &events, started, q.json);
+                return crate::run_tree::print_with_children(app, run_id, &events, started, q.json);
             }
             let mut timeline = Timeline::new(started);
             for e in &events {

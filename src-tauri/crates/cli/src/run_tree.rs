@@ -160,15 +160,18 @@ pub(crate) fn runs_line(
 /// prints it live.
 pub(crate) fn print_with_children(
     app: &Application,
+    run: RunId,
     events: &[EventEnvelope],
     started: Option<bearagent_kernel::Timestamp>,
     json: bool,
 ) -> crate::exit::Exit {
     let mut lines: Vec<(u32, Option<String>, EventEnvelope)> =
         events.iter().map(|e| (0, None, e.clone())).collect();
-    let mut parents: Vec<(u32, Vec<EventEnvelope>)> = vec![(0, events.to_vec())];
-    while let Some((depth, of)) = parents.pop() {
-        for (child, label) in children_in(&of) {
+    let mut parents: Vec<(u32, RunId, Vec<EventEnvelope>)> = vec![(0, run, events.to_vec())];
+    while let Some((depth, parent, of)) = parents.pop() {
+        for (call, child) in bearagent_kernel::task_children(parent, &of) {
+            let label = call.arguments.get("description").and_then(|d| d.as_str());
+            let label = label.unwrap_or("helper").to_owned();
             let found = match app.list_events(child, bearagent_kernel::EventSeq(0), 100_000) {
                 Ok(found) => found,
                 // A helper that could not start has no run: its call's
@@ -181,7 +184,7 @@ pub(crate) fn print_with_children(
                     .iter()
                     .map(|e| (depth + 1, Some(label.clone()), e.clone())),
             );
-            parents.push((depth + 1, found));
+            parents.push((depth + 1, child, found));
         }
     }
     // Stable: a run's own events keep their order at equal times.
@@ -203,23 +206,4 @@ pub(crate) fn print_with_children(
         }
     }
     crate::exit::Exit::Succeeded
-}
-
-/// The children the `task` calls among `events` started, with their labels.
-fn children_in(events: &[EventEnvelope]) -> Vec<(RunId, String)> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            EventPayload::ToolCallRequested { call, .. }
-                if call.tool_name.as_str() == bearagent_kernel::TASK_TOOL =>
-            {
-                let label = call.arguments.get("description").and_then(|d| d.as_str());
-                Some((
-                    bearagent_kernel::DelegatedBy::child_run_id(e.run_id, &call.call_id),
-                    label.unwrap_or("helper").to_owned(),
-                ))
-            }
-            _ => None,
-        })
-        .collect()
 }

@@ -26,6 +26,7 @@ pub mod projection;
 pub mod reducer;
 pub mod review;
 pub mod settings;
+mod task_children;
 pub mod thread;
 pub mod todo;
 pub mod tool_mode;
@@ -60,6 +61,7 @@ pub use reducer::{apply, fold, ReduceError, RunProjection, RunStatus};
 pub use settings::{
     ApprovalMode, ContextCaps, ParseApprovalModeError, DEFAULT_COMPACT_AT_PERMILLE,
 };
+pub use task_children::task_children;
 pub use thread::{DelegatedBy, Delegation, ParentRun, TASK_TOOL};
 pub use todo::{
     todo_checklist, todo_from_arguments, todo_progress, TodoError, TodoItem, TodoStatus,

@@ -122,7 +122,10 @@ pub(super) fn call_of(
     let only_name = obj
         .keys()
         .all(|k| NAME_KEYS.contains(&k.as_str()) || BESIDE_NAME.contains(&k.as_str()));
-    let call_shaped = args_key.is_some() || only_name;
+    // A tool's schema shown in prose (`"parameters": {"type": "object",
+    // "properties": …}`) names a tool too, but calls nothing.
+    let schema = args_key.is_some_and(|k| obj[*k].get("properties").is_some_and(Value::is_object));
+    let call_shaped = (args_key.is_some() || only_name) && !schema;
     let taken = match wrapper {
         Wrapper::Explicit => true,
         Wrapper::Whole => args_key.is_some() || only_name && known.has(name),

@@ -5,7 +5,7 @@ use crate::app::Application;
 use crate::views::RunSummary;
 use crate::AppError;
 use bearagent_kernel::projection::PendingApproval;
-use bearagent_kernel::{CallId, DelegatedBy, EventEnvelope, EventPayload, RunId, TASK_TOOL};
+use bearagent_kernel::{task_children, RunId};
 use std::collections::VecDeque;
 
 /// One helper of a run: its summary (which names the run and `task` call
@@ -27,8 +27,8 @@ impl Application {
         let mut helpers = Vec::new();
         let mut parents = VecDeque::from([run_id]);
         while let Some(parent) = parents.pop_front() {
-            for call_id in task_calls(&self.store.all_events(parent)?) {
-                let child = DelegatedBy::child_run_id(parent, &call_id);
+            let events = self.store.all_events(parent)?;
+            for (_, child) in task_children(parent, &events) {
                 let Some(projection) = self.store.get_run(child)? else {
                     continue;
                 };
@@ -48,21 +48,6 @@ impl Application {
         }
         Ok(helpers)
     }
-}
-
-/// The ids of the run's `task` calls, in the order it asked for them.
-fn task_calls(events: &[EventEnvelope]) -> Vec<CallId> {
-    events
-        .iter()
-        .filter_map(|e| match &e.payload {
-            EventPayload::ToolCallRequested { call, .. }
-                if call.tool_name.as_str() == TASK_TOOL =>
-            {
-                Some(call.call_id.clone())
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 #[cfg(test)]

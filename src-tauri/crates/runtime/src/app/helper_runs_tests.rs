@@ -7,7 +7,7 @@ use super::*;
 use crate::app::runs::StartRun;
 use crate::live::LiveEvent;
 use crate::profile::RunProfile;
-use bearagent_kernel::{Delegation, FixedClock, RunStatus, Timestamp};
+use bearagent_kernel::{DelegatedBy, Delegation, EventPayload, FixedClock, RunStatus, Timestamp};
 use bearagent_providers::ScriptedProvider;
 use bearagent_tools::ApprovalMode;
 use serde_json::json;

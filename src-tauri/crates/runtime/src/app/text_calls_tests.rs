@@ -229,3 +229,20 @@ async fn json_text_mode_takes_a_call_wrapped_in_a_final_answer() {
     let replayed = f.app.replay_run(run).await.unwrap();
     assert_eq!(replayed.divergence, None, "{replayed:?}");
 }
+
+#[tokio::test]
+async fn an_answer_that_only_repeats_the_goal_is_re_asked_never_the_answer() {
+    let f = with_question();
+    // start_recorded's goal is "goal": said back, differently spaced.
+    let steps = json!([answer("  Goal. "), answer("The goal is done.")]);
+    let (run, model) = start_recorded(&f, steps, ApprovalMode::AllowAll);
+    let p = f.app.wait_run(run).await.unwrap();
+    assert_eq!(p.final_answer.as_deref(), Some("The goal is done."));
+    let refused = events(&f, run).iter().any(|e| {
+        matches!(&e.payload, EventPayload::ModelCallFailed {
+            class: ModelErrorClass::InvalidOutput, message, ..
+        } if message.contains("only repeats the task"))
+    });
+    assert!(refused);
+    assert_eq!(model.calls().len(), 2);
+}

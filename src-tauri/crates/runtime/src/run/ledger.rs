@@ -5,8 +5,7 @@
 //! read.
 
 use bearagent_kernel::{
-    Budgets, DelegatedBy, Delegation, EventEnvelope, EventPayload, RunId, Spent, TokenUsage,
-    TASK_TOOL,
+    task_children, Budgets, Delegation, EventEnvelope, RunId, Spent, TokenUsage,
 };
 
 /// The children's share of one run's budget.
@@ -110,14 +109,9 @@ pub(crate) fn of_earlier_children<E>(
     mut spent_of: impl FnMut(RunId) -> Result<Option<Spent>, E>,
 ) -> Result<Ledger, E> {
     let mut ledger = Ledger::default();
-    for e in events {
-        if let EventPayload::ToolCallRequested { call, .. } = &e.payload {
-            if call.tool_name.as_str() == TASK_TOOL {
-                let child = DelegatedBy::child_run_id(run, &call.call_id);
-                if let Some(spent) = spent_of(child)? {
-                    ledger.spent = plus(ledger.spent, spent);
-                }
-            }
+    for (_, child) in task_children(run, events) {
+        if let Some(spent) = spent_of(child)? {
+            ledger.spent = plus(ledger.spent, spent);
         }
     }
     Ok(ledger)
@@ -126,6 +120,7 @@ pub(crate) fn of_earlier_children<E>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bearagent_kernel::{DelegatedBy, EventPayload, TASK_TOOL};
 
     #[test]
     fn a_resumed_run_counts_what_its_earlier_children_spent() {

@@ -124,6 +124,9 @@ pub(crate) fn read_reply(
         })
     };
     let calls = match find_text_calls(&content, tools) {
+        TextCalls::None if repeats_the_goal(events, &content) => {
+            return refused("your reply only repeats the task; do the task".into())
+        }
         TextCalls::None => return Reading::AsIs(response),
         TextCalls::Invalid { dialect, error } => {
             return refused(format!("{error} (written as {})", dialect.label()))
@@ -148,6 +151,22 @@ pub(crate) fn read_reply(
     match calls.and_then(Action::tool_calls) {
         Ok(action) => Reading::FromText(ModelResponse { action, ..response }, dialect),
         Err(e) => refused(e.to_string()),
+    }
+}
+
+/// Whether an answer is the run's goal said back (qwen2.5-coder 1.5B
+/// answered "Create a Python script hello.py …" to that very task): never
+/// an answer, so it is re-asked like any unusable reply.
+fn repeats_the_goal(events: &[EventEnvelope], answer: &str) -> bool {
+    let normal = |t: &str| {
+        let words: Vec<String> = t.split_whitespace().map(str::to_lowercase).collect();
+        words.join(" ").trim_end_matches(['.', '!']).to_owned()
+    };
+    match events.first().map(|e| &e.payload) {
+        Some(EventPayload::RunCreated { goal, .. }) => {
+            !answer.trim().is_empty() && normal(goal) == normal(answer)
+        }
+        _ => false,
     }
 }
 
