@@ -223,7 +223,7 @@ import json, re, sys
 t = open(sys.argv[1], encoding="utf-8", errors="replace").read()
 t = t.replace('\\"', '"')  # a call still escaped as string content
 hit = (("\"name\"" in t and "\"arguments\"" in t)
-       or "<tool_call>" in t or "</tool_call>" in t
+       or "<tool_call>" in t or "</tool_call>" in t or "<function name=" in t or "<function=" in t
        or "\"tool_name\"" in t or re.search(r'"type"\s*:\s*"tool_call"', t) is not None
        or re.search(r'"(function|tool)"\s*:\s*\{?\s*"?name', t) is not None)
 sys.exit(0 if hit else 1)

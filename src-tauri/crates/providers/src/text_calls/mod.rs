@@ -12,6 +12,7 @@
 
 mod bare;
 mod fenced;
+mod function_attr;
 mod harmony;
 mod hermes;
 mod mistral;
@@ -34,8 +35,13 @@ pub fn find_text_calls(text: &str, tools: &[ToolSchema]) -> TextCalls {
         return TextCalls::None;
     }
     let known = Known::new(tools);
-    let dialects: [fn(&str, &Known) -> Vec<Found>; 4] =
-        [harmony::find, mistral::find, qwen_xml::find, hermes::find];
+    let dialects: [fn(&str, &Known) -> Vec<Found>; 5] = [
+        harmony::find,
+        mistral::find,
+        qwen_xml::find,
+        function_attr::find,
+        hermes::find,
+    ];
     for find in dialects {
         let found = find(text, &known);
         if !found.is_empty() {
