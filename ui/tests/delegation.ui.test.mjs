@@ -3,7 +3,9 @@
 // live status, spend, Open) and, nested under it, the helper's own
 // helper; a depth-2 helper's approval is asked on the top run's card and
 // answered with the helper's run id; the run list puts helpers under the
-// run that started them; the start form's Helpers switch.
+// run that started them; the start form's Helpers switch; the run's header
+// says which helper waits, brings its question into view, and A / D answer
+// it when it is the only one.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { OPENAI, byId, shot, startUi } from "./support.mjs";
@@ -131,6 +133,121 @@ test("a task card nests its helper and the helper's own; a depth-2 approval is a
     await page.evaluate((id) => (window.location.hash = `#/run/${id}`), parent);
     await page.locator(`[data-testid="run-view"][data-run-id="${parent}"]`).waitFor();
     await page.locator(`[data-testid="tool-card"][data-call-id="call_task"] [data-testid="helper-card"][data-run-id="${grand}"][data-status="succeeded"]`).waitFor();
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("the header says which helper waits, shows its question, and A answers it as the helper", async () => {
+  const { page, problems, close } = await ui.openApp(seed);
+  try {
+    const parent = await seedParent(page);
+    await page.evaluate((id) => (window.location.hash = `#/run/${id}`), parent);
+    await page.locator('[data-testid="tool-card"][data-call-id="call_task"]').waitFor();
+    const waits = page.getByTestId("helper-waits");
+    await waits.waitFor({ state: "attached" });
+    assert.equal(await waits.getByTestId("helper-waits-button").count(), 0, "no helper waits yet");
+
+    const { grand } = await seedHelpers(page, parent);
+    const button = waits.getByTestId("helper-waits-button");
+    await button.waitFor();
+    assert.equal(await waits.getAttribute("role"), "status");
+    assert.equal(await button.innerText(), '⚠ helper "read A" waits for your approval');
+    assert.equal(await button.getAttribute("data-run-id"), grand);
+    assert.equal(await button.getAttribute("aria-keyshortcuts"), "A D");
+
+    // From the Events view too: the conversation comes back, at the helper's question.
+    await page.getByTestId("timeline-tab").click();
+    await button.click();
+    const approve = page.locator(`[data-testid="helper-approval"][data-run-id="${grand}"] [data-testid="helper-approve"]`);
+    await page.waitForFunction((id) => document.activeElement?.closest(`[data-testid="helper-approval"][data-run-id="${id}"]`) != null, grand);
+    assert.equal(await approve.evaluate((el) => el === document.activeElement), true, "its Approve holds the focus");
+    const inView = await approve.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0;
+    });
+    assert.equal(inView, true, "its Approve is in view");
+    await shot(page, "helpers-header-waits");
+
+    // A, away from the card (the run asks nothing itself): the helper is answered, as itself.
+    await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+    await page.keyboard.press("a");
+    await page.waitForFunction(() => window.__bearagentMock.calls.some((c) => c.cmd === "decide_approval"));
+    const decided = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "decide_approval").map((c) => c.args));
+    assert.deepEqual(decided, [{ runId: grand, callId: "call_read", decision: { approve: true, scope: "once", reason: null } }]);
+    await button.waitFor({ state: "detached" });
+    await page.locator(`[data-testid="helper-approval"][data-run-id="${grand}"]`).waitFor({ state: "detached" });
+    // Nobody waits any more: A does nothing.
+    await page.keyboard.press("a");
+    await page.waitForTimeout(150);
+    assert.equal(await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "decide_approval").length), 1);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("several waiting helpers are counted in the header, and A answers none of them", async () => {
+  const { page, problems, close } = await ui.openApp(seed);
+  try {
+    const parent = await seedParent(page);
+    await page.evaluate(
+      ([path, parent]) => {
+        const mock = window.__bearagentMock;
+        for (const [name, file] of [["read A", "A.md"], ["read B", "B.md"]]) {
+          const read = { call_id: "call_read", tool_name: "read_file", arguments: { path: file } };
+          mock.seedRun(path, `read ${file}`, [{ type: "run_started" }, { type: "tool_call_requested", call: read }, { type: "approval_requested", call_id: "call_read", tool_name: "read_file", summary: `read ${file}` }], {
+            delegatedBy: { run_id: parent, call_id: "call_task", depth: 1, description: name },
+          });
+        }
+      },
+      [PROJECT, parent],
+    );
+    await page.evaluate((id) => (window.location.hash = `#/run/${id}`), parent);
+    const button = page.getByTestId("helper-waits-button");
+    await button.waitFor();
+    assert.equal(await button.innerText(), "⚠ 2 helpers wait for your approval");
+    assert.equal(await button.getAttribute("aria-keyshortcuts"), null);
+    await page.keyboard.press("a");
+    await page.keyboard.press("d");
+    await page.waitForTimeout(150);
+    assert.equal(await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "decide_approval").length), 0, "which one is not for a key to guess");
+    assert.equal(await page.locator('[data-testid="helper-approval"]').count(), 2);
+    assert.deepEqual(problems, []);
+  } finally {
+    await close();
+  }
+});
+
+test("while the run itself asks, the header says nothing of its helpers and A is the run's", async () => {
+  const { page, problems, close } = await ui.openApp(seed);
+  try {
+    const write = { call_id: "call_write", tool_name: "write_file", arguments: { path: "B.md", content: "b" } };
+    const turn = taskTurn("call_task", "look around", "look around the notes");
+    turn[3].action.calls.push(write);
+    turn.push({ type: "tool_call_requested", call: write }, { type: "approval_requested", call_id: "call_write", tool_name: "write_file", summary: "write B.md" });
+    const parent = await page.evaluate(([path, payloads]) => window.__bearagentMock.seedRun(path, "Survey the notes", payloads), [PROJECT, turn]);
+    await page.evaluate(
+      ([path, parent]) => {
+        const read = { call_id: "call_read", tool_name: "read_file", arguments: { path: "A.md" } };
+        window.__bearagentMock.seedRun(path, "read A.md", [{ type: "run_started" }, { type: "tool_call_requested", call: read }, { type: "approval_requested", call_id: "call_read", tool_name: "read_file", summary: "read A.md" }], {
+          delegatedBy: { run_id: parent, call_id: "call_task", depth: 1, description: "read A" },
+        });
+      },
+      [PROJECT, parent],
+    );
+    await page.evaluate((id) => (window.location.hash = `#/run/${id}`), parent);
+    await page.locator('[data-testid="run-view"][data-status="awaiting_approval"]').waitFor();
+    await page.locator('[data-testid="helper-approval"]').waitFor();
+    const waits = page.getByTestId("helper-waits");
+    assert.equal(await waits.getAttribute("data-count"), "0");
+    assert.equal(await waits.getByTestId("helper-waits-button").count(), 0, "the run's own question shows itself");
+    await page.evaluate(() => document.activeElement instanceof HTMLElement && document.activeElement.blur());
+    await page.keyboard.press("a");
+    await page.waitForTimeout(150);
+    const decided = await page.evaluate(() => window.__bearagentMock.calls.filter((c) => c.cmd === "decide_approval").map((c) => c.args.runId));
+    assert.ok(!decided.some((id) => id !== parent), `no helper answered by A: ${JSON.stringify(decided)}`);
     assert.deepEqual(problems, []);
   } finally {
     await close();
