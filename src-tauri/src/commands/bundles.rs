@@ -61,17 +61,11 @@ pub async fn open_run_file(
             .add_filter("BearAgent run", &[BUNDLE_EXTENSION])
             .blocking_pick_file()
     })
-    .await
-    .map_err(|e| ApiError::new(ErrorCode::Dialog, format!("the file dialog failed: {e}")))?;
-    let Some(picked) = picked else {
-        return Ok(None);
-    };
-    let path = picked
-        .into_path()
-        .map_err(|e| ApiError::new(ErrorCode::Dialog, format!("unusable file: {e}")))?;
-    import_run_file(state, path.to_string_lossy().into_owned())
-        .await
-        .map(Some)
+    .await;
+    match picked_path(picked)? {
+        Some(path) => import_run_file(state, path).await.map(Some),
+        None => Ok(None),
+    }
 }
 
 /// The bundle the app was started to open, once (then `null`).
@@ -112,8 +106,16 @@ pub async fn pick_bundle_file(app: AppHandle, run_id: String) -> Result<Option<S
             .add_filter("BearAgent run", &[BUNDLE_EXTENSION])
             .blocking_save_file()
     })
-    .await
-    .map_err(|e| ApiError::new(ErrorCode::Dialog, format!("the file dialog failed: {e}")))?;
+    .await;
+    picked_path(picked)
+}
+
+/// The path a native file dialog gave, `None` when the user cancelled.
+fn picked_path<E: std::fmt::Display>(
+    picked: Result<Option<tauri_plugin_dialog::FilePath>, E>,
+) -> Result<Option<String>, ApiError> {
+    let picked = picked
+        .map_err(|e| ApiError::new(ErrorCode::Dialog, format!("the file dialog failed: {e}")))?;
     let Some(picked) = picked else {
         return Ok(None);
     };

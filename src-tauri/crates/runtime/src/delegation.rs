@@ -192,62 +192,36 @@ impl Spawner {
 /// and carved budget, the link to its parent, and delegation only while
 /// its depth allows another level.
 fn child_created(rec: &Recorder, child: &ChildSpec) -> Result<EventPayload, AppError> {
+    let mut created = rec.events().first().map(|e| e.payload.clone());
     let Some(EventPayload::RunCreated {
-        workspace_id,
-        workspace_path,
-        profile,
-        approval_mode,
-        context_caps,
-        max_invalid_outputs,
-        max_repeated_calls,
-        provider,
-        model,
-        price,
-        commands,
-        mcp_rules,
-        web_rules,
+        goal,
+        budgets,
+        parent,
+        delegated_by,
         delegation,
-        plan_mode,
-        config_versions,
-        learned,
+        images,
         worktree,
         ..
-    }) = rec.events().first().map(|e| e.payload.clone())
+    }) = &mut created
     else {
         return Err(AppError::Corrupt("a parent run without RunCreated".into()));
     };
-    Ok(EventPayload::RunCreated {
-        goal: child.prompt.clone(),
-        workspace_id,
-        workspace_path,
-        profile,
-        budgets: child.budgets,
-        approval_mode,
-        context_caps,
-        max_invalid_outputs,
-        max_repeated_calls,
-        provider,
-        model,
-        price,
-        commands,
-        mcp_rules,
-        web_rules,
-        parent: None,
-        delegated_by: Some(DelegatedBy {
-            run_id: rec.run_id(),
-            call_id: child.call_id.clone(),
-            depth: child.depth,
-            description: child.description.clone(),
-        }),
-        delegation: delegation.filter(|d| d.allows_child_at(child.depth)),
-        images: Vec::new(),
-        // The parent's, for a writing child to make its own of (replaced
-        // there); a read-only child reads where its parent works.
-        worktree: worktree.filter(|_| child.write),
-        plan_mode,
-        config_versions,
-        learned,
-    })
+    // Everything else is the parent's, as it is.
+    *goal = child.prompt.clone();
+    *budgets = child.budgets;
+    *parent = None;
+    *delegated_by = Some(DelegatedBy {
+        run_id: rec.run_id(),
+        call_id: child.call_id.clone(),
+        depth: child.depth,
+        description: child.description.clone(),
+    });
+    *delegation = delegation.filter(|d| d.allows_child_at(child.depth));
+    images.clear();
+    // The parent's, for a writing child to make its own of (replaced
+    // there); a read-only child reads where its parent works.
+    *worktree = worktree.take().filter(|_| child.write);
+    created.ok_or_else(|| AppError::Corrupt("a parent run without RunCreated".into()))
 }
 
 /// How deep a new run is in a delegation tree: a follow-up or fork of a

@@ -33,16 +33,14 @@ fn call_of(tag: &str, known: &Known) -> (Found, usize) {
         return (no_name(), 0);
     };
     let name = name.trim();
-    let end = tag_end(tag, after_name);
+    let args = arguments_attr(&tag[after_name..]);
+    // The arguments' JSON may hold `>`: the tag ends after the value.
+    let end = tag_end(tag, after_name + args.map_or(0, |(_, used)| used));
     if !known.has(name) {
         return (Err((DIALECT, known.unknown(name))), end);
     }
-    let attributes = &tag[after_name..end];
-    let arguments = match attributes.find("arguments=") {
-        Some(i) => match quoted(&attributes[i + "arguments=".len()..]) {
-            Some((raw, _)) => arguments_of(name, &Value::String(raw.to_owned())),
-            None => Ok(Map::new()),
-        },
+    let arguments = match args {
+        Some((raw, _)) => arguments_of(name, &Value::String(raw.to_owned())),
         None => Ok(Map::new()),
     };
     let call = arguments
@@ -83,20 +81,19 @@ fn starts_attribute(text: &str) -> bool {
     })
 }
 
-/// Where the tag that started at `tag` ends (after `/>` or `>`).
+/// The `arguments='…'` value after the name, and where it ends in `rest`.
+fn arguments_attr(rest: &str) -> Option<(&str, usize)> {
+    const ARGS: &str = "arguments=";
+    let at = rest.find(ARGS)? + ARGS.len();
+    quoted(&rest[at..]).map(|(raw, used)| (raw, at + used))
+}
+
+/// Where the tag ends (after `/>` or `>`), looking from `from` in `tag`.
 fn tag_end(tag: &str, from: usize) -> usize {
-    let rest = &tag[from..];
-    // The arguments' JSON may hold `>`: the tag ends after the value.
-    let after_args = rest
-        .find("arguments=")
-        .and_then(|i| {
-            quoted(&rest[i + "arguments=".len()..]).map(|(_, n)| i + "arguments=".len() + n)
-        })
-        .unwrap_or(0);
-    let tail = &rest[after_args..];
+    let tail = &tag[from..];
     let close = tail
         .find("/>")
         .map(|i| i + 2)
         .or_else(|| tail.find('>').map(|i| i + 1));
-    from + after_args + close.unwrap_or(tail.len())
+    from + close.unwrap_or(tail.len())
 }
