@@ -78,6 +78,7 @@
         return { events: page, hasMore: page.length >= args.limit };
       }
       case "active_runs": return [];
+      case "opened_run_file": return null;
       case "plugin:event|listen": return args.handler;
       case "plugin:event|unlisten": return null;
       default: throw { code: "internal", message: `bench IPC: unknown command ${cmd}` };
@@ -98,6 +99,11 @@
     },
     convertFileSrc: (path) => path,
     async invoke(cmd, args) {
+      // The live feed: its cursor at once, then nothing more (the run has finished).
+      if (cmd === "next_live_updates") {
+        calls.push(cmd);
+        return args?.cursor == null ? { cursor: 0, skipped: 0, updates: [] } : new Promise(() => {});
+      }
       // The real IPC serialises both ways.
       const value = answer(cmd, args ?? {});
       return value === undefined ? null : JSON.parse(JSON.stringify(value));
