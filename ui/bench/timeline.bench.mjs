@@ -13,8 +13,11 @@
 //      run from the list) → first timeline rows painted; and a cold load of
 //      the app straight into the run view;
 //   2. time until all events are paged in;
-//   3. a full scroll pass, top → bottom, one viewport per frame: time,
-//      frames, longest frame, frames over 50 ms and dropped 60 Hz frames;
+//   3. full scroll passes, top → bottom, one viewport per frame, over the
+//      Events timeline, the Conversation view of the same run, and a plain
+//      list of text rows on a blank page (the baseline, as in the real-app
+//      bench): time, frames, p95 and longest frame, frames over 50 ms,
+//      dropped 60 Hz frames, and each p95 against the plain list's;
 //   4. the size of the built JavaScript.
 import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -29,11 +32,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
 const NAV_RUNS = 7;
+const BASELINE_ROWS = 2_000;
 const GOAL_FIRST_PAINT_MS = 300;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
 const kb = (bytes) => `${(bytes / 1024).toFixed(1)} kB`;
+const ratio = (x, base) => `${(x / base).toFixed(2)}×`;
 
 const timelineSource = await readFile(new URL("../src/components/run/Timeline.svelte", import.meta.url), "utf8");
 const windowing = [...timelineSource.matchAll(/import (\w+) from "([^"]*virtual[^"]*)"/gi)].map((m) => `${m[1]} (${m[2]})`).join(", ") || "not found in Timeline.svelte";
@@ -97,48 +102,93 @@ function navigate(page, hash) {
   );
 }
 
-function scrollPass(page) {
-  return page.evaluate(async () => {
-    const el = document.querySelector('[data-testid="timeline"]');
-    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-    el.scrollTop = 0;
-    await frame();
-    await frame();
-    const longTasks = [];
-    const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
-    try {
-      observer.observe({ type: "longtask", buffered: false });
-    } catch {
-      /* not supported */
-    }
-    const frames = [];
-    let last = await frame();
-    const start = last;
-    let rendered = 0;
-    while (el.scrollTop + el.clientHeight < el.scrollHeight - 1) {
-      el.scrollTop += el.clientHeight;
-      const now = await frame();
-      frames.push(now - last);
-      last = now;
-      rendered = Math.max(rendered, document.querySelectorAll('[data-testid="timeline-row"]').length);
-    }
-    observer.disconnect();
-    const lastSeq = Math.max(...[...document.querySelectorAll('[data-testid="timeline-row"]')].map((r) => Number(r.dataset.seq)));
-    const sorted = [...frames].sort((a, b) => a - b);
-    return {
-      steps: frames.length,
-      totalMs: last - start,
-      scrollHeight: el.scrollHeight,
-      meanFrame: frames.reduce((a, b) => a + b, 0) / frames.length,
-      p95Frame: sorted[Math.floor(sorted.length * 0.95)],
-      maxFrame: sorted[sorted.length - 1],
-      over50: frames.filter((f) => f > 50).length,
-      dropped: frames.reduce((n, f) => n + Math.max(0, Math.round(f / (1000 / 60)) - 1), 0),
-      longTasks: longTasks.length,
-      maxRowsInDom: rendered,
-      lastSeq,
-    };
-  });
+/**
+ * One viewport per frame from the top of `selector` to its bottom; frame
+ * times from rAF timestamps. `rows` selects the list's rows and `key` names
+ * the data attribute holding a row's position (to check the pass reached the end).
+ */
+function scrollPass(page, selector, rows, key) {
+  return page.evaluate(
+    async ([selector, rows, key]) => {
+      const el = document.querySelector(selector);
+      const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+      el.scrollTop = 0;
+      await frame();
+      await frame();
+      const longTasks = [];
+      const observer = new PerformanceObserver((list) => longTasks.push(...list.getEntries().map((e) => e.duration)));
+      try {
+        observer.observe({ type: "longtask", buffered: false });
+      } catch {
+        /* not supported */
+      }
+      const frames = [];
+      let last = await frame();
+      const start = last;
+      let rendered = 0;
+      while (el.scrollTop + el.clientHeight < el.scrollHeight - 1) {
+        el.scrollTop += el.clientHeight;
+        const now = await frame();
+        frames.push(now - last);
+        last = now;
+        rendered = Math.max(rendered, document.querySelectorAll(rows).length);
+      }
+      observer.disconnect();
+      const lastRow = Math.max(0, ...[...document.querySelectorAll(rows)].map((r) => Number(r.dataset[key])));
+      const sorted = [...frames].sort((a, b) => a - b);
+      return {
+        steps: frames.length,
+        totalMs: last - start,
+        height: el.clientHeight,
+        scrollHeight: el.scrollHeight,
+        meanFrame: frames.reduce((a, b) => a + b, 0) / frames.length,
+        p95Frame: sorted[Math.floor(sorted.length * 0.95)],
+        maxFrame: sorted[sorted.length - 1],
+        over50: frames.filter((f) => f > 50).length,
+        dropped: frames.reduce((n, f) => n + Math.max(0, Math.round(f / (1000 / 60)) - 1), 0),
+        longTasks: longTasks.length,
+        maxRowsInDom: rendered,
+        lastRow,
+      };
+    },
+    [selector, rows, key],
+  );
+}
+
+const timelinePass = (page) => scrollPass(page, '[data-testid="timeline"]', '[data-testid="timeline-row"]', "seq");
+const conversationPass = (page) => scrollPass(page, '[data-testid="conversation-list"]', '[data-testid="conversation-list"] [data-index]', "index");
+
+/**
+ * The baseline, as in the real-app bench (tests/desktop/bench/lib.mjs
+ * appendPlainList): a plain scrolling list of text rows, `height` px tall,
+ * on an otherwise blank page of the same browser.
+ */
+async function baselinePass(height) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light", locale: "en-US" });
+  try {
+    const page = await context.newPage();
+    await page.setContent('<body id="blank"></body>');
+    await page.evaluate(
+      ([rows, height]) => {
+        const list = document.createElement("div");
+        list.id = "list";
+        list.style.cssText = `height:${height}px;overflow-y:auto;border:1px solid #ddd;font:13px sans-serif`;
+        for (let i = 0; i < rows; i++) {
+          const row = document.createElement("div");
+          row.style.cssText = "padding:8px 12px;border-bottom:1px solid #eee";
+          row.dataset.index = String(i);
+          row.textContent = `#${i + 1} tool call read_file {"path":"src/module_${i % 63}.rs"} → fn item_${i}(input: &str) -> Result<(), Error>`;
+          list.append(row);
+        }
+        document.body.append(list);
+      },
+      [BASELINE_ROWS, height],
+    );
+    await page.waitForTimeout(300);
+    return await scrollPass(page, "#list", "#list > div", "index");
+  } finally {
+    await context.close();
+  }
 }
 
 /** One full measurement of the build. */
@@ -170,14 +220,23 @@ async function measure() {
     pagedIn.push(Date.now() - t0 + t.painted);
   }
 
-  const scroll = await scrollPass(page);
+  const scroll = await timelinePass(page);
+  // The view a run opens in: the same pass over the conversation of the same run.
+  await page.evaluate(() => (window.location.hash = "#/"));
+  await page.locator('[data-testid="run-row"]').first().waitFor();
+  await page.evaluate((hash) => (window.location.hash = hash), runHash);
+  await page.locator('.conversation[data-loaded="true"]').waitFor({ timeout: 60_000 });
+  await page.waitForTimeout(500);
+  const conversationCount = Number(await page.getByTestId("conversation").getAttribute("data-count"));
+  const conversation = await conversationPass(page);
   const pages = await page.evaluate(() => window.__benchIpc.calls.filter((c) => c === "list_events").length);
   await close();
-  return { cold, allPaged, navs, pagedIn, scroll, pages, problems, firstPaint: median(navs.map((n) => n.painted)) };
+  const baseline = await baselinePass(scroll.height);
+  return { cold, allPaged, navs, pagedIn, scroll, conversation, conversationCount, baseline, pages, problems, firstPaint: median(navs.map((n) => n.painted)) };
 }
 
 function report(r) {
-  const { cold, allPaged, navs, pagedIn, scroll, pages, problems, firstPaint } = r;
+  const { cold, allPaged, navs, pagedIn, scroll, conversation, conversationCount, baseline, pages, problems, firstPaint } = r;
   console.log(`\nBearAgent timeline benchmark — ${EVENTS.toLocaleString("en-US")} events, production build, headless Chromium, 1280×800`);
   console.log(`  windowing: ${windowing}; built JS ${kb(jsBytes)} (${kb(jsGzip)} gzip)`);
   console.log(`  fake IPC: list_events pages of 500 (${pages} page requests in total), JSON round trip per answer\n`);
@@ -186,14 +245,22 @@ function report(r) {
   console.log(`  cold app load → first rows painted:     ${fmt(cold.painted)} after navigation start (rows in DOM at ${fmt(cold.inDom)})`);
   console.log(`  all ${EVENTS.toLocaleString("en-US")} events paged in:            cold ${fmt(allPaged)}, in-app median ${fmt(median(pagedIn))}`);
   console.log(`  → ${firstPaint < GOAL_FIRST_PAINT_MS ? "MET" : "MISSED"}: ${fmt(firstPaint)} vs goal ${GOAL_FIRST_PAINT_MS} ms\n`);
-  console.log("Full scroll pass, top → bottom, one viewport per frame");
-  console.log(`  ${scroll.steps} steps over ${(scroll.scrollHeight / 1000).toFixed(0)}k px in ${fmt(scroll.totalMs)} (last row #${scroll.lastSeq})`);
-  console.log(`  frame time: mean ${fmt(scroll.meanFrame)}, p95 ${fmt(scroll.p95Frame)}, max ${fmt(scroll.maxFrame)}`);
-  console.log(`  frames over 50 ms: ${scroll.over50}; dropped 60 Hz frames: ${scroll.dropped}; long tasks: ${scroll.longTasks}`);
-  console.log(`  at most ${scroll.maxRowsInDom} rows in the DOM at once`);
+  console.log(`Full scroll passes, top → bottom, one viewport (${scroll.height} px) per frame`);
+  const pass = (name, p, end) => {
+    console.log(`  ${name}: ${p.steps} steps over ${(p.scrollHeight / 1000).toFixed(0)}k px in ${fmt(p.totalMs)} (${end}); at most ${p.maxRowsInDom} rows in the DOM`);
+    console.log(`    frame time: mean ${fmt(p.meanFrame)}, p95 ${fmt(p.p95Frame)}, max ${fmt(p.maxFrame)}; over 50 ms: ${p.over50}; dropped 60 Hz frames: ${p.dropped}; long tasks: ${p.longTasks}`);
+  };
+  pass("Events timeline", scroll, `last row #${scroll.lastRow}`);
+  pass("Conversation   ", conversation, `last item ${conversation.lastRow + 1} of ${conversationCount}`);
+  pass("plain list     ", baseline, `${BASELINE_ROWS} text rows on a blank page`);
+  console.log(`  → p95 against the plain list: timeline ${ratio(scroll.p95Frame, baseline.p95Frame)}, conversation ${ratio(conversation.p95Frame, baseline.p95Frame)}`);
   if (problems.length) console.log(`\npage errors:\n  ${problems.join("\n  ")}`);
-  if (scroll.lastSeq !== EVENTS) {
-    console.error(`the scroll pass did not reach the last event (#${scroll.lastSeq} of ${EVENTS})`);
+  if (scroll.lastRow !== EVENTS) {
+    console.error(`the scroll pass did not reach the last event (#${scroll.lastRow} of ${EVENTS})`);
+    process.exitCode = 1;
+  }
+  if (conversation.lastRow !== conversationCount - 1) {
+    console.error(`the conversation pass did not reach the last item (${conversation.lastRow + 1} of ${conversationCount})`);
     process.exitCode = 1;
   }
 }
@@ -213,6 +280,11 @@ try {
     console.log(
       `  scroll frame mean ${fmt(m((r) => r.scroll.meanFrame))}, p95 ${fmt(m((r) => r.scroll.p95Frame))}, max ${fmt(m((r) => r.scroll.maxFrame))}; ` +
         `over 50 ms ${m((r) => r.scroll.over50)}, dropped ${m((r) => r.scroll.dropped)}`,
+    );
+    console.log(`  conversation frame p95 ${fmt(m((r) => r.conversation.p95Frame))}, plain list p95 ${fmt(m((r) => r.baseline.p95Frame))}`);
+    console.log(
+      `  → p95 against the plain list (median of each round's ratio): timeline ${m((r) => r.scroll.p95Frame / r.baseline.p95Frame).toFixed(2)}×, ` +
+        `conversation ${m((r) => r.conversation.p95Frame / r.baseline.p95Frame).toFixed(2)}×`,
     );
   }
 } finally {
