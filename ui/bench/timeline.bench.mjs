@@ -130,11 +130,19 @@ function scrollPass(page, selector, rows, key) {
       } catch {
         /* not supported */
       }
-      // Elements put into the list during the pass: a plain list adds none; a
-      // windowed list that makes each row coming into view anew adds its subtree.
+      // Elements made during the pass (not those moved): a plain list makes
+      // none; a windowed list that makes each row coming into view anew makes its subtree.
       let added = 0;
+      const seen = new WeakSet(el.querySelectorAll("*"));
       const mutations = new MutationObserver((records) => {
-        for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) added += 1 + n.querySelectorAll("*").length;
+        for (const r of records)
+          for (const n of r.addedNodes) {
+            if (n.nodeType !== 1) continue;
+            for (const e of [n, ...n.querySelectorAll("*")]) {
+              if (!seen.has(e)) added += 1;
+              seen.add(e);
+            }
+          }
       });
       mutations.observe(el, { childList: true, subtree: true });
       const frames = [];
@@ -265,7 +273,7 @@ function report(r) {
   console.log(`  → ${firstPaint < GOAL_FIRST_PAINT_MS ? "MET" : "MISSED"}: ${fmt(firstPaint)} vs goal ${GOAL_FIRST_PAINT_MS} ms\n`);
   console.log(`Full scroll passes, top → bottom, one viewport (${scroll.height} px) per frame`);
   const pass = (name, p, end) => {
-    console.log(`  ${name}: ${p.steps} steps over ${(p.scrollHeight / 1000).toFixed(0)}k px in ${fmt(p.totalMs)} (${end}); at most ${p.maxRowsInDom} rows in the DOM, ${p.addedPerStep.toFixed(1)} elements added per step`);
+    console.log(`  ${name}: ${p.steps} steps over ${(p.scrollHeight / 1000).toFixed(0)}k px in ${fmt(p.totalMs)} (${end}); at most ${p.maxRowsInDom} rows in the DOM, ${p.addedPerStep.toFixed(1)} elements made per step`);
     console.log(`    frame time: mean ${fmt(p.meanFrame)}, p95 ${fmt(p.p95Frame)}, max ${fmt(p.maxFrame)}; over 50 ms: ${p.over50}; dropped 60 Hz frames: ${p.dropped}; long tasks: ${p.longTasks}`);
   };
   pass("Events timeline", scroll, `last row #${scroll.lastRow}`);
