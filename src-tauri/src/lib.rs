@@ -9,6 +9,7 @@
     )
 )]
 
+mod app_malloc;
 mod commands;
 mod dto;
 mod events;
@@ -19,12 +20,14 @@ mod packaging_tests;
 #[cfg(test)]
 mod scenarios;
 mod state;
+mod web_process;
 mod webkit_env;
 
 use bearagent_runtime::{home, logging, Application, SystemClock};
 use state::AppState;
 use std::process::ExitCode;
 use std::sync::Arc;
+use tauri::Manager;
 use tauri_specta::{collect_commands, collect_events, Builder};
 
 /// Every IPC command, named once. The bindings' builder collects their
@@ -54,6 +57,8 @@ macro_rules! ipc_commands {
             commands::runs::model_context,
             commands::runs::active_runs,
             commands::runs::quit_app,
+            commands::page::page_ready,
+            commands::page::page_idle,
             commands::threads::reply_to_run,
             commands::threads::get_thread,
             commands::threads::compact_run,
@@ -133,6 +138,7 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
 }
 
 pub fn run() -> ExitCode {
+    app_malloc::restart_with_fixed_threshold();
     webkit_env::choose();
     let home = home::resolve();
     let _log_guard = home
@@ -163,6 +169,9 @@ pub fn run() -> ExitCode {
         .invoke_handler(ipc_commands!(tauri::generate_handler))
         .setup(move |app| {
             events.mount_events(app);
+            let recycler = web_process::Recycler::from_env();
+            web_process::watch(app, &recycler);
+            app.manage(recycler);
             if let Some(application) = live_app {
                 // Runs of other BearAgent processes (CLI, another window)
                 // show live too.

@@ -42,6 +42,10 @@ export const commands = {
 	 *  next start, and a pending approval can still be answered then.
 	 */
 	quitApp: () => typedError<null, ApiError>(__TAURI_INVOKE("quit_app")),
+	/**  The page has mounted: the web process's size now is its baseline. */
+	pageReady: () => typedError<RecyclePolicy, ApiError>(__TAURI_INVOKE("page_ready")),
+	/**  The page has had no input for the policy's idle time (or is hidden). */
+	pageIdle: () => typedError<IdleOutcome, ApiError>(__TAURI_INVOKE("page_idle")),
 	/**
 	 *  Starts a follow-up of a finished run with `message` as its goal; with
 	 *  `at_seq`, a fork that keeps the run's events up to that one.
@@ -919,6 +923,17 @@ export type HookSource =
 /**  The workspace's `.bearagent/hooks.toml`, trusted by the user. */
 "project";
 
+/**  What an idle page's offer came to. */
+export type IdleOutcome = 
+/**  The web process will be ended and the page reloaded in a moment. */
+{ kind: "recycling"; web_kb: number; baseline_kb: number } | 
+/**  Kept: not far enough above its size when new. */
+{ kind: "kept"; web_kb: number; baseline_kb: number } | 
+/**  Kept: a run is in progress. */
+{ kind: "runs_active" } | 
+/**  Kept: the web process could not be found or read, or recycling is off. */
+{ kind: "unknown" };
+
 /**  An image as events and history carry it: the bytes are the blob `blob`. */
 export type ImageRef = {
 	blob: ContentHash,
@@ -1350,6 +1365,14 @@ export type Receipt = {
 	before_hash: ContentHash | null,
 	after_hash: ContentHash | null,
 	bytes_written: number,
+};
+
+/**  What the page is told when it is ready: when to offer a recycle. */
+export type RecyclePolicy = {
+	/**  Offer after this long without input (ms). */
+	idle_ms: number,
+	/**  Recycling is off (`BEARAGENT_WEB_RECYCLE=off`). */
+	off: boolean,
 };
 
 export type RefusedFileView = {

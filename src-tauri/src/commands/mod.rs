@@ -7,6 +7,7 @@ pub mod hooks;
 pub mod live;
 pub mod local;
 pub mod mcp;
+pub mod page;
 pub mod review;
 pub mod runs;
 pub mod settings;

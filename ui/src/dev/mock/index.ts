@@ -416,6 +416,11 @@ export function installMockBackend(seed: MockSeed = window.__BEARAGENT_MOCK_SEED
           case "quit_app":
             quitCalled = true;
             return null;
+          // The browser has no web process to recycle.
+          case "page_ready":
+            return config.recycleIdleMs ? { idle_ms: config.recycleIdleMs, off: false } : { idle_ms: 0, off: true };
+          case "page_idle":
+            return config.recycleIdleMs ? { kind: "recycling", web_kb: 300 * 1024, baseline_kb: 170 * 1024 } : { kind: "unknown" };
           default: {
             const answer = settings.answer(cmd, input);
             if (answer === NOT_SETTINGS) throw new MockError({ code: "internal", message: `mock backend: unknown command ${cmd}` });

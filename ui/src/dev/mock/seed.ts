@@ -34,6 +34,8 @@ export interface MockSeed {
   gateModelCalls?: boolean;
   /** Commands wait for `__bearagentMock.releaseCommand()` after streaming their output, before finishing. */
   gateCommands?: boolean;
+  /** The page offers its web process for recycling after this idle time, and the mock says "recycling" (there is none to end: the test reloads). */
+  recycleIdleMs?: number;
   /** Finished runs the Rust app recorded (a scenario's take), by workspace path, stored with their own ids. */
   recorded?: Record<string, { runId: string; scenario: ScenarioName; take?: number }[]>;
   /** Top folders of git repositories: a run "In a new worktree" needs its workspace to be one. */
@@ -68,6 +70,7 @@ export const DEFAULT_SEED: Required<MockSeed> = {
   streamMs: 40,
   gateModelCalls: false,
   gateCommands: false,
+  recycleIdleMs: 0,
   recorded: {},
   repos: ["/home/dev/projects/bear-demo"],
   projectHooks: {},
