@@ -3,7 +3,30 @@
 //! SQLite insert of the same rows, grouped into transactions as the store
 //! committed them (so the ratio is BearAgent's work per step, not a
 //! difference in fsync count), with the same PRAGMAs, in the same run.
-//! Prints the per-step figures and the ratio.
+//! A second baseline makes the loop's hand-offs too (issue 56): the rows
+//! committed from a task on a worker of the same runtime (the loop commits
+//! inline there: `Store::append` is a blocking call, no hop per commit)
+//! with one `spawn_blocking` round trip per tool call (the executor runs
+//! every tool so). Wall time is mostly fsync and swings with the disk, so
+//! CPU time per step (the process's CPU clock, ns, all threads) is printed
+//! for the loop and each baseline, with the ratios (medians of the rounds).
+//! `AGENT_LOOP_ONLY=N` runs only N loops (for a profiler).
+//!
+//! Figures (2 cores, shared disk; three alternated runs each, quiet disk):
+//! before the fixes below, wall 1.52x raw and 1.50x the hand-off baseline,
+//! CPU 0.58-0.60 ms/step against 0.29-0.30 raw and 0.31-0.32 with the
+//! hand-offs: 1.97-2.04x raw, 1.84-1.89x hand-offs. After: wall 1.40-1.51x
+//! raw, 1.38-1.44x hand-offs; CPU 0.55-0.57 ms/step, 1.84-1.95x raw,
+//! 1.69-1.79x hand-offs. Under a slow disk (fsync 2 ms) wall is 1.1-1.2x.
+//! Where the loop's CPU goes (perf, 4 runs): the store's append 59% (SQLite
+//! and fsync, as the baselines), thread hand-offs and parking 15% (runtime
+//! workers, the blocking pool, timers), the workspace watcher 4.5% (inotify
+//! reports every open of the file read), read_file and its path checks 7%,
+//! the context 4%, the read's hash for the seen version 2%. Fixed: the web
+//! gate rescanned the run (and hashed every result's call id) on every tool
+//! call (4.5% before), a reply's tool mode was looked up (a scan of the
+//! run) for native calls too (1-2%), and each append asked SQLite for the
+//! run's last seq and owner although this connection wrote both (4%).
 //!
 //! Run: `cargo bench -p bearagent-runtime --bench agent_loop`
 #![allow(
