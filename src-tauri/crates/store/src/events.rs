@@ -39,7 +39,7 @@ impl Store {
         let tx = writer
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let stored_last = stored_last_seq(&tx, run_id)?;
+        let stored_last = known_last_seq(&tx, &mut writer.cache, &mut writer.data_version, run_id)?;
         let actual_next = EventSeq(stored_last.unwrap_or(0)).next();
         if actual_next != expected_next {
             return Err(StoreError::Conflict {
@@ -55,7 +55,8 @@ impl Store {
         let resumes = events
             .first()
             .is_some_and(|e| matches!(e.payload, EventPayload::RunResumed));
-        self.claim_or_check_owner(&tx, run_id, state.as_ref(), resumes)?;
+        let known_ours = writer.cache.get(&run_id).is_some_and(|c| c.ours);
+        let ours = self.claim_or_check_owner(&tx, run_id, state.as_ref(), resumes, known_ours)?;
         let stamped = insert_events(&tx, run_id, expected_next, events, &mut state)?;
         if let Some(state) = &state {
             if !stamped.is_empty() && snapshot_due(status_before.as_ref(), snapshot_seq, state) {
@@ -66,7 +67,7 @@ impl Store {
         also(&tx)?;
         tx.commit()?;
         writer.appends_committed += 1;
-        remember(&mut writer.cache, run_id, state, snapshot_seq);
+        remember(&mut writer.cache, run_id, state, snapshot_seq, ours);
         Ok(stamped)
     }
 
@@ -78,37 +79,42 @@ impl Store {
     /// The creator of a run is its owner; resuming an interrupted run makes
     /// this process its owner, in the same transaction (of two processes
     /// resuming at once, the reducer lets exactly one through); otherwise
-    /// only the owner may append to a live run.
+    /// only the owner may append to a live run (`known_ours`: the cache
+    /// says so, and no other connection committed since). True when this
+    /// instance is now known to be the owner.
     fn claim_or_check_owner(
         &self,
         conn: &Connection,
         run_id: RunId,
         current: Option<&RunProjection>,
         resumes: bool,
-    ) -> Result<(), StoreError> {
+        known_ours: bool,
+    ) -> Result<bool, StoreError> {
         match current {
-            None => set_owner(conn, run_id, self.lock.owner()),
+            None => set_owner(conn, run_id, self.lock.owner()).map(|()| true),
             Some(current) if resumes && current.status == RunStatus::Interrupted => {
-                set_owner(conn, run_id, self.lock.owner())
+                set_owner(conn, run_id, self.lock.owner()).map(|()| true)
             }
+            Some(_) if known_ours => Ok(true),
             Some(current) => self.check_owner(conn, run_id, current),
         }
     }
 
     /// A live run's events come only from its owner; a finished or
     /// interrupted run takes review and reconciliation events from anyone
-    /// (the reducer decides which).
+    /// (the reducer decides which). True when the owner was checked and
+    /// is this instance.
     fn check_owner(
         &self,
         conn: &Connection,
         run_id: RunId,
         current: &RunProjection,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         if !current.status.is_live() {
-            return Ok(());
+            return Ok(false);
         }
         match owner_row(conn, run_id)? {
-            Some(owner) if owner.instance == self.lock.owner().instance => Ok(()),
+            Some(owner) if owner.instance == self.lock.owner().instance => Ok(true),
             Some(owner) => Err(StoreError::NotOwner {
                 run_id,
                 pid: owner.pid,
@@ -211,6 +217,7 @@ fn remember(
     run_id: RunId,
     state: Option<RunProjection>,
     snapshot_seq: u64,
+    ours: bool,
 ) {
     if let Some(state) = state {
         cache.insert(
@@ -218,11 +225,35 @@ fn remember(
             CachedProjection {
                 state,
                 snapshot_seq,
+                ours,
             },
         );
     }
     if cache.len() > 64 {
         cache.retain(|id, _| *id == run_id);
+    }
+}
+
+/// The run's last stored seq. While no other connection has committed
+/// since this one last looked (`PRAGMA data_version` is the same), the
+/// log's end is what this connection committed last, which it cached: no
+/// query. Otherwise the cache may be stale and is dropped.
+fn known_last_seq(
+    conn: &Connection,
+    cache: &mut HashMap<RunId, CachedProjection>,
+    seen_version: &mut Option<i64>,
+    run_id: RunId,
+) -> Result<Option<u64>, StoreError> {
+    let version: i64 = conn
+        .prepare_cached("PRAGMA data_version")?
+        .query_row([], |r| r.get(0))?;
+    if *seen_version != Some(version) {
+        cache.clear();
+        *seen_version = Some(version);
+    }
+    match cache.get(&run_id) {
+        Some(cached) => Ok(Some(cached.state.last_seq.get())),
+        None => stored_last_seq(conn, run_id),
     }
 }
 

@@ -237,3 +237,27 @@ fn of_two_processes_resuming_an_interrupted_run_exactly_one_becomes_its_owner() 
     assert_eq!(a.ownership(run).unwrap(), Ownership::Here);
     assert!(matches!(b.ownership(run).unwrap(), Ownership::Elsewhere(_)));
 }
+
+#[test]
+fn a_store_that_appended_last_still_sees_what_another_process_appended_since() {
+    let home = tempfile::tempdir().unwrap();
+    let first = Store::open_in(home.path()).unwrap();
+    let second = Store::open_in(home.path()).unwrap();
+    let run = start(&first);
+    // `first` caches the run's end (seq 3) and itself as its owner.
+    interrupt(&first, run).unwrap();
+    second
+        .append(run, EventSeq(4), vec![new(EventPayload::RunResumed)])
+        .unwrap();
+    // Its cache is stale: the end moved and so did the owner.
+    let succeeded = || {
+        vec![new(EventPayload::RunSucceeded {
+            answer: "done".into(),
+        })]
+    };
+    let err = first.append(run, EventSeq(4), succeeded()).unwrap_err();
+    assert!(matches!(err, StoreError::Conflict { .. }), "{err}");
+    let err = first.append(run, EventSeq(5), succeeded()).unwrap_err();
+    assert!(matches!(err, StoreError::NotOwner { .. }), "{err}");
+    assert_eq!(second.ownership(run).unwrap(), Ownership::Here);
+}

@@ -36,12 +36,19 @@ pub(crate) struct Writer {
     /// Appends committed by this handle: how benchmarks group the rows of
     /// their raw-SQLite baseline as the store committed them.
     pub(crate) appends_committed: u64,
+    /// `PRAGMA data_version` when the cache was last known true: while it
+    /// stays the same no other connection has committed, so the cache is
+    /// the log's end (and owner) without asking.
+    pub(crate) data_version: Option<i64>,
 }
 
 /// A run's latest projection and the seq of its last stored snapshot.
 pub(crate) struct CachedProjection {
     pub(crate) state: RunProjection,
     pub(crate) snapshot_seq: u64,
+    /// The append that cached it found (or made) this instance the run's
+    /// owner.
+    pub(crate) ours: bool,
 }
 
 impl Store {
@@ -57,6 +64,7 @@ impl Store {
                 conn: writer,
                 cache: HashMap::new(),
                 appends_committed: 0,
+                data_version: None,
             }),
             reader: Mutex::new(reader),
         })

@@ -106,9 +106,14 @@ pub(crate) fn read_reply(
     response: ModelResponse,
     tools: &[ToolSchema],
 ) -> Reading {
-    let (content, mode) = match (&response.action, mode_now(events)) {
-        (Action::FinalAnswer(answer), Some(mode)) => (answer.content.clone(), mode),
-        _ => return Reading::AsIs(response),
+    // Native calls are taken as they came: the mode (a scan of the run
+    // from its end) is looked up only for an answer.
+    let content = match &response.action {
+        Action::FinalAnswer(answer) => answer.content.clone(),
+        Action::ToolCalls { .. } => return Reading::AsIs(response),
+    };
+    let Some(mode) = mode_now(events) else {
+        return Reading::AsIs(response);
     };
     let usage = response.usage;
     let how = match mode {

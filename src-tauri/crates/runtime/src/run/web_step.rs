@@ -77,8 +77,11 @@ fn learn(known: &mut KnownUrls, events: &[EventEnvelope]) {
             EventPayload::WebFetched { call_id, fetch } => {
                 pages.insert(call_id, &fetch.final_url);
             }
+            // Most results are no page's: no lookup when none is open.
             EventPayload::ToolCallCompleted { result, .. }
-            | EventPayload::ToolCallFailed { result } => {
+            | EventPayload::ToolCallFailed { result }
+                if !pages.is_empty() =>
+            {
                 if let Some(url) = pages.remove(&result.call_id) {
                     known.add_fetched_page(url, &result.content);
                 }
@@ -123,23 +126,29 @@ pub(crate) fn gate(
         PolicyDecision::Allow(authorized) => authorized.prepared(),
         PolicyDecision::Ask(request) => request.call(),
     };
-    let view = WebView::of(rec, deps);
-    let tainted = view.tainting.is_some();
+    // Only a fetch needs the whole view (provenance reads every event);
+    // the others need only whether the turn fetched a page, and a
+    // workspace tool not even that: a step does not rescan the run for it.
+    let tainted = || {
+        rec.events()
+            .iter()
+            .any(|e| matches!(e.payload, EventPayload::WebFetched { .. }))
+    };
     match route {
-        Route::Web(_) => match web_verdict(&view, deps, call) {
+        Route::Web(_) => match web_verdict(&WebView::of(rec, deps), deps, call) {
             Verdict::Deny(reason) => PolicyDecision::Deny { reason },
             Verdict::Ask => firm(decision, FirmAsk::WebUrl),
             Verdict::NewHostAfterPage => firm(decision, FirmAsk::Tainted),
             Verdict::AsPolicy => decision,
         },
-        Route::Command(_) if tainted && command_reaches_out(deps, &decision) => {
+        Route::Command(_) if tainted() && command_reaches_out(deps, &decision) => {
             firm(decision, FirmAsk::Tainted)
         }
-        Route::Mcp(_) if tainted && call.effect() != Effect::ReadOnly => {
+        Route::Mcp(_) if tainted() && call.effect() != Effect::ReadOnly => {
             firm(decision, FirmAsk::Tainted)
         }
         // A child's prompt may carry what the page said: starting one asks.
-        Route::Task(_) if tainted => firm(decision, FirmAsk::Tainted),
+        Route::Task(_) if tainted() => firm(decision, FirmAsk::Tainted),
         Route::Workspace(_) | Route::Command(_) | Route::Mcp(_) | Route::Task(_) => decision,
     }
 }
