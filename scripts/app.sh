@@ -4,4 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BEARAGENT_SKIP_DRIVER=1 bash scripts/setup.sh
 npm --prefix ui run build --silent
-exec cargo run --release --bin bearagent-desktop
+# As the desktop entry starts it (src-tauri/src/webkit_env.rs says why).
+MALLOC_MMAP_THRESHOLD_=131072 exec cargo run --release --bin bearagent-desktop

@@ -9,7 +9,6 @@
     )
 )]
 
-mod app_malloc;
 mod commands;
 mod dto;
 mod events;
@@ -138,7 +137,6 @@ pub fn export_bindings(path: &std::path::Path) -> Result<(), String> {
 }
 
 pub fn run() -> ExitCode {
-    app_malloc::restart_with_fixed_threshold();
     webkit_env::choose();
     let home = home::resolve();
     let _log_guard = home

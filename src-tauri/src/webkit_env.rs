@@ -43,10 +43,18 @@
 //! returned on free: in three soaks the web process grew +144 to +157 MB
 //! instead of +171 to +184, and the tree held +84 to +127 MB instead of
 //! +142 after a page reload. Setting `MALLOC_MMAP_THRESHOLD_` yourself
-//! keeps your value. The agent's commands, hooks and MCP servers start
+//! keeps your value. The app process itself has started by the time this
+//! runs (glibc reads the variable at start, and the crate forbids the
+//! `unsafe` of `mallopt`), so the desktop entry starts it with the same
+//! value (`env MALLOC_MMAP_THRESHOLD_=… bearagent-desktop`, issue 56): after
+//! a 2 000-step run it held +24 MB instead of +48 to +51. The app starting
+//! itself again with it set was measured too: the second `exec` cost 35 to
+//! 68 ms of cold start, so not that. The agent's commands, hooks and MCP servers start
 //! with a scrubbed environment, so none of these settings reach them.
 
 const CPU_PAINTING: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
+/// glibc's default mmap threshold (bytes), which the desktop entry also sets.
+pub const MMAP_THRESHOLD: &str = "131072";
 /// Set unless the user set them (name, value); see the module's doc.
 const DEFAULTS: [(&str, &str); 4] = [
     // 1 TiB: no machine reaches it, so the heap grows by JavaScriptCore's
@@ -57,7 +65,7 @@ const DEFAULTS: [(&str, &str); 4] = [
     ("JSC_largeHeapSize", "16777216"),
     ("JSC_smallHeapGrowthFactor", "1.5"),
     // glibc's default, fixed: setting it turns off the threshold's growth.
-    ("MALLOC_MMAP_THRESHOLD_", "131072"),
+    ("MALLOC_MMAP_THRESHOLD_", MMAP_THRESHOLD),
 ];
 
 /// Whether to ask for CPU painting: no render node, and the user did not choose.

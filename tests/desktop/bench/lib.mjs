@@ -22,6 +22,19 @@ export const bins = {
   cli: process.env.BEARAGENT_CLI_BIN ?? release("bearagent"),
 };
 
+/**
+ * The environment the app's desktop entry starts it with (`Exec=env K=V …`
+ * in src-tauri/packaging/linux/bearagent.desktop): a bench starts the app
+ * as a double-click does.
+ */
+export function desktopEntryEnv() {
+  const template = readFileSync(join(repoRoot, "src-tauri/packaging/linux/bearagent.desktop"), "utf8");
+  const exec = template.split("\n").find((l) => l.startsWith("Exec=")) ?? "";
+  const words = exec.slice("Exec=".length).split(" ");
+  if (words[0] !== "env") return {};
+  return Object.fromEntries(words.slice(1).filter((w) => /^[A-Z_]+=/.test(w)).map((w) => w.split("=")));
+}
+
 export function requireBins(...names) {
   for (const n of names) {
     if (!existsSync(bins[n])) throw new Error(`${n} binary not found at ${bins[n]} (build it, or set its BEARAGENT_*_BIN)`);

@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, forkedAt, treeMemory, breakdown, pssByMapping, mappingGrowth,
-  byTestId, WAIT, median, ms, mb, ratio, verdict,
+  byTestId, WAIT, median, ms, mb, ratio, verdict, desktopEntryEnv,
 } from "./lib.mjs";
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
@@ -48,7 +48,8 @@ function wrapper(dir, name, binary, env = {}) {
 
 const TARGETS = {
   blank: { binary: bins.blank, ready: "#blank" },
-  app: { binary: bins.app, ready: '.shell[data-ready="true"]' },
+  // As its desktop entry starts it.
+  app: { binary: bins.app, ready: '.shell[data-ready="true"]', env: desktopEntryEnv() },
   blankCpu: { binary: bins.blank, ready: "#blank", env: { WEBKIT_SKIA_ENABLE_CPU_RENDERING: "1" } },
 };
 const hasRenderNode = (() => {

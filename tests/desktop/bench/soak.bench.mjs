@@ -28,7 +28,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { toolTurn, answerTurn } from "../loopback-model.mjs";
 import {
   machine, bins, requireBins, withSandbox, launch, close, openWorkspace, treeMemory, breakdown, pssByMapping, mappingGrowth,
-  writeModules, modulePath, injectStyle, byTestId, WAIT, mb, verdict,
+  writeModules, modulePath, injectStyle, byTestId, WAIT, mb, verdict, desktopEntryEnv,
 } from "./lib.mjs";
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 2_000);
@@ -42,6 +42,9 @@ const LONG_IDLE_MS = 30_000;
 // after a recycle are measured from /proc only: the soak ends there.
 // BEARAGENT_WEB_RECYCLE=off measures the app without recycling.
 process.env.BEARAGENT_WEB_RECYCLE ??= "on";
+// The app starts as its desktop entry starts it (tauri-driver passes the
+// environment on).
+for (const [name, value] of Object.entries(desktopEntryEnv())) process.env[name] ??= value;
 const RECYCLE_WAIT_MS = 30_000;
 const GOAL_GROWTH_MB = 50;
 const MAX_RUN_MS = 20 * 60_000;
@@ -155,6 +158,8 @@ async function soak(tree, sandbox, model, view) {
     const recycle = await recycled();
     stages.recycled = recycle?.m ?? null;
     stages.recycledAfterS = recycle ? recycle.seconds + IDLE_MS / 1000 : null;
+    // The new page pages the run's events in again: let its heap settle.
+    stages.recycledSettled = recycle ? await idle(LONG_IDLE_MS) : null;
     if (recycle) return { view, stages, ...first, dom, second: null };
     if (view === "run") await byTestId(app, "back-to-runs").click();
     await byTestId(app, "run-goal").waitForDisplayed(WAIT);
@@ -182,7 +187,10 @@ function report(r) {
   for (const s of r.samples) console.log(line(`step ${s.step} (t=${s.t.toFixed(0)} s)`, s.m));
   console.log(line(`before (runs list, idle)`, before));
   console.log(line(`after (${open}, idle ${IDLE_MS / 1000} s)`, after));
-  if (r.stages.recycled) console.log(line(`  … web process recycled (${r.stages.recycledAfterS.toFixed(0)} s idle)`, r.stages.recycled));
+  if (r.stages.recycled) {
+    console.log(line(`  … web process recycled (${r.stages.recycledAfterS.toFixed(0)} s idle)`, r.stages.recycled));
+    console.log(line(`  … and ${LONG_IDLE_MS / 1000} s later`, r.stages.recycledSettled));
+  }
   else console.log(`  … web process not recycled within ${(IDLE_MS + RECYCLE_WAIT_MS) / 1000} s idle`);
   if (r.second) {
     console.log(line(`then on the runs list`, leftRunView));
