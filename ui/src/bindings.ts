@@ -931,7 +931,11 @@ export type IdleOutcome =
 { kind: "kept"; web_kb: number; baseline_kb: number } | 
 /**  Kept: a run is in progress. */
 { kind: "runs_active" } | 
-/**  Kept: the web process could not be found or read, or recycling is off. */
+/**
+ *  Kept: the web process could not be found or read, or recycling is off
+ *  (by the user, or because WebDriver drives the window: its session
+ *  ends with the web process, so tests and benches opt in).
+ */
 { kind: "unknown" };
 
 /**  An image as events and history carry it: the bytes are the blob `blob`. */
