@@ -30,6 +30,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
 import { build, preview } from "vite";
+import { plainList } from "../../tests/desktop/bench/plainList.mjs";
 
 const uiRoot = fileURLToPath(new URL("..", import.meta.url));
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -184,31 +185,16 @@ const timelinePass = (page) => scrollPass(page, '[data-testid="timeline"]', '[da
 const conversationPass = (page) => scrollPass(page, '[data-testid="conversation-list"]', '[data-testid="conversation-list"] [data-index]', "index");
 
 /**
- * The baseline, as in the real-app bench (tests/desktop/bench/lib.mjs
- * appendPlainList): a plain scrolling list of text rows, `height` px tall,
- * on an otherwise blank page of the same browser.
+ * The baseline of the real-app bench (tests/desktop/bench/plainList.mjs):
+ * a plain scrolling list of text rows, `height` px tall, on an otherwise
+ * blank page of the same browser.
  */
 async function baselinePass(height) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light", locale: "en-US" });
   try {
     const page = await context.newPage();
     await page.setContent('<body id="blank"></body>');
-    await page.evaluate(
-      ([rows, height]) => {
-        const list = document.createElement("div");
-        list.id = "list";
-        list.style.cssText = `height:${height}px;overflow-y:auto;border:1px solid #ddd;font:13px sans-serif`;
-        for (let i = 0; i < rows; i++) {
-          const row = document.createElement("div");
-          row.style.cssText = "padding:8px 12px;border-bottom:1px solid #eee";
-          row.dataset.index = String(i);
-          row.textContent = `#${i + 1} tool call read_file {"path":"src/module_${i % 63}.rs"} → fn item_${i}(input: &str) -> Result<(), Error>`;
-          list.append(row);
-        }
-        document.body.append(list);
-      },
-      [BASELINE_ROWS, height],
-    );
+    await page.evaluate(plainList, { rows: BASELINE_ROWS, height });
     await page.waitForTimeout(300);
     return await scrollPass(page, "#list", "#list > div", "index");
   } finally {

@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { remote } from "webdriverio";
 import { repoRoot, startDriver } from "../harness.mjs";
+import { plainList } from "./plainList.mjs";
 
 export { repoRoot };
 export { byTestId, WAIT } from "../harness.mjs";
@@ -350,22 +351,7 @@ export async function recordRun(sandbox, events) {
  * window's page.
  */
 export async function appendPlainList(blank, rows, height) {
-  await blank.execute(
-    (rows, height) => {
-      const list = document.createElement("div");
-      list.id = "list";
-      list.style.cssText = `height:${height}px;overflow-y:auto;border:1px solid #ddd;font:13px sans-serif`;
-      for (let i = 0; i < rows; i++) {
-        const row = document.createElement("div");
-        row.style.cssText = "padding:8px 12px;border-bottom:1px solid #eee";
-        row.textContent = `#${i + 1} tool call read_file {"path":"src/module_${i % 63}.rs"} → fn item_${i}(input: &str) -> Result<(), Error>`;
-        list.append(row);
-      }
-      document.body.append(list);
-    },
-    rows,
-    height,
-  );
+  await blank.execute(plainList, { rows, height });
 }
 
 // ---- in the app ----------------------------------------------------------------
