@@ -76,11 +76,12 @@ impl Limits {
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .unwrap_or(default)
         };
+        let mode = std::env::var("BEARAGENT_WEB_RECYCLE").ok();
         Self {
             above_kb: number("BEARAGENT_WEB_RECYCLE_ABOVE_MB", DEFAULT_ABOVE_MB) * 1024,
             idle_ms: number("BEARAGENT_WEB_RECYCLE_IDLE_SECS", DEFAULT_IDLE_SECS) * 1000,
-            off: std::env::var("BEARAGENT_WEB_RECYCLE").is_ok_and(|v| v == "off"),
-            under_automation: std::env::var("BEARAGENT_WEB_RECYCLE").is_ok_and(|v| v == "on"),
+            off: mode.as_deref() == Some("off"),
+            under_automation: mode.as_deref() == Some("on"),
         }
     }
 }

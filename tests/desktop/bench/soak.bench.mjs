@@ -28,7 +28,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { toolTurn, answerTurn } from "../loopback-model.mjs";
 import {
   machine, bins, requireBins, withSandbox, launch, close, openWorkspace, treeMemory, breakdown, pssByMapping, mappingGrowth,
-  writeModules, modulePath, injectStyle, byTestId, WAIT, mb, verdict, desktopEntryEnv,
+  writeModules, modulePath, injectStyle, byTestId, WAIT, mb, verdict, desktopEntryEnv, descendants,
 } from "./lib.mjs";
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 2_000);
@@ -106,7 +106,8 @@ async function soak(tree, sandbox, model, view) {
     return m;
   };
   const idle = async (msToWait = IDLE_MS) => (await sleep(msToWait), memory());
-  const webPid = () => treeMemory(tree.appPid(bins.app)).procs.find((p) => p.name === "WebKitWebProcess")?.pid;
+  // From /proc/PID/stat alone (its name cut at 15 bytes): polled, so no smaps read.
+  const webPid = () => descendants(tree.appPid(bins.app)).find((p) => p.name === "WebKitWebProces")?.pid;
   // The page left alone: its web process recycled (a new pid), or not.
   const recycled = async () => {
     const was = webPid();

@@ -71,9 +71,13 @@ export class IdleWatcher {
   readonly #storage: Storage;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #idleMs = 0;
+  /** Time of the last input: input only stamps it (it comes at pointer-move rate); the timer checks it. */
+  #lastInput = 0;
   #offering = false;
   #stopped = false;
-  readonly #onActivity = () => this.#arm();
+  readonly #onActivity = () => {
+    this.#lastInput = Date.now();
+  };
   readonly #onVisibility = () => {
     if (this.#win.document.visibilityState === "hidden") void this.#offer();
   };
@@ -105,10 +109,18 @@ export class IdleWatcher {
     this.#win.document.removeEventListener("visibilitychange", this.#onVisibility);
   }
 
+  /** Offers once the page has had no input for the idle time (from the last input, or from now). */
   #arm(): void {
     if (this.#stopped || this.#idleMs <= 0) return;
     if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#offer(), this.#idleMs);
+    this.#lastInput = Date.now();
+    this.#timer = setTimeout(() => this.#check(), this.#idleMs);
+  }
+
+  #check(): void {
+    const quietFor = Date.now() - this.#lastInput;
+    if (quietFor >= this.#idleMs) void this.#offer();
+    else this.#timer = setTimeout(() => this.#check(), this.#idleMs - quietFor);
   }
 
   async #offer(): Promise<void> {
