@@ -137,6 +137,9 @@ function programOf(pid) {
 
 /** Memory of the app process and all its descendants, per process and summed. */
 export function treeMemory(appPid) {
+  // No app process (e.g. a wrapper script as the binary) would read as
+  // zero growth: a goal met.
+  if (appPid == null) throw new Error("the app's process was not found: is its BEARAGENT_APP_BIN the binary itself, not a wrapper?");
   const procs = [];
   for (const p of descendants(appPid)) {
     try {

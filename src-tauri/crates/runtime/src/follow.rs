@@ -84,9 +84,12 @@ fn publish_new(
         if store.ownership(run_id)? == Ownership::Here {
             continue;
         }
-        for event in store.events_since(run_id, after)? {
-            live.publish(LiveEvent::Committed(Arc::new(event)));
-        }
+        store.visit_events_since(run_id, after, |page| {
+            for event in page {
+                live.publish(LiveEvent::Committed(Arc::new(event.clone())));
+            }
+            Ok::<_, AppError>(())
+        })?;
     }
     Ok(())
 }

@@ -157,7 +157,10 @@ impl RunFacts {
         }
         let mut facts = RunFacts::default();
         for run_id in chain.into_iter().rev() {
-            facts.fold(&store.all_events(run_id)?);
+            store.visit_events_since(run_id, EventSeq(0), |page| {
+                facts.fold(page);
+                Ok::<_, AppError>(())
+            })?;
         }
         facts.seen = EventSeq(0);
         facts.writing.clear();
@@ -167,9 +170,10 @@ impl RunFacts {
 
     /// Folds the run's events since the last one seen.
     fn catch_up(&mut self, store: &Store, run_id: RunId) -> Result<(), AppError> {
-        let new = store.events_since(run_id, self.seen)?;
-        self.fold(&new);
-        Ok(())
+        store.visit_events_since(run_id, self.seen, |page| {
+            self.fold(page);
+            Ok(())
+        })
     }
 
     fn fold(&mut self, events: &[EventEnvelope]) {

@@ -61,7 +61,10 @@ impl ArtifactCache {
         read: impl FnOnce(&ArtifactFold) -> T,
     ) -> Result<T, AppError> {
         let mut fold = self.lock_folds()?.get(&run_id).cloned().unwrap_or_default();
-        fold.apply(&store.events_since(run_id, fold.seen())?);
+        store.visit_events_since(run_id, fold.seen(), |page| {
+            fold.apply(page);
+            Ok::<_, AppError>(())
+        })?;
         let out = read(&fold);
         let mut folds = self.lock_folds()?;
         // Another caller may have folded further meanwhile; keep the newer.
