@@ -5,4 +5,4 @@ cd "$(dirname "$0")/.."
 BEARAGENT_SKIP_DRIVER=1 bash scripts/setup.sh
 npm --prefix ui run build --silent
 # As the desktop entry starts it (src-tauri/src/webkit_env.rs says why).
-MALLOC_MMAP_THRESHOLD_=131072 exec cargo run --release --bin bearagent-desktop
+MALLOC_MMAP_THRESHOLD_=131072 MALLOC_ARENA_MAX=1 exec cargo run --release --bin bearagent-desktop

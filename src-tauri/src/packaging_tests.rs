@@ -27,14 +27,15 @@ fn the_deb_associates_run_files_with_the_app_and_passes_the_file() {
         "the launcher must pass the file: {exec}"
     );
     assert!(template.contains("MimeType={{mime_type}}"));
-    // The app's own C heap: glibc reads this only at start (webkit_env.rs).
-    let env = format!(
-        "Exec=env MALLOC_MMAP_THRESHOLD_={} {{{{exec}}}} ",
-        crate::webkit_env::MMAP_THRESHOLD
-    );
+    // The app's own C heap: glibc reads these only at start (webkit_env.rs).
+    let settings: Vec<String> = crate::webkit_env::LAUNCHER_ENV
+        .iter()
+        .map(|(name, value)| format!("{name}={value}"))
+        .collect();
+    let env = format!("Exec=env {} {{{{exec}}}} ", settings.join(" "));
     assert!(
         exec.starts_with(&env),
-        "the launcher must fix the mmap threshold: {exec}"
+        "the launcher must set the app's malloc: {exec}"
     );
 
     let files = deb["files"].as_object().unwrap();

@@ -14,6 +14,7 @@ import { plainList } from "./plainList.mjs";
 
 export { repoRoot };
 export { byTestId, WAIT } from "../harness.mjs";
+import { WAIT } from "../harness.mjs";
 
 // Release builds by default: these are benches, not tests.
 const release = (name) => join(repoRoot, "target/release", name);
@@ -365,6 +366,26 @@ export async function injectStyle(browser, css) {
 }
 
 /** Home screen → the recorded workspace (as a user would: the recent list, else the path field). */
+/**
+ * Shows a tab of the run view and waits until it is selected. A WebDriver
+ * click lands where the tab was when it was sent; while a big run's
+ * header and conversation still lay out it can land beside it (the Events
+ * tab of a 20 000-event run stayed unselected in `bench:memory`), so the
+ * click is the element's own, retried until the tab says it is selected.
+ */
+export async function showTab(app, testId) {
+  const tab = app.$(`[data-testid="${testId}"]`);
+  await tab.waitForExist(WAIT);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    await app.execute((id) => document.querySelector(`[data-testid="${id}"]`)?.click(), testId);
+    const shown = await app
+      .waitUntil(async () => (await tab.getAttribute("aria-selected")) === "true", { timeout: 3_000 })
+      .catch(() => false);
+    if (shown) return;
+  }
+  throw new Error(`the run view's ${testId} could not be selected`);
+}
+
 export async function openWorkspace(app, path, { byTestId, WAIT }) {
   await app.$('.shell[data-ready="true"]').waitForExist(WAIT);
   const current = app.$(`[data-testid="current-workspace"][data-path="${path}"]`);

@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, forkedAt, treeMemory, breakdown, pssByMapping, mappingGrowth,
-  byTestId, WAIT, median, ms, mb, ratio, verdict, desktopEntryEnv,
+  byTestId, showTab, WAIT, median, ms, mb, ratio, verdict, desktopEntryEnv,
 } from "./lib.mjs";
 
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
@@ -114,7 +114,7 @@ await withSandbox(async ({ sandbox, startTree }) => {
     home = treeMemory(tree.appPid(bins.app));
     await app.execute((sel) => document.querySelector(sel).click(), link);
     // A run opens in its conversation; the memory measured is with its event log shown too.
-    await byTestId(app, "timeline-tab").click();
+    await showTab(app, "timeline-tab");
     await app.$(`.timeline[data-loaded="true"][data-count="${recorded.lastSeq}"]`).waitForExist({ timeout: 120_000 });
     await sleep(IDLE_MS);
     opened = treeMemory(tree.appPid(bins.app));

@@ -10,7 +10,7 @@
 //
 //   npm run bench:scroll-memory        (~6 min on 2 CPUs)
 import { setTimeout as sleep } from "node:timers/promises";
-import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, appendPlainList, byTestId, WAIT, treeMemory, breakdown } from "./lib.mjs";
+import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, appendPlainList, byTestId, showTab, WAIT, treeMemory, breakdown } from "./lib.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 12_000);
 const PASSES = 3;
@@ -54,7 +54,7 @@ await withSandbox(async ({ sandbox, startTree }) => {
   try {
     await openWorkspace(app, sandbox.workspace, { byTestId, WAIT });
     await app.$(`[data-testid="run-row"][data-run-id="${recorded.runId}"] [data-testid="run-link"]`).click();
-    await app.$('[data-testid="timeline-tab"]').click();
+    await showTab(app, "timeline-tab");
     await app.$(`.timeline[data-loaded="true"][data-count="${recorded.lastSeq}"]`).waitForExist(WAIT);
     await passes("app timeline", tree, bins.app, app, '[data-testid="timeline"]');
   } finally {
