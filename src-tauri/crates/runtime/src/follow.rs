@@ -86,7 +86,7 @@ fn publish_new(
         }
         store.visit_events_since(run_id, after, |page| {
             for event in page {
-                live.publish(LiveEvent::Committed(Arc::new(event.clone())));
+                live.publish(LiveEvent::Committed(Arc::new(event)));
             }
             Ok::<_, AppError>(())
         })?;

@@ -158,7 +158,7 @@ impl RunFacts {
         let mut facts = RunFacts::default();
         for run_id in chain.into_iter().rev() {
             store.visit_events_since(run_id, EventSeq(0), |page| {
-                facts.fold(page);
+                facts.fold(&page);
                 Ok::<_, AppError>(())
             })?;
         }
@@ -171,7 +171,7 @@ impl RunFacts {
     /// Folds the run's events since the last one seen.
     fn catch_up(&mut self, store: &Store, run_id: RunId) -> Result<(), AppError> {
         store.visit_events_since(run_id, self.seen, |page| {
-            self.fold(page);
+            self.fold(&page);
             Ok(())
         })
     }

@@ -2,7 +2,6 @@
 //! never see the page size.
 
 use crate::error::StoreError;
-use crate::event_rows::MAX_PAGE;
 use crate::store::Store;
 use bearagent_kernel::{EventEnvelope, EventSeq, RunId};
 
@@ -22,19 +21,13 @@ impl Store {
     pub fn events_since(
         &self,
         run_id: RunId,
-        mut after: EventSeq,
+        after: EventSeq,
     ) -> Result<Vec<EventEnvelope>, StoreError> {
         let mut events = Vec::new();
-        loop {
-            let page = self.events_after(run_id, after, MAX_PAGE)?;
-            let Some(last) = page.last() else { break };
-            after = last.seq;
-            let full = page.len() as u32 == MAX_PAGE;
+        self.visit_events_since(run_id, after, |page| {
             events.extend(page);
-            if !full {
-                break;
-            }
-        }
+            Ok::<_, StoreError>(())
+        })?;
         Ok(events)
     }
 
@@ -45,7 +38,7 @@ impl Store {
         &self,
         run_id: RunId,
         mut after: EventSeq,
-        mut visit: impl FnMut(&[EventEnvelope]) -> Result<(), E>,
+        mut visit: impl FnMut(Vec<EventEnvelope>) -> Result<(), E>,
     ) -> Result<(), E> {
         loop {
             let page = self.events_after(run_id, after, FOLD_PAGE)?;
@@ -53,8 +46,9 @@ impl Store {
                 return Ok(());
             };
             after = last.seq;
-            visit(&page)?;
-            if page.len() < FOLD_PAGE as usize {
+            let full = page.len() == FOLD_PAGE as usize;
+            visit(page)?;
+            if !full {
                 return Ok(());
             }
         }
@@ -78,16 +72,14 @@ mod tests {
         )
     }
 
-    #[test]
-    fn given_more_events_than_a_page_when_read_whole_then_every_one_comes_back_in_order() {
-        let (_dir, store) = temp_store();
+    /// A run of `total` events: created, started, then observations.
+    fn run_of(store: &crate::Store, total: u64) -> RunId {
         let run = RunId::new();
         let start = vec![
             NewEvent::new(at(0), None, run_created(WorkspaceId::new(), "goal")),
             NewEvent::new(at(1), None, EventPayload::RunStarted),
         ];
         store.append(run, EventSeq(1), start).unwrap();
-        let total = u64::from(crate::MAX_PAGE) + 7;
         let mut next = 3;
         while next <= total {
             let n = (total - next + 1).min(1000);
@@ -95,6 +87,14 @@ mod tests {
             store.append(run, EventSeq(next), chunk).unwrap();
             next += n;
         }
+        run
+    }
+
+    #[test]
+    fn given_more_events_than_a_page_when_read_whole_then_every_one_comes_back_in_order() {
+        let (_dir, store) = temp_store();
+        let total = u64::from(crate::MAX_PAGE) + 7;
+        let run = run_of(&store, total);
         let all = store.all_events(run).unwrap();
         assert_eq!(all.len() as u64, total);
         assert!(all.windows(2).all(|w| w[1].seq.0 == w[0].seq.0 + 1));
@@ -106,16 +106,8 @@ mod tests {
     #[test]
     fn given_a_long_run_when_visited_then_every_event_comes_once_in_order_a_page_at_a_time() {
         let (_dir, store) = temp_store();
-        let run = RunId::new();
-        let start = vec![
-            NewEvent::new(at(0), None, run_created(WorkspaceId::new(), "goal")),
-            NewEvent::new(at(1), None, EventPayload::RunStarted),
-        ];
-        store.append(run, EventSeq(1), start).unwrap();
         let total = 2 * u64::from(crate::FOLD_PAGE) + 3;
-        store
-            .append(run, EventSeq(3), (3..=total).map(|_| observed()).collect())
-            .unwrap();
+        let run = run_of(&store, total);
         let mut seqs = Vec::new();
         let mut pages = Vec::new();
         store

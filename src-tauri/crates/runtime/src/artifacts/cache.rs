@@ -62,7 +62,7 @@ impl ArtifactCache {
     ) -> Result<T, AppError> {
         let mut fold = self.lock_folds()?.get(&run_id).cloned().unwrap_or_default();
         store.visit_events_since(run_id, fold.seen(), |page| {
-            fold.apply(page);
+            fold.apply(&page);
             Ok::<_, AppError>(())
         })?;
         let out = read(&fold);
