@@ -56,15 +56,19 @@
 //! +19.1 and +19.1 MB instead of +24.4 and +24.7 (measured once the page's
 //! web process was recycled; the web processes, which inherit it, were
 //! unchanged), and the agent loop's CPU per step was the same (`agent_loop`
-//! bench: 0.576 and 0.580 ms against 0.576 and 0.597). The agent's commands, hooks and MCP servers start
-//! with a scrubbed environment, so none of these settings reach them.
+//! bench: 0.576 and 0.580 ms against 0.576 and 0.597). The agent's
+//! commands, hooks and MCP servers start with a scrubbed environment, so
+//! none of these settings reach them.
 
 const CPU_PAINTING: &str = "WEBKIT_SKIA_ENABLE_CPU_RENDERING";
-/// glibc's default mmap threshold (bytes), which the desktop entry also sets.
-const MMAP_THRESHOLD: &str = "131072";
-/// What the desktop entry starts the app with (name, value), in order.
+/// glibc's default mmap threshold (bytes), fixed: the desktop entry sets
+/// it, and so does the app for its web processes (name, value).
+const MMAP_THRESHOLD: (&str, &str) = ("MALLOC_MMAP_THRESHOLD_", "131072");
+/// What the desktop entry starts the app with (name, value), in order:
+/// the packaging test holds the entry to it.
+#[cfg(test)]
 pub(crate) const LAUNCHER_ENV: [(&str, &str); 2] = [
-    ("MALLOC_MMAP_THRESHOLD_", MMAP_THRESHOLD),
+    MMAP_THRESHOLD,
     // One malloc arena: see the module's doc.
     ("MALLOC_ARENA_MAX", "1"),
 ];
@@ -80,7 +84,7 @@ const DEFAULTS: [(&str, &str); 4] = [
     // glibc's default, fixed: setting it turns off the threshold's growth
     // (the launcher's own setting, for a web process of an app started
     // some other way).
-    LAUNCHER_ENV[0],
+    MMAP_THRESHOLD,
 ];
 
 /// Whether to ask for CPU painting: no render node, and the user did not choose.

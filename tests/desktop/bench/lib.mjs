@@ -9,12 +9,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { remote } from "webdriverio";
-import { repoRoot, startDriver } from "../harness.mjs";
+import { repoRoot, startDriver, WAIT } from "../harness.mjs";
 import { plainList } from "./plainList.mjs";
 
 export { repoRoot };
 export { byTestId, WAIT } from "../harness.mjs";
-import { WAIT } from "../harness.mjs";
 
 // Release builds by default: these are benches, not tests.
 const release = (name) => join(repoRoot, "target/release", name);
@@ -365,7 +364,6 @@ export async function injectStyle(browser, css) {
   await browser.execute((text) => document.head.append(Object.assign(document.createElement("style"), { textContent: text })), css);
 }
 
-/** Home screen → the recorded workspace (as a user would: the recent list, else the path field). */
 /**
  * Shows a tab of the run view and waits until it is selected. A WebDriver
  * click lands where the tab was when it was sent; while a big run's
@@ -386,6 +384,7 @@ export async function showTab(app, testId) {
   throw new Error(`the run view's ${testId} could not be selected`);
 }
 
+/** Home screen → the recorded workspace (as a user would: the recent list, else the path field). */
 export async function openWorkspace(app, path, { byTestId, WAIT }) {
   await app.$('.shell[data-ready="true"]').waitForExist(WAIT);
   const current = app.$(`[data-testid="current-workspace"][data-path="${path}"]`);

@@ -25,7 +25,7 @@
 //                                  BENCH_INJECT_CSS='…' adds a style sheet to
 //                                  the app's page first: a what-if for the
 //                                  styles, the app itself unchanged)
-import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, injectStyle, appendPlainList, byTestId, WAIT, median, quantile, ms, ratio, verdict } from "./lib.mjs";
+import { machine, bins, requireBins, withSandbox, launch, close, recordRun, openWorkspace, injectStyle, appendPlainList, byTestId, showTab, WAIT, median, quantile, ms, ratio, verdict } from "./lib.mjs";
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
 const NAV_RUNS = 7;
@@ -129,8 +129,7 @@ function scrollPass(browser, selector, rows = '[data-testid="timeline-row"]', ke
 async function openConversation(app, runId) {
   await backToRuns(app, runId);
   await app.$(`[data-testid="run-row"][data-run-id="${runId}"] [data-testid="run-link"]`).click();
-  await byTestId(app, "conversation-tab").waitForExist(WAIT);
-  await byTestId(app, "conversation-tab").click();
+  await showTab(app, "conversation-tab");
   await app.$('.conversation[data-loaded="true"]').waitForExist(WAIT);
   // Loaded, then the count settled: the fold has every event.
   let count = -1;

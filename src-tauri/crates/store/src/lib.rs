@@ -32,7 +32,6 @@ pub use event_rows::MAX_PAGE;
 pub use imports::Imported;
 pub use instance::RunOwner;
 pub use owners::Ownership;
-pub use paging::FOLD_PAGE;
 pub use projections::{RunFilter, SNAPSHOT_EVERY};
 pub use schema::SCHEMA_VERSION;
 pub use store::{Store, DB_FILE_NAME};

@@ -5,11 +5,11 @@ use crate::error::StoreError;
 use crate::store::Store;
 use bearagent_kernel::{EventEnvelope, EventSeq, RunId};
 
-/// Events a fold holds at once. An event is about 1 KB in memory, so a
+/// Events a fold holds at once. An event is 840 bytes in memory, so a
 /// 12 000-event run read whole was a 17 MB vector in the app (heaptrack,
 /// the soak of issue 56), and its thousands of small allocations stayed
 /// behind as fragments of the heap.
-pub const FOLD_PAGE: u32 = 500;
+pub(crate) const FOLD_PAGE: u32 = 500;
 
 impl Store {
     /// Every event of `run_id`, in order.
@@ -106,7 +106,7 @@ mod tests {
     #[test]
     fn given_a_long_run_when_visited_then_every_event_comes_once_in_order_a_page_at_a_time() {
         let (_dir, store) = temp_store();
-        let total = 2 * u64::from(crate::FOLD_PAGE) + 3;
+        let total = 2 * u64::from(super::FOLD_PAGE) + 3;
         let run = run_of(&store, total);
         let mut seqs = Vec::new();
         let mut pages = Vec::new();
@@ -118,7 +118,7 @@ mod tests {
             })
             .unwrap();
         assert_eq!(seqs, (2..=total).collect::<Vec<_>>());
-        assert!(pages.iter().all(|&n| n <= crate::FOLD_PAGE as usize));
+        assert!(pages.iter().all(|&n| n <= super::FOLD_PAGE as usize));
         let mut none = 0;
         store
             .visit_events_since(run, EventSeq(total), |page| {
