@@ -89,7 +89,10 @@ pub fn watch(
     let mut debouncer = new_debouncer(DEBOUNCE, None, move |result: DebounceEventResult| {
         let Ok(events) = result else { return };
         // Reads (open/close without writing) are not changes; counting them
-        // would make hashing a changed file report it again.
+        // would make hashing a changed file report it again. The debouncer's
+        // default mask (`EventKindMask::CORE`) already keeps the kernel from
+        // reporting them, so a read no longer wakes the watcher's thread;
+        // the filter stays for backends that cannot mask.
         let paths: BTreeSet<String> = events
             .iter()
             .filter(|e| !matches!(e.event.kind, notify::EventKind::Access(_)))
