@@ -61,6 +61,20 @@ describe("EventLog", () => {
     expect(seqs(log)).toEqual([1, 2]);
   });
 
+  it("keeps every value of an event as it came while sharing its strings", () => {
+    const log = new EventLog();
+    const long = "x".repeat(200);
+    const calls = [{ call_id: "call_0123456789abcdef", tool_name: "read_file", arguments: { path: "src/a.rs", lines: [1, null, "two"], nested: { deep: [long] } } }];
+    const events = [
+      envelope(1, { type: "model_call_completed", action: { type: "tool_calls", calls }, usage: { input: 1, output: 2 }, stop_reason: "tool_use", text: long }),
+      envelope(2, { type: "tool_call_requested", call: structuredClone(calls[0]) }),
+    ];
+    const copies = structuredClone(events);
+    log.addAll(events);
+    expect(log.all()).toEqual(copies);
+    expect(log.bySeq(1)).toBe(events[0]);
+  });
+
   it("forgets everything on reset", () => {
     const log = new EventLog();
     log.addAll([envelope(1), envelope(5)]);

@@ -1,4 +1,5 @@
 import type { EventEnvelope } from "../../bindings";
+import { SharedStrings } from "./sharedStrings";
 
 /**
  * The committed events of one run as the window knows them: contiguous
@@ -9,6 +10,7 @@ import type { EventEnvelope } from "../../bindings";
 export class EventLog {
   #events: EventEnvelope[] = [];
   #pending = new Map<number, EventEnvelope>();
+  readonly #strings = new SharedStrings();
 
   /** Seq of the last contiguous event; 0 when empty. */
   get lastSeq(): number {
@@ -60,14 +62,14 @@ export class EventLog {
       if (!this.#pending.has(seq)) this.#pending.set(seq, event);
       return [];
     }
-    this.#events.push(event);
+    this.#keep(event);
     const applied = [event];
     if (this.#pending.size > 0) {
       this.#pending.delete(seq);
       let next = this.#pending.get(this.lastSeq + 1);
       while (next) {
         this.#pending.delete(next.seq);
-        this.#events.push(next);
+        this.#keep(next);
         applied.push(next);
         next = this.#pending.get(this.lastSeq + 1);
       }
@@ -87,5 +89,13 @@ export class EventLog {
   reset(): void {
     this.#events = [];
     this.#pending.clear();
+    this.#strings.clear();
+  }
+
+  /** Appends a joining event, its short strings shared with the events before it (see SharedStrings). */
+  #keep(event: EventEnvelope): void {
+    event.run_id = this.#strings.one(event.run_id);
+    this.#strings.shareIn(event.payload);
+    this.#events.push(event);
   }
 }
