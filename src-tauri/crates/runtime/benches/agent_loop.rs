@@ -18,11 +18,20 @@
 //! hand-offs: 1.97-2.04x raw, 1.84-1.89x hand-offs. After: wall 1.40-1.51x
 //! raw, 1.38-1.44x hand-offs; CPU 0.55-0.57 ms/step, 1.84-1.95x raw,
 //! 1.69-1.79x hand-offs. Under a slow disk (fsync 2 ms) wall is 1.1-1.2x.
+//! With the watcher on notify 9 (a read no longer wakes it; two alternated
+//! pairs): CPU 0.544 and 0.589 ms/step, 1.66x and 1.66x the hand-offs,
+//! against 0.609 and 0.585 ms/step, 1.76x and 1.70x on notify 8.
 //! Where the loop's CPU goes (perf, 4 runs): the store's append 59% (SQLite
 //! and fsync, as the baselines), thread hand-offs and parking 15% (runtime
 //! workers, the blocking pool, timers), the workspace watcher 4.5% (inotify
 //! reports every open of the file read), read_file and its path checks 7%,
-//! the context 4%, the read's hash for the seen version 2%. Fixed: the web
+//! the context 4%, the read's hash for the seen version 2%. On notify 9
+//! (perf, dwarf call graphs): the store's append 67% (its commit, mostly
+//! fsync, 52%); read_file, its preparation and the seen hash 7.4% (two
+//! canonicalisations and a second read); the context 3%; parking, waking
+//! and the blocking pool 6%, partly timers: each model call's wall-time
+//! sleep and each tool's timeout wake a parked worker through the I/O
+//! driver's eventfd when no earlier timer is armed. Fixed: the web
 //! gate rescanned the run (and hashed every result's call id) on every tool
 //! call (4.5% before), a reply's tool mode was looked up (a scan of the
 //! run) for native calls too (1-2%), and each append asked SQLite for the
