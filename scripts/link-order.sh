@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Remakes src-tauri/link-order.txt: the functions of the app's binary that
-# run from its start to its first idle moment, which the link lays out side
-# by side (src-tauri/build.rs says why). Run it after large changes to what
+# run from its start to its first idle moment, then those a run adds (a
+# scripted run of the CLI, which shares the runtime crates), which the link
+# lays out side by side (src-tauri/build.rs says why). Run it after large changes to what
 # the app does at start; a stale list costs memory, never correctness.
 #
 #   scripts/link-order.sh [SECONDS]     (default 150: startup under callgrind)
@@ -48,6 +49,19 @@ profile_startup app
 cargo build --release -p bearagent-desktop -p bearagent-blank-window -p bearagent-cli
 profile_startup benches
 
+# A run's code: 20 read_file steps and an answer, scripted, in the CLI
+# built with the benches' packages (its runtime crates are the app's).
+mkdir -p "$scratch/run/ws" "$scratch/run/home"
+printf 'a line of text\n%.0s' {1..64} > "$scratch/run/ws/a.txt"
+python3 -c 'import json, sys
+step = {"tool_call": {"tool_name": "read_file", "arguments": {"path": "a.txt"}}, "usage": {"input": 100, "output": 10}}
+json.dump([step] * 20 + [{"final_answer": "done", "usage": {"input": 100, "output": 10}}], sys.stdout)' > "$scratch/run/script.json"
+HOME="$scratch/run/home" XDG_DATA_HOME="$scratch/run/home/data" XDG_CONFIG_HOME="$scratch/run/home/config" \
+  valgrind --tool=callgrind --demangle=no --callgrind-out-file="$scratch/run/cg.out" \
+  "$PWD/target/release/bearagent" run -w "$scratch/run/ws" --script "$scratch/run/script.json" --approve all "read a.txt" \
+  > "$scratch/run/cli.log" 2>&1
+python3 "$(dirname "$0")/link-order.py" "$PWD/target/release/bearagent" "$scratch"/run/cg.out* > "$scratch/run/functions.txt"
+
 python3 "$(dirname "$0")/link-order.py" "$bin" "$scratch"/app/cg.out* "$scratch"/benches/cg.out* \
-  > src-tauri/link-order.txt
+  | cat - "$scratch/run/functions.txt" | awk 'NF && !seen[$0]++' > src-tauri/link-order.txt
 echo "src-tauri/link-order.txt: $(wc -l < src-tauri/link-order.txt) functions"

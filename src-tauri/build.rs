@@ -11,9 +11,9 @@ fn main() {
     }
 }
 
-/// The functions the app runs from its start to its first idle moment
-/// (`src-tauri/link-order.txt`, made by `scripts/link-order.sh`) are laid
-/// out side by side in the app's binary. The kernel maps code in 64 KB
+/// The functions the app runs from its start to its first idle moment,
+/// then those a run adds (`src-tauri/link-order.txt`, made by
+/// `scripts/link-order.sh`), are laid out side by side in the app's binary. The kernel maps code in 64 KB
 /// blocks around each page first run, so startup code scattered over the
 /// whole binary kept about a third of it resident (issue 56). rustc links
 /// with LLD on x86_64 Linux, which reads the list; a name missing from
