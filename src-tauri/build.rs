@@ -13,12 +13,13 @@ fn main() {
 
 /// The functions the app runs from its start to its first idle moment,
 /// then those a run adds (`src-tauri/link-order.txt`, made by
-/// `scripts/link-order.sh`), are laid out side by side in the app's binary. The kernel maps code in 64 KB
-/// blocks around each page first run, so startup code scattered over the
-/// whole binary kept about a third of it resident (issue 56). rustc links
-/// with LLD on x86_64 Linux, which reads the list; a name missing from
-/// the binary (the code changed since the list was made) only loses its
-/// place, so the list is refreshed by hand, not checked.
+/// `scripts/link-order.sh`), are laid out side by side in the app's
+/// binary. The kernel maps code in 64 KB blocks around each page first
+/// run, so startup code scattered over the whole binary kept about a third
+/// of it resident (issue 56). rustc links with LLD on x86_64 Linux, which
+/// reads the list; a name missing from the binary (the code changed since
+/// the list was made) only loses its place, so the list is refreshed by
+/// hand, not checked.
 fn link_startup_code_together() {
     let order = "src-tauri/link-order.txt";
     println!("cargo:rerun-if-changed={order}");
@@ -26,9 +27,10 @@ fn link_startup_code_together() {
     let Ok(dir) = std::env::var("CARGO_MANIFEST_DIR") else {
         return;
     };
-    if on_lld {
-        let bin = "cargo:rustc-link-arg-bin=bearagent-desktop";
-        println!("{bin}=-Wl,--symbol-ordering-file={dir}/{order}");
-        println!("{bin}=-Wl,--no-warn-symbol-ordering");
+    if !on_lld {
+        return;
     }
+    let bin = "cargo:rustc-link-arg-bin=bearagent-desktop";
+    println!("{bin}=-Wl,--symbol-ordering-file={dir}/{order}");
+    println!("{bin}=-Wl,--no-warn-symbol-ordering");
 }
