@@ -148,6 +148,23 @@ export async function screenshot(browser, name) {
   const file = join(screenshotDir, `${name}.png`);
   // Let WebKit paint the last DOM change before capturing.
   await browser.pause(300);
+  // WebKitWebDriver's screenshot waits for the page's next presentation
+  // update. Painting without compositing (the app's default where there is
+  // no GPU render node, webkit_env.rs), a page that has stopped changing
+  // never makes one, and the command hangs: the page is asked to repaint
+  // shortly after the command is sent (an invisible toggle, removed again).
+  await browser.execute(() => {
+    const dot = Object.assign(document.createElement("div"), { ariaHidden: "true" });
+    dot.style.cssText = "position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;background:rgba(0,0,0,0.01)";
+    document.body.append(dot);
+    let n = 0;
+    const tick = () => {
+      dot.style.background = `rgba(0,0,0,${n % 2 ? 0.01 : 0.02})`;
+      if (++n < 200) setTimeout(tick, 16);
+      else dot.remove();
+    };
+    setTimeout(tick, 16);
+  });
   await browser.saveScreenshot(file);
   return file;
 }

@@ -6,9 +6,9 @@
 //      descendants (WebKitWebProcess, WebKitNetworkProcess, …) (goal ≤ 1.1×);
 //      the app on a fresh profile (its welcome screen), as a new user sees it;
 //   c. the app's PSS after opening a 20 000-event run.
-// Without a GPU render node the app asks WebKit to paint on the CPU
-// (src-tauri/src/webkit_env.rs); the blank window is then also measured painting
-// that way, for a like-for-like figure beside the goal's.
+// Without a GPU render node the app asks WebKit to paint on the CPU, without
+// compositing (src-tauri/src/webkit_env.rs); the blank window is then also
+// measured painting that way, for a like-for-like figure beside the goal's.
 //
 // Start: the binary is launched through a bash wrapper that stamps
 // $EPOCHREALTIME (µs, no fork) just before `exec`-ing it, so the start is
@@ -50,7 +50,7 @@ const TARGETS = {
   blank: { binary: bins.blank, ready: "#blank" },
   // As its desktop entry starts it.
   app: { binary: bins.app, ready: '.shell[data-ready="true"]', env: desktopEntryEnv() },
-  blankCpu: { binary: bins.blank, ready: "#blank", env: { WEBKIT_SKIA_ENABLE_CPU_RENDERING: "1" } },
+  blankCpu: { binary: bins.blank, ready: "#blank", env: { WEBKIT_SKIA_ENABLE_CPU_RENDERING: "1", WEBKIT_DISABLE_COMPOSITING_MODE: "1" } },
 };
 const hasRenderNode = (() => {
   try {
@@ -60,7 +60,7 @@ const hasRenderNode = (() => {
   }
 })();
 // The app paints on the CPU unless a GPU or the user says otherwise (webkit_env.rs).
-const appPaintsOnCpu = !hasRenderNode && process.env.WEBKIT_SKIA_ENABLE_CPU_RENDERING === undefined;
+const appPaintsOnCpu = !hasRenderNode && process.env.WEBKIT_SKIA_ENABLE_CPU_RENDERING === undefined && process.env.WEBKIT_DISABLE_COMPOSITING_MODE === undefined;
 const KINDS = appPaintsOnCpu ? ["blank", "app", "blankCpu"] : ["blank", "app"];
 
 /** One cold start: exec → first contentful paint, and the tree's memory after IDLE_MS. */
@@ -148,7 +148,7 @@ await withSandbox(async ({ sandbox, startTree }) => {
   }
   if (appPaintsOnCpu) {
     const cpu = { start: med("blankCpu", (r) => r.start), pss: med("blankCpu", (r) => r.memory.pss) };
-    console.log(`\nLike for like: the app paints on the CPU here (no GPU render node); the blank window painting so too`);
+    console.log(`\nLike for like: the app paints on the CPU without compositing here (no GPU render node); the blank window painting so too`);
     console.log(`  cold start ${ms(cpu.start)} → app ${ratio(start.app, cpu.start)}; idle PSS ${mb(cpu.pss)} → app ${ratio(pss.app, cpu.pss)}`);
   }
   console.log("");

@@ -13,9 +13,10 @@
 //      page exactly as ui/src/bindings.ts does (goal < 20 ms per page).
 // The measuring follows ui/bench/timeline.bench.mjs (mocked IPC, Chromium).
 //
-// Rendering modes: under Xvfb there is no GPU, so WebKitGTK's accelerated
-// compositing runs on Mesa's software GL, and that alone costs tens of ms a
-// frame. So 1 and 2 run twice: as the app starts by default, and with
+// Rendering modes: under Xvfb there is no GPU. Without one the app paints on
+// the CPU without compositing (src-tauri/src/webkit_env.rs), while the blank
+// window keeps WebKit's default (accelerated compositing on Mesa's software
+// GL). So 1 and 2 run twice: as each starts by default, and both with
 // WEBKIT_DISABLE_COMPOSITING_MODE=1 (WebKit's own switch), which leaves the
 // app's own cost (script, style, layout, paint). Baseline for 2: the same
 // scroll pass over a plain list of text rows injected into the blank Tauri
@@ -38,7 +39,7 @@ const GOAL = { firstPaint: 300, p95Frame: 20, page: 20 };
 const SCROLL_CAP_MS = Number(process.env.BENCH_SCROLL_CAP_S ?? 120) * 1000;
 const INJECT_CSS = process.env.BENCH_INJECT_CSS ?? "";
 const MODES = [
-  { name: "default rendering (accelerated compositing on software GL; without a GPU the app paints its tiles on the CPU, src-tauri/src/webkit_env.rs, the blank window does not)", env: null },
+  { name: "default rendering (without a GPU the app paints on the CPU without compositing, src-tauri/src/webkit_env.rs; the blank window composites on software GL)", env: null },
   { name: "WEBKIT_DISABLE_COMPOSITING_MODE=1", env: "1" },
 ];
 
