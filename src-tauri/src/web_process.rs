@@ -27,10 +27,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// How far above its size when the page was new the web process may grow
-/// before an idle page is recycled. Scrolling a long run's timeline leaves
-/// +36 to +61 MB (bench:scroll-memory), which stays below it; a 2 000-step
-/// run followed live left +89 MB, which 96 MB let stay.
-const DEFAULT_ABOVE_MB: u64 = 72;
+/// before an idle page is recycled. Without compositing (the default
+/// without a GPU, webkit_env.rs) a 2 000-step run followed live leaves
+/// +49 to +53 MB, and a page new with that run open holds +28 to +34 MB
+/// (bench:soak): 72 MB let it stay. Composited, scrolling a long run's
+/// timeline leaves +36 to +61 MB (bench:scroll-memory); recycling then
+/// costs a reload that puts the person back at the same row.
+const DEFAULT_ABOVE_MB: u64 = 40;
 /// How long the person has left the page alone before it offers.
 const DEFAULT_IDLE_SECS: u64 = 15;
 
