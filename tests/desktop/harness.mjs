@@ -151,21 +151,27 @@ export async function screenshot(browser, name) {
   // WebKitWebDriver's screenshot waits for the page's next presentation
   // update. Painting without compositing (the app's default where there is
   // no GPU render node, webkit_env.rs), a page that has stopped changing
-  // never makes one, and the command hangs: the page is asked to repaint
-  // shortly after the command is sent (an invisible toggle, removed again).
+  // never makes one, and the command hangs: while it waits, the page
+  // repaints a near-invisible dot, removed once the screenshot is taken
+  // (or after 3 s, should the command fail).
   await browser.execute(() => {
-    const dot = Object.assign(document.createElement("div"), { ariaHidden: "true" });
+    const dot = Object.assign(document.createElement("div"), { ariaHidden: "true", id: "e2e-repaint" });
     dot.style.cssText = "position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;background:rgba(0,0,0,0.01)";
     document.body.append(dot);
     let n = 0;
     const tick = () => {
+      if (!dot.isConnected) return;
       dot.style.background = `rgba(0,0,0,${n % 2 ? 0.01 : 0.02})`;
       if (++n < 200) setTimeout(tick, 16);
       else dot.remove();
     };
     setTimeout(tick, 16);
   });
-  await browser.saveScreenshot(file);
+  try {
+    await browser.saveScreenshot(file);
+  } finally {
+    await browser.execute(() => document.getElementById("e2e-repaint")?.remove()).catch(() => {});
+  }
   return file;
 }
 

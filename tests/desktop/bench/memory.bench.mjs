@@ -59,7 +59,7 @@ const hasRenderNode = (() => {
     return false;
   }
 })();
-// The app paints on the CPU unless a GPU or the user says otherwise (webkit_env.rs).
+// The app paints on the CPU without compositing unless a GPU or the user says otherwise (webkit_env.rs).
 const appPaintsOnCpu = !hasRenderNode && process.env.WEBKIT_SKIA_ENABLE_CPU_RENDERING === undefined && process.env.WEBKIT_DISABLE_COMPOSITING_MODE === undefined;
 const KINDS = appPaintsOnCpu ? ["blank", "app", "blankCpu"] : ["blank", "app"];
 
