@@ -12,6 +12,7 @@
 mod commands;
 mod dto;
 mod events;
+mod idle_heap;
 mod live;
 mod notify;
 #[cfg(test)]
@@ -164,6 +165,7 @@ pub fn run() -> ExitCode {
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_notification::init())
         .manage(state)
+        .manage(idle_heap::HeapKeeper::default())
         .invoke_handler(ipc_commands!(tauri::generate_handler))
         .setup(move |app| {
             events.mount_events(app);

@@ -3,6 +3,7 @@
 //! (`crate::web_process`, which holds why).
 
 use crate::dto::ApiError;
+use crate::idle_heap::give_back_unless_running;
 use crate::state::AppState;
 use crate::web_process::{IdleOutcome, RecyclePolicy, Recycler};
 use std::time::Duration;
@@ -15,9 +16,16 @@ const RECYCLE_DELAY: Duration = Duration::from_millis(200);
 /// The page has mounted: the web process's size now is its baseline.
 #[tauri::command]
 #[specta::specta]
-#[instrument(skip(recycler))]
-pub async fn page_ready(recycler: State<'_, Recycler>) -> Result<RecyclePolicy, ApiError> {
+#[instrument(skip(recycler, state))]
+pub async fn page_ready(
+    recycler: State<'_, Recycler>,
+    state: State<'_, AppState>,
+) -> Result<RecyclePolicy, ApiError> {
     recycler.page_ready();
+    // A new page has paged in what it shows: the copies made for it are free.
+    if let Ok(app) = state.app() {
+        give_back_unless_running(&app);
+    }
     Ok(recycler.policy())
 }
 
@@ -30,7 +38,11 @@ pub async fn page_idle(
     state: State<'_, AppState>,
     window: WebviewWindow,
 ) -> Result<IdleOutcome, ApiError> {
-    let runs_active = state.app().is_ok_and(|a| !a.active_runs().is_empty());
+    let app = state.app();
+    let runs_active = app.as_ref().is_ok_and(|a| !a.active_runs().is_empty());
+    if let Ok(app) = &app {
+        give_back_unless_running(app);
+    }
     let outcome = recycler.page_idle(runs_active);
     if let IdleOutcome::Recycling {
         web_kb,

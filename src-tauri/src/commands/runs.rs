@@ -7,6 +7,7 @@ use crate::dto::runs::{
     StartRunRequest, StartedRun,
 };
 use crate::dto::{ApiError, RunSummaryView, WorkspaceView};
+use crate::idle_heap::HeapKeeper;
 use crate::state::AppState;
 use bearagent_kernel::EventSeq;
 use tauri::{AppHandle, State};
@@ -105,18 +106,21 @@ pub async fn get_run(
 /// Events after `after_seq`, oldest first: how a window catches up.
 #[tauri::command]
 #[specta::specta]
-#[instrument(skip(state))]
+#[instrument(skip(state, heap))]
 pub async fn list_events(
     state: State<'_, AppState>,
+    heap: State<'_, HeapKeeper>,
     run_id: String,
     after_seq: u32,
     limit: u32,
 ) -> Result<EventPage, ApiError> {
-    let (events, has_more) = state.app()?.event_page(
+    let app = state.app()?;
+    let (events, has_more) = app.event_page(
         parse_run_id(&run_id)?,
         EventSeq(u64::from(after_seq)),
         limit,
     )?;
+    heap.after_page(app);
     Ok(EventPage { events, has_more })
 }
 

@@ -199,10 +199,15 @@ function report(r) {
     console.log(line(`  … after a page reload`, reloaded));
     console.log(line(`after a second run (${r.second.status}, ${r.second.seconds.toFixed(0)} s)`, r.stages.second));
   }
-  for (const name of ["main", "WebKitWebProcess", "WebKitNetworkProcess"]) {
-    const d = (m) => (m.procs.find((p) => p.name === name)?.pss ?? 0) / 1024;
-    console.log(`  growth in ${name.padEnd(20)} ${(d(after) - d(before)).toFixed(1).padStart(7)} MB; by mapping: ${mappingGrowth(before.maps[name] ?? {}, after.maps[name] ?? {})}`);
-  }
+  const growthBy = (label, held) => {
+    console.log(`  growth by process, ${label}:`);
+    for (const name of ["main", "WebKitWebProcess", "WebKitNetworkProcess"]) {
+      const d = (m) => (m.procs.find((p) => p.name === name)?.pss ?? 0) / 1024;
+      console.log(`    ${name.padEnd(20)} ${(d(held) - d(before)).toFixed(1).padStart(7)} MB; by mapping: ${mappingGrowth(before.maps[name] ?? {}, held.maps[name] ?? {})}`);
+    }
+  };
+  growthBy(`after (${open})`, after);
+  if (r.stages.recycledSettled) growthBy(`after the recycle and ${LONG_IDLE_MS / 1000} s`, r.stages.recycledSettled);
   console.log(`  DOM elements at the end: ${r.dom}`);
   // The peak is what the machine had to give; recycling lowers only what stays.
   const peak = Math.max(after.pss, ...r.samples.map((s) => s.m.pss));
