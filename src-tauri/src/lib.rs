@@ -20,6 +20,7 @@ mod packaging_tests;
 #[cfg(test)]
 mod scenarios;
 mod state;
+mod system_font;
 mod web_process;
 mod webkit_env;
 
@@ -171,6 +172,7 @@ pub fn run() -> ExitCode {
             events.mount_events(app);
             let recycler = web_process::Recycler::from_env();
             web_process::watch(app, &recycler);
+            system_font::adopt(app);
             app.manage(recycler);
             if let Some(application) = live_app {
                 // Runs of other BearAgent processes (CLI, another window)
