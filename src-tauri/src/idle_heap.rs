@@ -43,9 +43,14 @@ impl HeapKeeper {
 /// for its walk (milliseconds), and a run would only fill it again.
 pub fn give_back_unless_running(app: &Application) {
     if app.active_runs().is_empty() {
-        let gave = bearagent_heap::give_back_freed();
-        tracing::debug!(gave, "asked glibc to give its free heap back");
+        give_back();
     }
+}
+
+/// For a caller that has just seen no run in progress.
+pub fn give_back() {
+    let gave = bearagent_heap::give_back_freed();
+    tracing::debug!(gave, "asked glibc to give its free heap back");
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 //! (`crate::web_process`, which holds why).
 
 use crate::dto::ApiError;
-use crate::idle_heap::give_back_unless_running;
+use crate::idle_heap::{self, give_back_unless_running};
 use crate::state::AppState;
 use crate::web_process::{IdleOutcome, RecyclePolicy, Recycler};
 use std::time::Duration;
@@ -40,8 +40,8 @@ pub async fn page_idle(
 ) -> Result<IdleOutcome, ApiError> {
     let app = state.app();
     let runs_active = app.as_ref().is_ok_and(|a| !a.active_runs().is_empty());
-    if let Ok(app) = &app {
-        give_back_unless_running(app);
+    if app.is_ok() && !runs_active {
+        idle_heap::give_back();
     }
     let outcome = recycler.page_idle(runs_active);
     if let IdleOutcome::Recycling {
